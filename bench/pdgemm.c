@@ -1,0 +1,306 @@
+/*
+ * bench/pdgemm.c — the dense PDGEMM benchmark.
+ *
+ * Runs C = alpha op(A) op(B) + beta C with stargemm (default), with one BLAS dgemm call
+ * (--impl blas) or with ScaLAPACK pdgemm (--impl scalapack), and prints one CSV line per
+ * timed repetition on rank 0. Option names equal the CSV columns. bench/compare.sh runs
+ * the three implementations one after the other on the same problem and prints ratios.
+ *
+ * Timing (stargemm): C is refilled before every repetition (untimed), all ranks meet at
+ * a barrier, and the time runs until C is complete on its owners. With --check the
+ * result of every repetition is gathered and compared with cblas_dgemm on rank 0.
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <starpu.h>
+
+#include "../tests/check.h"
+#include "bench.h"
+#include "config.h"
+#include "stargemm.h"
+
+static void usage(FILE *f)
+{
+	fprintf(f,
+		"Usage: stargemm_pdgemm [options]   (run under mpiexec for several ranks)\n"
+		"  --impl NAME      stargemm (default), blas (one dgemm call, 1 process) or\n"
+		"                   scalapack (pdgemm on the P x Q grid, when built)\n"
+		"  --m --n --k N    matrix sizes: C is m x n, op(A) m x k (default 4096 each)\n"
+		"  --nb N           tile size (stargemm) or block size (ScaLAPACK), default 512\n"
+		"  --P --Q N        process grid (default: P = ranks, Q = 1)\n"
+		"  --transA --transB N|T   op(A), op(B) (default N)\n"
+		"  --alpha --beta X scalars (default 1 and 1)\n"
+		"  --niter N        timed repetitions, one CSV line each (default 3)\n"
+		"  --warmup N       untimed repetitions first (default 1)\n"
+		"  --check          compare every result with cblas_dgemm (residual, PASS/FAIL)\n"
+		"  --csv            print the CSV header line first\n"
+		"  --trace DIR      write FxT traces (stargemm) and merge them into DIR/paje.trace\n"
+		"  --peak GFLOPS    stated peak for the pct_peak column (default: measured with\n"
+		"                   one local dgemm call per rank, n = min(max(m,n,k), 4096))\n"
+		"  --ncpus N        CPU workers per rank (stargemm) / BLAS threads (blas)\n"
+		"  --sched NAME     StarPU scheduling policy (stargemm)\n"
+		"  --seed N         random seed (default 1)\n"
+		"CSV columns: the options above, ranks, workers (per rank: StarPU workers,\n"
+		"BLAS threads or 1 for ScaLAPACK), iter, time_s, gflops, peak_gflops, pct_peak,\n"
+		"residual and check (PASS/FAIL, empty without --check).\n"
+		"  --help           this text\n");
+}
+
+static int parse(int argc, char **argv, struct bench_opts *o)
+{
+	static const struct option longopts[] = {
+		{ "impl", 1, 0, 'i' }, { "m", 1, 0, 'm' }, { "n", 1, 0, 'n' }, { "k", 1, 0, 'k' },
+		{ "nb", 1, 0, 'b' }, { "P", 1, 0, 'P' }, { "Q", 1, 0, 'Q' },
+		{ "transA", 1, 0, 'A' }, { "transB", 1, 0, 'B' }, { "alpha", 1, 0, 'a' },
+		{ "beta", 1, 0, 'e' }, { "niter", 1, 0, 't' }, { "warmup", 1, 0, 'w' },
+		{ "check", 0, 0, 'c' }, { "csv", 0, 0, 'v' }, { "trace", 1, 0, 'r' },
+		{ "peak", 1, 0, 'p' }, { "ncpus", 1, 0, 'u' }, { "sched", 1, 0, 's' },
+		{ "seed", 1, 0, 'S' }, { "help", 0, 0, 'h' }, { 0, 0, 0, 0 }
+	};
+	int c;
+
+	*o = (struct bench_opts){ .impl = "stargemm", .m = 4096, .n = 4096, .k = 4096,
+				  .nb = 512, .P = -1, .Q = -1, .transA = 'N', .transB = 'N',
+				  .alpha = 1.0, .beta = 1.0, .niter = 3, .warmup = 1,
+				  .ncpus = -1, .seed = 1 };
+	while ((c = getopt_long(argc, argv, "", longopts, NULL)) != -1) {
+		switch (c) {
+		case 'i': o->impl = optarg; break;
+		case 'm': o->m = atoll(optarg); break;
+		case 'n': o->n = atoll(optarg); break;
+		case 'k': o->k = atoll(optarg); break;
+		case 'b': o->nb = atoll(optarg); break;
+		case 'P': o->P = atoi(optarg); break;
+		case 'Q': o->Q = atoi(optarg); break;
+		case 'A': o->transA = optarg[0]; break;
+		case 'B': o->transB = optarg[0]; break;
+		case 'a': o->alpha = atof(optarg); break;
+		case 'e': o->beta = atof(optarg); break;
+		case 't': o->niter = atoi(optarg); break;
+		case 'w': o->warmup = atoi(optarg); break;
+		case 'c': o->check = 1; break;
+		case 'v': o->csv_header = 1; break;
+		case 'r': o->trace_dir = optarg; break;
+		case 'p': o->peak = atof(optarg); break;
+		case 'u': o->ncpus = atoi(optarg); break;
+		case 's': o->sched = optarg; break;
+		case 'S': o->seed = strtoull(optarg, NULL, 10); break;
+		case 'h': usage(stdout); exit(0);
+		default: usage(stderr); return -1;
+		}
+	}
+	if (optind < argc) {
+		fprintf(stderr, "stargemm_pdgemm: unexpected argument '%s'\n", argv[optind]);
+		return -1;
+	}
+	if (o->transA == 't' || o->transA == 'n')
+		o->transA -= 32;
+	if (o->transB == 't' || o->transB == 'n')
+		o->transB -= 32;
+	if (o->niter < 1 || o->warmup < 0) {
+		fprintf(stderr, "stargemm_pdgemm: --niter must be >= 1 and --warmup >= 0\n");
+		return -1;
+	}
+	return 0;
+}
+
+/* Sum over ranks of each rank's local dgemm rate with @p threads threads, all at once. */
+static double measure_peak(const struct bench_opts *o, int threads)
+{
+	int64_t n = o->m > o->n ? o->m : o->n;
+	double local, total = 0.0;
+
+	n = o->k > n ? o->k : n;
+	n = n < 4096 ? n : 4096;
+	MPI_Barrier(MPI_COMM_WORLD);
+	local = bench_local_dgemm_rate(n, threads);
+	MPI_Allreduce(&local, &total, 1, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
+	return total;
+}
+
+static int create_operands(const struct bench_opts *o, struct stargemm_matrix **A,
+			   struct stargemm_matrix **B, struct stargemm_matrix **C)
+{
+	int ta = o->transA == 'T', tb = o->transB == 'T';
+	int ret;
+
+	ret = stargemm_matrix_create(A, ta ? o->k : o->m, ta ? o->m : o->k, o->nb, o->nb, o->P,
+				     o->Q);
+	ret = ret ? ret : stargemm_matrix_create(B, tb ? o->n : o->k, tb ? o->k : o->n, o->nb,
+						 o->nb, o->P, o->Q);
+	ret = ret ? ret : stargemm_matrix_create(C, o->m, o->n, o->nb, o->nb, o->P, o->Q);
+	ret = ret ? ret : stargemm_matrix_fill_random(*A, o->seed);
+	ret = ret ? ret : stargemm_matrix_fill_random(*B, o->seed + 1);
+	return ret;
+}
+
+/* One repetition: refill C, time the GEMM, check it if asked. */
+static int repetition(const struct bench_opts *o, struct stargemm_matrix *A,
+		      struct stargemm_matrix *B, struct stargemm_matrix *C, const double *a,
+		      const double *b, const double *c0, double *seconds, double *residual)
+{
+	double t;
+	int ret;
+
+	if ((ret = stargemm_matrix_fill_random(C, o->seed + 2)))
+		return ret;
+	MPI_Barrier(MPI_COMM_WORLD);
+	t = bench_now();
+	ret = stargemm_pdgemm(o->transA, o->transB, o->alpha, A, B, o->beta, C);
+	*seconds = bench_now() - t;
+	*residual = -1.0;
+	if (ret || !o->check)
+		return ret;
+	double *c = sg_gather_new(C);
+
+	if (stargemm_rank() == 0)
+		*residual = c ? sg_gemm_residual(o->transA, o->transB, o->m, o->n, o->k, o->alpha,
+						 a, b, o->beta, c0, c)
+			      : 1e300;
+	free(c);
+	return 0;
+}
+
+static int run_stargemm(struct bench_opts *o)
+{
+	struct stargemm_config cfg;
+	struct stargemm_matrix *A = NULL, *B = NULL, *C = NULL;
+	double *a = NULL, *b = NULL, *c0 = NULL;
+	int ret, failed = 0;
+
+	stargemm_config_init(&cfg);
+	cfg.ncpus = o->ncpus;
+	cfg.sched_policy = o->sched;
+	if ((ret = stargemm_init(&cfg, NULL, NULL))) {
+		fprintf(stderr, "stargemm_init: %s\n", stargemm_last_error());
+		return 1;
+	}
+	if (o->P < 0 && o->Q < 0) {
+		o->P = stargemm_nranks();
+		o->Q = 1;
+	}
+	if (o->peak <= 0) {
+		starpu_pause();
+		o->peak = measure_peak(o, stargemm_ncpu_workers());
+		bench_set_blas_threads(1);
+		starpu_resume();
+	}
+	ret = create_operands(o, &A, &B, &C);
+	if (!ret && o->check) {
+		a = sg_gather_new(A);
+		b = sg_gather_new(B);
+		ret = stargemm_matrix_fill_random(C, o->seed + 2);
+		c0 = ret ? NULL : sg_gather_new(C);
+	}
+	for (int it = -o->warmup; !ret && it < o->niter; it++) {
+		double seconds = 0.0, residual = -1.0;
+
+		ret = repetition(o, A, B, C, a, b, c0, &seconds, &residual);
+		if (!ret && it >= 0 && stargemm_rank() == 0)
+			bench_print_row(o, stargemm_nranks(),
+					stargemm_ncpu_workers() + stargemm_ncuda_workers(), it,
+					seconds, o->peak, residual);
+		failed |= residual >= SG_RESIDUAL_BOUND;
+	}
+	if (ret && stargemm_rank() == 0)
+		fprintf(stderr, "stargemm_pdgemm: %s\n", stargemm_last_error());
+	free(a);
+	free(b);
+	free(c0);
+	stargemm_matrix_destroy(A);
+	stargemm_matrix_destroy(B);
+	stargemm_matrix_destroy(C);
+	stargemm_finalize();
+	return ret || failed;
+}
+
+/* Merge the per-rank FxT files of DIR into DIR/paje.trace (rank 0, after shutdown).
+ * starpu_fxt_tool writes paje.trace into its working directory (its -o option
+ * crashes in 1.3.10), hence the cd. */
+static int merge_traces(const char *dir, int nranks)
+{
+#ifdef STARPU_FXT_TOOL_PATH
+	char cmd[8192];
+	const char *user = getenv("USER") ? getenv("USER") : ""; /* as StarPU names them */
+	size_t len;
+
+	len = (size_t)snprintf(cmd, sizeof(cmd), "cd '%s' && '%s'", dir,
+			       STARPU_FXT_TOOL_PATH);
+	for (int r = 0; r < nranks && len < sizeof(cmd); r++)
+		len += (size_t)snprintf(cmd + len, sizeof(cmd) - len, " -i prof_file_%s_%d", user,
+					r);
+	len += (size_t)snprintf(cmd + len, sizeof(cmd) - len, " >fxt_tool.log 2>&1");
+	if (len >= sizeof(cmd) || system(cmd) != 0) {
+		fprintf(stderr, "trace: starpu_fxt_tool failed, see %s/fxt_tool.log\n", dir);
+		return 1;
+	}
+	fprintf(stderr, "trace: %s/paje.trace written (open it with: vite %s/paje.trace)\n",
+		dir, dir);
+	return 0;
+#else
+	fprintf(stderr, "trace: StarPU was built without FxT; no trace written\n");
+	return 1;
+#endif
+}
+
+static int setup_trace(const struct bench_opts *o)
+{
+	static char prefix[4096];
+
+	if (!o->trace_dir) {
+		/* FxT tracing is on by default in StarPU 1.3 builds with FxT: off here. */
+		setenv("STARPU_FXT_TRACE", "0", 0);
+		return 0;
+	}
+	snprintf(prefix, sizeof(prefix), "%s/", o->trace_dir);
+	setenv("STARPU_FXT_PREFIX", prefix, 1);
+	setenv("STARPU_FXT_TRACE", "1", 1);
+	return 0;
+}
+
+int main(int argc, char **argv)
+{
+	struct bench_opts o;
+	int provided, rank, nranks, ret;
+
+	if (parse(argc, argv, &o))
+		return 2;
+	MPI_Init_thread(&argc, &argv, MPI_THREAD_MULTIPLE, &provided);
+	MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+	MPI_Comm_size(MPI_COMM_WORLD, &nranks);
+	if (rank == 0 && o.csv_header)
+		bench_print_header();
+	setup_trace(&o);
+	if (!strcmp(o.impl, "stargemm")) {
+		ret = run_stargemm(&o);
+	} else if (!strcmp(o.impl, "blas")) {
+		if (o.peak <= 0)
+			o.peak = bench_local_dgemm_rate(o.m < 4096 ? o.m : 4096,
+							o.ncpus > 0 ? o.ncpus : 0);
+		o.P = o.Q = 1;
+		ret = rank == 0 ? bench_run_blas(&o) : 0;
+	} else if (!strcmp(o.impl, "scalapack")) {
+#ifdef HAVE_SCALAPACK
+		ret = bench_run_scalapack(&o);
+#else
+		if (rank == 0)
+			fprintf(stderr, "stargemm_pdgemm: built without ScaLAPACK "
+				"(install libscalapack-mpich-dev and reconfigure)
+");
+		ret = 77;
+#endif
+	} else {
+		if (rank == 0)
+			fprintf(stderr, "stargemm_pdgemm: unknown --impl '%s' (stargemm, blas, "
+				"scalapack)\n", o.impl);
+		ret = 2;
+	}
+	MPI_Barrier(MPI_COMM_WORLD);
+	if (o.trace_dir && !strcmp(o.impl, "stargemm") && rank == 0 && ret == 0)
+		ret = merge_traces(o.trace_dir, nranks);
+	MPI_Finalize();
+	return ret;
+}

@@ -1,0 +1,128 @@
+/*
+ * bench/reference.c — the practical limit: one multithreaded BLAS dgemm call on full
+ * arrays in one process, and the CSV output shared by all implementations.
+ */
+#include <cblas.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "bench.h"
+#include "config.h"
+#include "stargemm.h"
+
+#ifdef HAVE_OPENBLAS_SET_NUM_THREADS
+void openblas_set_num_threads(int nthreads);
+#endif
+
+double bench_now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+double bench_gflop(const struct bench_opts *o)
+{
+	return 2.0 * (double)o->m * (double)o->n * (double)o->k * 1e-9;
+}
+
+void bench_set_blas_threads(int threads)
+{
+#ifdef HAVE_OPENBLAS_SET_NUM_THREADS
+	openblas_set_num_threads(threads);
+#else
+	(void)threads;
+#endif
+}
+
+void bench_print_header(void)
+{
+	printf("impl,m,n,k,nb,P,Q,transA,transB,alpha,beta,ranks,workers,iter,time_s,gflops,"
+	       "peak_gflops,pct_peak,residual,check\n");
+}
+
+void bench_print_row(const struct bench_opts *o, int nranks, int workers, int iter,
+		     double seconds, double peak, double residual)
+{
+	double rate = bench_gflop(o) / seconds;
+
+	printf("%s,%lld,%lld,%lld,%lld,%d,%d,%c,%c,%g,%g,%d,%d,%d,%.4f,%.2f,%.2f,%.1f,",
+	       o->impl, (long long)o->m, (long long)o->n, (long long)o->k, (long long)o->nb,
+	       o->P, o->Q, o->transA, o->transB, o->alpha, o->beta, nranks, workers, iter,
+	       seconds, rate, peak, peak > 0 ? 100.0 * rate / peak : 0.0);
+	if (residual < 0)
+		printf(",\n");
+	else
+		printf("%.3e,%s\n", residual, residual < 10.0 ? "PASS" : "FAIL");
+	fflush(stdout);
+}
+
+static double *random_array(int64_t rows, int64_t cols, uint64_t seed)
+{
+	double *x = malloc((size_t)(rows * cols) * sizeof(double));
+
+	if (!x)
+		return NULL;
+	for (int64_t j = 0; j < cols; j++)
+		for (int64_t i = 0; i < rows; i++)
+			x[i + j * rows] = stargemm_random_element(seed, i, j);
+	return x;
+}
+
+double bench_local_dgemm_rate(int64_t n, int threads)
+{
+	double *a = random_array(n, n, 1), *b = random_array(n, n, 2), *c = random_array(n, n, 3);
+	double t = 0.0;
+
+	if (threads <= 0)
+		threads = (int)sysconf(_SC_NPROCESSORS_ONLN);
+	if (a && b && c) {
+		bench_set_blas_threads(threads);
+		t = bench_now();
+		cblas_dgemm(CblasColMajor, CblasNoTrans, CblasNoTrans, (int)n, (int)n, (int)n,
+			    1.0, a, (int)n, b, (int)n, 0.0, c, (int)n);
+		t = bench_now() - t;
+	}
+	free(a);
+	free(b);
+	free(c);
+	return t > 0 ? 2.0 * (double)n * (double)n * (double)n * 1e-9 / t : 0.0;
+}
+
+int bench_run_blas(const struct bench_opts *o)
+{
+	int ta = o->transA == 'T', tb = o->transB == 'T';
+	int64_t am = ta ? o->k : o->m, an = ta ? o->m : o->k;
+	int64_t bm = tb ? o->n : o->k, bn = tb ? o->k : o->n;
+	double *a = random_array(am, an, o->seed), *b = random_array(bm, bn, o->seed + 1);
+	double *c = random_array(o->m, o->n, o->seed + 2);
+	int threads = o->ncpus > 0 ? o->ncpus : 0;
+
+	if (!a || !b || !c) {
+		fprintf(stderr, "blas: cannot allocate the matrices\n");
+		free(a);
+		free(b);
+		free(c);
+		return 1;
+	}
+	if (threads == 0)
+		threads = (int)sysconf(_SC_NPROCESSORS_ONLN);
+	bench_set_blas_threads(threads);
+	for (int it = -o->warmup; it < o->niter; it++) {
+		double t = bench_now();
+
+		cblas_dgemm(CblasColMajor, ta ? CblasTrans : CblasNoTrans,
+			    tb ? CblasTrans : CblasNoTrans, (int)o->m, (int)o->n, (int)o->k,
+			    o->alpha, a, (int)am, b, (int)bm, o->beta, c, (int)o->m);
+		t = bench_now() - t;
+		if (it >= 0)
+			bench_print_row(o, 1, threads, it, t, o->peak, -1.0);
+	}
+	free(a);
+	free(b);
+	free(c);
+	return 0;
+}

@@ -1,0 +1,111 @@
+/*
+ * bench/scalapack.c — the same GEMM with ScaLAPACK pdgemm, the classical distributed
+ * peer: P x Q BLACS grid (row-major, like stargemm's), block size --nb, one BLAS thread
+ * per rank, operands filled with stargemm's random generator. Timed like stargemm:
+ * barrier, pdgemm, barrier.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "bench.h"
+#include "stargemm.h"
+
+void Cblacs_get(int context, int what, int *value);
+void Cblacs_gridinit(int *context, const char *order, int nprow, int npcol);
+void Cblacs_gridinfo(int context, int *nprow, int *npcol, int *myrow, int *mycol);
+void Cblacs_gridexit(int context);
+int numroc_(const int *n, const int *nb, const int *iproc, const int *isrcproc,
+	    const int *nprocs);
+void descinit_(int *desc, const int *m, const int *n, const int *mb, const int *nb,
+	       const int *irsrc, const int *icsrc, const int *ictxt, const int *lld, int *info);
+void pdgemm_(const char *ta, const char *tb, const int *m, const int *n, const int *k,
+	     const double *alpha, const double *a, const int *ia, const int *ja,
+	     const int *desca, const double *b, const int *ib, const int *jb,
+	     const int *descb, const double *beta, double *c, const int *ic, const int *jc,
+	     const int *descc);
+
+struct local_matrix {
+	int rows, cols, ld;
+	int desc[9];
+	double *data;
+};
+
+/* Allocate and fill this rank's block-cyclic part of a global rows x cols matrix. */
+static int local_matrix(struct local_matrix *x, int rows, int cols, int nb, int ctxt,
+			int P, int Q, int myrow, int mycol, uint64_t seed)
+{
+	int zero = 0, info;
+
+	x->rows = numroc_(&rows, &nb, &myrow, &zero, &P);
+	x->cols = numroc_(&cols, &nb, &mycol, &zero, &Q);
+	x->ld = x->rows > 1 ? x->rows : 1;
+	descinit_(x->desc, &rows, &cols, &nb, &nb, &zero, &zero, &ctxt, &x->ld, &info);
+	x->data = malloc((size_t)x->ld * (size_t)(x->cols > 0 ? x->cols : 1) * sizeof(double));
+	if (info != 0 || !x->data)
+		return -1;
+	for (int lj = 0; lj < x->cols; lj++) {
+		int64_t gj = ((int64_t)(lj / nb) * Q + mycol) * nb + lj % nb;
+
+		for (int li = 0; li < x->rows; li++) {
+			int64_t gi = ((int64_t)(li / nb) * P + myrow) * nb + li % nb;
+
+			x->data[li + (size_t)lj * x->ld] = stargemm_random_element(seed, gi, gj);
+		}
+	}
+	return 0;
+}
+
+int bench_run_scalapack(const struct bench_opts *opts)
+{
+	struct bench_opts o = *opts;
+	struct local_matrix a = { 0 }, b = { 0 }, c = { 0 };
+	int nranks, rank, ctxt, nprow, npcol, myrow, mycol, one = 1, ret = 0;
+	int m = (int)o.m, n = (int)o.n, k = (int)o.k, nb = (int)o.nb;
+	int ta = o.transA == 'T', tb = o.transB == 'T';
+
+	MPI_Comm_size(MPI_COMM_WORLD, &nranks);
+	MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+	if (o.P < 0 && o.Q < 0) {
+		o.P = nranks;
+		o.Q = 1;
+	}
+	if (o.P * o.Q != nranks) {
+		if (rank == 0)
+			fprintf(stderr, "scalapack: P x Q = %d x %d does not match %d ranks\n", o.P,
+				o.Q, nranks);
+		return 1;
+	}
+	bench_set_blas_threads(1);
+	if (o.peak <= 0) {
+		double local = bench_local_dgemm_rate(o.m < 4096 ? o.m : 4096, 1);
+
+		MPI_Allreduce(&local, &o.peak, 1, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
+	}
+	Cblacs_get(-1, 0, &ctxt);
+	Cblacs_gridinit(&ctxt, "Row", o.P, o.Q);
+	Cblacs_gridinfo(ctxt, &nprow, &npcol, &myrow, &mycol);
+	if (local_matrix(&a, ta ? k : m, ta ? m : k, nb, ctxt, o.P, o.Q, myrow, mycol, o.seed) ||
+	    local_matrix(&b, tb ? n : k, tb ? k : n, nb, ctxt, o.P, o.Q, myrow, mycol,
+			 o.seed + 1) ||
+	    local_matrix(&c, m, n, nb, ctxt, o.P, o.Q, myrow, mycol, o.seed + 2)) {
+		fprintf(stderr, "scalapack: cannot set up the local matrices on rank %d\n", rank);
+		ret = 1;
+	}
+	for (int it = -o.warmup; !ret && it < o.niter; it++) {
+		double t;
+
+		MPI_Barrier(MPI_COMM_WORLD);
+		t = bench_now();
+		pdgemm_(&o.transA, &o.transB, &m, &n, &k, &o.alpha, a.data, &one, &one, a.desc,
+			b.data, &one, &one, b.desc, &o.beta, c.data, &one, &one, c.desc);
+		MPI_Barrier(MPI_COMM_WORLD);
+		t = bench_now() - t;
+		if (it >= 0 && rank == 0)
+			bench_print_row(&o, nranks, 1, it, t, o.peak, -1.0);
+	}
+	free(a.data);
+	free(b.data);
+	free(c.data);
+	Cblacs_gridexit(ctxt);
+	return ret;
+}

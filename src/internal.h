@@ -1,0 +1,70 @@
+/*
+ * internal.h — definitions shared by stargemm's source files, not installed.
+ *
+ * The matrix descriptor keeps the tiling as offset arrays, so that regular tilings
+ * with a ragged last tile and fully irregular tilings (block-sparse work) are the
+ * same object; tile handles may be NULL for tiles that do not exist (sparse shapes).
+ * Internal functions shared between files are prefixed stargemm__.
+ */
+#ifndef STARGEMM_INTERNAL_H
+#define STARGEMM_INTERNAL_H
+
+#include <errno.h>
+#include <stdint.h>
+#include <starpu.h>
+#include <starpu_mpi.h>
+
+#include "stargemm.h"
+
+struct stargemm_matrix {
+	int64_t m, n;             /* size in elements */
+	int64_t mt, nt;           /* size in tiles */
+	int64_t *row_off;         /* mt + 1 offsets: tile row i spans [row_off[i], row_off[i+1]) */
+	int64_t *col_off;         /* nt + 1 offsets, same for tile columns */
+	int P, Q;                 /* process grid */
+	int64_t tag_base;         /* StarPU-MPI tag of tile (i, j) = tag_base + i + j * mt */
+	starpu_data_handle_t *tiles; /* mt * nt handles, tile (i, j) at i + j * mt */
+	double **storage;         /* mt * nt pointers; non-NULL for tiles this rank allocated */
+};
+
+/* Index of tile (i, j) in the tiles/storage arrays. */
+static inline int64_t stargemm__tile_index(const struct stargemm_matrix *A, int64_t i,
+					   int64_t j)
+{
+	return i + j * A->mt;
+}
+
+static inline starpu_data_handle_t stargemm__tile(const struct stargemm_matrix *A,
+						  int64_t i, int64_t j)
+{
+	return A->tiles[stargemm__tile_index(A, i, j)];
+}
+
+/* Record an error message for stargemm_last_error() and return @p code. */
+int stargemm__error(int code, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+/* Forget the last error (called on entry of public functions). */
+void stargemm__clear_error(void);
+
+/* Runtime state (runtime.c). */
+int stargemm__initialized(void);
+MPI_Comm stargemm__comm(void);
+/* Reserve @p count consecutive StarPU-MPI tags; identical on every rank as long as
+ * matrices are created collectively in the same order. */
+int64_t stargemm__reserve_tags(int64_t count);
+
+/* Called from codelets when a kernel reports a failure it cannot return (cuBLAS
+ * status); the next stargemm_wait()/stargemm_pdgemm() returns -EIO with @p msg. */
+void stargemm__kernel_failed(const char *msg);
+/* Return -EIO (and the message) if a kernel failed since the last call, else 0. */
+int stargemm__check_kernel_failures(void);
+
+/* Check that @p A is usable (non-NULL, runtime up); returns 0 or an error. */
+int stargemm__check_matrix(const struct stargemm_matrix *A, const char *name);
+
+/* Codelets (codelets/). */
+extern struct starpu_codelet stargemm_gemm_cl;            /* C = a op(A) op(B) + b C, C in RW */
+extern struct starpu_codelet stargemm_gemm_overwrite_cl;  /* same with beta = 0, C in W */
+extern struct starpu_codelet stargemm_fill_cl;            /* tile filled by a user function */
+
+#endif /* STARGEMM_INTERNAL_H */

@@ -1,0 +1,260 @@
+/*
+ * matrix.c — the tiled, distributed matrix descriptor.
+ *
+ * A matrix is a grid of mt x nt tiles given by row and column offset arrays (so a
+ * regular tiling with a ragged last tile and an irregular tiling are one and the same
+ * object). Tile (i, j) lives on rank (i mod P) * Q + (j mod Q) (2D block-cyclic); each
+ * tile is a StarPU matrix handle registered with StarPU-MPI under its owner and a
+ * unique tag. The owner allocates the tile; the other ranks register a handle without
+ * storage that StarPU-MPI fills when a task needs the tile there.
+ */
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "internal.h"
+
+/* Largest number of tiles in one matrix: keeps tile indices and tags far from int64
+ * overflow and the descriptor arrays allocatable. */
+#define MAX_TILES ((int64_t)1 << 40)
+
+static int check_grid(int P, int Q, const char *fn)
+{
+	if (P <= 0 || Q <= 0)
+		return stargemm__error(-EINVAL, "%s: the process grid must be positive, got "
+				       "P=%d Q=%d", fn, P, Q);
+	if ((int64_t)P * Q != stargemm_nranks())
+		return stargemm__error(-EINVAL, "%s: the process grid P x Q = %d x %d = %lld "
+				       "does not match the number of MPI processes (%d)", fn,
+				       P, Q, (long long)P * Q, stargemm_nranks());
+	return 0;
+}
+
+static int64_t *offsets_from_sizes(int64_t count, const int64_t *sizes)
+{
+	int64_t *off = malloc((size_t)(count + 1) * sizeof(*off));
+
+	if (!off)
+		return NULL;
+	off[0] = 0;
+	for (int64_t i = 0; i < count; i++)
+		off[i + 1] = off[i] + sizes[i];
+	return off;
+}
+
+static int check_sizes(int64_t count, const int64_t *sizes, const char *what,
+		       const char *fn)
+{
+	if (count <= 0)
+		return stargemm__error(-EINVAL, "%s: the number of tile %ss must be > 0, got "
+				       "%" PRId64, fn, what, count);
+	if (!sizes)
+		return stargemm__error(-EINVAL, "%s: the tile %s sizes array is NULL", fn, what);
+	for (int64_t i = 0; i < count; i++)
+		if (sizes[i] <= 0)
+			return stargemm__error(-EINVAL, "%s: tile %s %" PRId64 " has size %" PRId64
+					       "; tile sizes must be > 0", fn, what, i, sizes[i]);
+	return 0;
+}
+
+int stargemm_matrix_owner(const struct stargemm_matrix *A, int64_t i, int64_t j)
+{
+	return (int)((i % A->P) * A->Q + (j % A->Q));
+}
+
+static int register_tile(struct stargemm_matrix *A, int64_t i, int64_t j)
+{
+	int64_t idx = stargemm__tile_index(A, i, j);
+	int64_t rows = stargemm_matrix_tile_rows(A, i), cols = stargemm_matrix_tile_cols(A, j);
+	int owner = stargemm_matrix_owner(A, i, j);
+	starpu_data_handle_t h;
+
+	if (owner == stargemm_rank()) {
+		double *p = NULL;
+
+		if (starpu_malloc((void **)&p, (size_t)(rows * cols) * sizeof(double)) != 0)
+			return stargemm__error(-ENOMEM, "stargemm_matrix_create: cannot allocate "
+					       "tile (%" PRId64 ", %" PRId64 ") of %" PRId64 " x %"
+					       PRId64 " doubles", i, j, rows, cols);
+		A->storage[idx] = p;
+		starpu_matrix_data_register(&h, STARPU_MAIN_RAM, (uintptr_t)p, (uint32_t)rows,
+					    (uint32_t)rows, (uint32_t)cols, sizeof(double));
+	} else {
+		starpu_matrix_data_register(&h, -1, 0, (uint32_t)rows, (uint32_t)rows,
+					    (uint32_t)cols, sizeof(double));
+	}
+	starpu_mpi_data_register(h, A->tag_base + idx, owner);
+	A->tiles[idx] = h;
+	return 0;
+}
+
+static int64_t largest(const int64_t *off, int64_t count)
+{
+	int64_t max = 0;
+
+	for (int64_t i = 0; i < count; i++)
+		if (off[i + 1] - off[i] > max)
+			max = off[i + 1] - off[i];
+	return max;
+}
+
+int stargemm_matrix_create_irregular(struct stargemm_matrix **out, int64_t mt,
+				     const int64_t *row_sizes, int64_t nt,
+				     const int64_t *col_sizes, int P, int Q)
+{
+	static const char fn[] = "stargemm_matrix_create";
+	struct stargemm_matrix *A;
+	int64_t max_rows, max_cols;
+	int ret;
+
+	stargemm__clear_error();
+	if (!out)
+		return stargemm__error(-EINVAL, "%s: the output pointer is NULL", fn);
+	*out = NULL;
+	if (!stargemm__initialized())
+		return stargemm__error(-EINVAL, "%s: call stargemm_init() first", fn);
+	if ((ret = check_sizes(mt, row_sizes, "row", fn)) || (ret = check_sizes(nt, col_sizes,
+										 "column", fn)))
+		return ret;
+	if ((ret = check_grid(P, Q, fn)))
+		return ret;
+	if (mt > MAX_TILES / nt)
+		return stargemm__error(-EINVAL, "%s: %" PRId64 " x %" PRId64 " tiles exceed the "
+				       "limit of 2^40 tiles per matrix", fn, mt, nt);
+	A = calloc(1, sizeof(*A));
+	if (!A)
+		return stargemm__error(-ENOMEM, "%s: out of memory", fn);
+	A->mt = mt;
+	A->nt = nt;
+	A->P = P;
+	A->Q = Q;
+	A->row_off = offsets_from_sizes(mt, row_sizes);
+	A->col_off = offsets_from_sizes(nt, col_sizes);
+	A->tiles = calloc((size_t)(mt * nt), sizeof(*A->tiles));
+	A->storage = calloc((size_t)(mt * nt), sizeof(*A->storage));
+	if (!A->row_off || !A->col_off || !A->tiles || !A->storage) {
+		stargemm_matrix_destroy(A);
+		return stargemm__error(-ENOMEM, "%s: out of memory for %" PRId64 " x %" PRId64
+				       " tile descriptors", fn, mt, nt);
+	}
+	A->m = A->row_off[mt];
+	A->n = A->col_off[nt];
+	max_rows = largest(A->row_off, mt);
+	max_cols = largest(A->col_off, nt);
+	if (max_rows > UINT32_MAX || max_cols > UINT32_MAX || max_rows * max_cols > INT64_MAX / 8) {
+		stargemm_matrix_destroy(A);
+		return stargemm__error(-EINVAL, "%s: a tile of %" PRId64 " x %" PRId64 " exceeds "
+				       "StarPU's 32-bit tile dimensions", fn, max_rows, max_cols);
+	}
+	A->tag_base = stargemm__reserve_tags(mt * nt);
+	for (int64_t j = 0; j < nt; j++)
+		for (int64_t i = 0; i < mt; i++)
+			if ((ret = register_tile(A, i, j))) {
+				stargemm_matrix_destroy(A);
+				return ret;
+			}
+	*out = A;
+	return 0;
+}
+
+int stargemm_matrix_create(struct stargemm_matrix **out, int64_t m, int64_t n,
+			   int64_t mb, int64_t nb, int P, int Q)
+{
+	static const char fn[] = "stargemm_matrix_create";
+	int64_t mt, nt, *rows, *cols;
+	int ret;
+
+	stargemm__clear_error();
+	if (!out)
+		return stargemm__error(-EINVAL, "%s: the output pointer is NULL", fn);
+	*out = NULL;
+	if (m <= 0 || n <= 0)
+		return stargemm__error(-EINVAL, "%s: matrix sizes must be > 0, got M=%" PRId64
+				       " N=%" PRId64, fn, m, n);
+	if (mb <= 0 || nb <= 0)
+		return stargemm__error(-EINVAL, "%s: tile sizes must be > 0, got mb=%" PRId64
+				       " nb=%" PRId64, fn, mb, nb);
+	mt = (m + mb - 1) / mb;
+	nt = (n + nb - 1) / nb;
+	rows = malloc((size_t)mt * sizeof(*rows));
+	cols = malloc((size_t)nt * sizeof(*cols));
+	if (!rows || !cols) {
+		free(rows);
+		free(cols);
+		return stargemm__error(-ENOMEM, "%s: out of memory", fn);
+	}
+	for (int64_t i = 0; i < mt; i++)
+		rows[i] = (i + 1) * mb <= m ? mb : m - i * mb;
+	for (int64_t j = 0; j < nt; j++)
+		cols[j] = (j + 1) * nb <= n ? nb : n - j * nb;
+	ret = stargemm_matrix_create_irregular(out, mt, rows, nt, cols, P, Q);
+	free(rows);
+	free(cols);
+	return ret;
+}
+
+void stargemm_matrix_destroy(struct stargemm_matrix *A)
+{
+	if (!A)
+		return;
+	for (int64_t idx = 0; A->tiles && idx < A->mt * A->nt; idx++)
+		if (A->tiles[idx])
+			starpu_data_unregister(A->tiles[idx]);
+	for (int64_t idx = 0; A->storage && idx < A->mt * A->nt; idx++)
+		if (A->storage[idx])
+			starpu_free(A->storage[idx]);
+	free(A->tiles);
+	free(A->storage);
+	free(A->row_off);
+	free(A->col_off);
+	free(A);
+}
+
+int64_t stargemm_matrix_m(const struct stargemm_matrix *A)
+{
+	return A->m;
+}
+
+int64_t stargemm_matrix_n(const struct stargemm_matrix *A)
+{
+	return A->n;
+}
+
+int64_t stargemm_matrix_mt(const struct stargemm_matrix *A)
+{
+	return A->mt;
+}
+
+int64_t stargemm_matrix_nt(const struct stargemm_matrix *A)
+{
+	return A->nt;
+}
+
+int64_t stargemm_matrix_tile_rows(const struct stargemm_matrix *A, int64_t i)
+{
+	return A->row_off[i + 1] - A->row_off[i];
+}
+
+int64_t stargemm_matrix_tile_cols(const struct stargemm_matrix *A, int64_t j)
+{
+	return A->col_off[j + 1] - A->col_off[j];
+}
+
+int64_t stargemm_matrix_row_offset(const struct stargemm_matrix *A, int64_t i)
+{
+	return A->row_off[i];
+}
+
+int64_t stargemm_matrix_col_offset(const struct stargemm_matrix *A, int64_t j)
+{
+	return A->col_off[j];
+}
+
+int stargemm__check_matrix(const struct stargemm_matrix *A, const char *name)
+{
+	if (!stargemm__initialized())
+		return stargemm__error(-EINVAL, "call stargemm_init() first");
+	if (!A)
+		return stargemm__error(-EINVAL, "matrix %s is NULL", name);
+	return 0;
+}

@@ -1,0 +1,199 @@
+/*
+ * matrix_io.c — putting values into distributed matrices and getting them out:
+ * per-tile fill tasks, deterministic random fill, scatter from and gather to one rank.
+ *
+ * Scatter and gather move each tile with one StarPU-MPI message between the root and
+ * the tile's owner; on the root the message goes straight into (or out of) the user's
+ * full array through a temporary handle whose leading dimension is the array's, so no
+ * intermediate copy is made.
+ */
+#include <inttypes.h>
+#include <string.h>
+
+#include "internal.h"
+
+int stargemm_matrix_fill(struct stargemm_matrix *A, stargemm_fill_fn fn, void *arg)
+{
+	int ret;
+
+	stargemm__clear_error();
+	if ((ret = stargemm__check_matrix(A, "A")))
+		return ret;
+	if (!fn)
+		return stargemm__error(-EINVAL, "stargemm_matrix_fill: the fill function is NULL");
+	for (int64_t j = 0; j < A->nt; j++)
+		for (int64_t i = 0; i < A->mt; i++) {
+			int64_t row0 = A->row_off[i], col0 = A->col_off[j];
+
+			ret = starpu_mpi_task_insert(stargemm__comm(), &stargemm_fill_cl,
+						     STARPU_VALUE, &fn, sizeof(fn),
+						     STARPU_VALUE, &arg, sizeof(arg),
+						     STARPU_VALUE, &row0, sizeof(row0),
+						     STARPU_VALUE, &col0, sizeof(col0),
+						     STARPU_W, stargemm__tile(A, i, j), 0);
+			if (ret)
+				return stargemm__error(-EIO, "stargemm_matrix_fill: task submission "
+						       "failed (%d)", ret);
+		}
+	return stargemm_wait();
+}
+
+/* splitmix64: a counter-based generator, so that the value of an element depends only
+ * on (seed, row, column) and not on the tiling or on the order of evaluation. */
+static uint64_t mix64(uint64_t x)
+{
+	x += 0x9e3779b97f4a7c15ULL;
+	x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ULL;
+	x = (x ^ (x >> 27)) * 0x94d049bb133111ebULL;
+	return x ^ (x >> 31);
+}
+
+static uint64_t column_seed(uint64_t seed, int64_t col)
+{
+	return mix64(mix64(seed) ^ (uint64_t)col);
+}
+
+static double uniform(uint64_t colseed, int64_t row)
+{
+	return (double)(mix64(colseed + (uint64_t)row) >> 11) * 0x1.0p-53 - 0.5;
+}
+
+double stargemm_random_element(uint64_t seed, int64_t row, int64_t col)
+{
+	return uniform(column_seed(seed, col), row);
+}
+
+static void fill_random_tile(double *tile, int64_t ld, int64_t rows, int64_t cols,
+			     int64_t row0, int64_t col0, void *arg)
+{
+	uint64_t seed = *(const uint64_t *)arg;
+
+	for (int64_t c = 0; c < cols; c++) {
+		uint64_t colseed = column_seed(seed, col0 + c);
+
+		for (int64_t r = 0; r < rows; r++)
+			tile[r + c * ld] = uniform(colseed, row0 + r);
+	}
+}
+
+int stargemm_matrix_fill_random(struct stargemm_matrix *A, uint64_t seed)
+{
+	/* The tasks read the seed through this pointer; stargemm_matrix_fill() waits for
+	 * them, so a stack variable is fine. */
+	return stargemm_matrix_fill(A, fill_random_tile, &seed);
+}
+
+/* Column-major copy of a rows x cols block between arrays of leading dimensions. */
+static void copy_block(double *dst, int64_t ldd, const double *src, int64_t lds,
+		       int64_t rows, int64_t cols)
+{
+	for (int64_t c = 0; c < cols; c++)
+		memcpy(dst + c * ldd, src + c * lds, (size_t)rows * sizeof(double));
+}
+
+static int check_io_args(const struct stargemm_matrix *A, const void *full, int64_t ld,
+			 int root, const char *fn)
+{
+	int ret;
+
+	if ((ret = stargemm__check_matrix(A, "A")))
+		return ret;
+	if (root < 0 || root >= stargemm_nranks())
+		return stargemm__error(-EINVAL, "%s: root rank %d is not in [0, %d)", fn, root,
+				       stargemm_nranks());
+	if (stargemm_rank() == root && !full)
+		return stargemm__error(-EINVAL, "%s: the full array is NULL on the root", fn);
+	if (stargemm_rank() == root && ld < A->m)
+		return stargemm__error(-EINVAL, "%s: the leading dimension ld=%" PRId64 " must be "
+				       ">= M=%" PRId64, fn, ld, A->m);
+	return 0;
+}
+
+/* A handle on the rows x cols block of @p full that corresponds to tile (i, j). */
+static starpu_data_handle_t block_view(const struct stargemm_matrix *A, const double *full,
+				       int64_t ld, int64_t i, int64_t j)
+{
+	starpu_data_handle_t view;
+	const double *p = full + A->row_off[i] + A->col_off[j] * ld;
+
+	starpu_matrix_data_register(&view, STARPU_MAIN_RAM, (uintptr_t)p, (uint32_t)ld,
+				    (uint32_t)stargemm_matrix_tile_rows(A, i),
+				    (uint32_t)stargemm_matrix_tile_cols(A, j), sizeof(double));
+	return view;
+}
+
+/* Copy between the root's full array and a tile the root owns. */
+static void local_copy(const struct stargemm_matrix *A, double *full, int64_t ld,
+		       int64_t i, int64_t j, int to_tile)
+{
+	starpu_data_handle_t h = stargemm__tile(A, i, j);
+	double *base = full + A->row_off[i] + A->col_off[j] * ld;
+	int64_t rows = stargemm_matrix_tile_rows(A, i), cols = stargemm_matrix_tile_cols(A, j);
+
+	starpu_data_acquire(h, to_tile ? STARPU_W : STARPU_R);
+	if (to_tile)
+		copy_block((double *)starpu_matrix_get_local_ptr(h), rows, base, ld, rows, cols);
+	else
+		copy_block(base, ld, (const double *)starpu_matrix_get_local_ptr(h), rows, rows,
+			   cols);
+	starpu_data_release(h);
+}
+
+/* Move every tile between @p root's full array and the owners. */
+static int exchange(const struct stargemm_matrix *A, double *full, int64_t ld, int root,
+		    int to_tiles)
+{
+	MPI_Comm comm = stargemm__comm();
+	int me = stargemm_rank();
+
+	for (int64_t j = 0; j < A->nt; j++)
+		for (int64_t i = 0; i < A->mt; i++) {
+			int owner = stargemm_matrix_owner(A, i, j);
+			starpu_data_handle_t tile = stargemm__tile(A, i, j), view;
+			starpu_mpi_tag_t tag = A->tag_base + stargemm__tile_index(A, i, j);
+
+			if (owner == root && me == root) {
+				local_copy(A, full, ld, i, j, to_tiles);
+			} else if (me == root) {
+				view = block_view(A, full, ld, i, j);
+				if (to_tiles)
+					starpu_mpi_isend_detached(view, owner, tag, comm, NULL, NULL);
+				else
+					starpu_mpi_irecv_detached(view, owner, tag, comm, NULL, NULL);
+				starpu_data_unregister_submit(view);
+			} else if (me == owner) {
+				if (to_tiles)
+					starpu_mpi_irecv_detached(tile, root, tag, comm, NULL, NULL);
+				else
+					starpu_mpi_isend_detached(tile, root, tag, comm, NULL, NULL);
+			}
+			/* Copies of the tile cached on other ranks are now stale. */
+			if (to_tiles)
+				starpu_mpi_cache_flush(comm, tile);
+		}
+	starpu_mpi_wait_for_all(comm);
+	return 0;
+}
+
+int stargemm_matrix_scatter(struct stargemm_matrix *A, const double *full, int64_t ld,
+			    int root)
+{
+	int ret;
+
+	stargemm__clear_error();
+	if ((ret = check_io_args(A, full, ld, root, "stargemm_matrix_scatter")))
+		return ret;
+	/* The array is only read: the views on it are used as send buffers. */
+	return exchange(A, (double *)full, ld, root, 1);
+}
+
+int stargemm_matrix_gather(const struct stargemm_matrix *A, double *full, int64_t ld,
+			   int root)
+{
+	int ret;
+
+	stargemm__clear_error();
+	if ((ret = check_io_args(A, full, ld, root, "stargemm_matrix_gather")))
+		return ret;
+	return exchange(A, full, ld, root, 0);
+}

@@ -1,0 +1,158 @@
+/*
+ * pdgemm.c — C = alpha op(A) op(B) + beta C as sequential StarPU-MPI task insertion.
+ *
+ * Every rank inserts the same sequence of tasks; StarPU-MPI runs each task on the owner
+ * of its C tile and posts the sends and receives of the A and B tiles it needs ("owner
+ * computes"). Each C tile receives a chain of Kt updates; the first one applies beta
+ * (beta = 0: C is written without being read, so it is neither transferred nor can its
+ * NaNs leak into the result), the following ones accumulate with beta = 1.
+ *
+ * Tasks are inserted k-outer (one rank-t outer product after the other): the inputs
+ * needed first are requested first, and every C tile has work from the start.
+ */
+#include <inttypes.h>
+
+#include "internal.h"
+
+struct gemm_problem {
+	char ta, tb;
+	double alpha, beta;
+	const struct stargemm_matrix *A, *B;
+	struct stargemm_matrix *C;
+	int64_t kt;
+};
+
+static int is_trans(char t)
+{
+	return t == 'T' || t == 't' || t == 'C' || t == 'c';
+}
+
+static int valid_trans(char t)
+{
+	return t == 'N' || t == 'n' || is_trans(t);
+}
+
+/* Row (dim 0) or column (dim 1) tiling of op(X) as an offsets array and count. */
+static const int64_t *op_offsets(const struct stargemm_matrix *X, int trans, int dim,
+				 int64_t *count)
+{
+	int rows = (dim == 0) != trans;
+
+	*count = rows ? X->mt : X->nt;
+	return rows ? X->row_off : X->col_off;
+}
+
+static int same_tiling(const int64_t *a, int64_t na, const int64_t *b, int64_t nb)
+{
+	if (na != nb)
+		return 0;
+	for (int64_t i = 0; i <= na; i++)
+		if (a[i] != b[i])
+			return 0;
+	return 1;
+}
+
+/* Check that op(X) and Y agree on one dimension, naming the constraint if not. */
+static int check_dim(const int64_t *xo, int64_t nx, const char *xname, const int64_t *yo,
+		     int64_t ny, const char *yname, const char *what)
+{
+	if (xo[nx] != yo[ny])
+		return stargemm__error(-EINVAL, "stargemm_pdgemm: %s (%" PRId64 ") must equal "
+				       "%s (%" PRId64 ")", xname, xo[nx], yname, yo[ny]);
+	if (!same_tiling(xo, nx, yo, ny))
+		return stargemm__error(-EINVAL, "stargemm_pdgemm: the %s tiling of %s (%" PRId64
+				       " tiles) differs from that of %s (%" PRId64 " tiles); "
+				       "they must be identical", what, xname, nx, yname, ny);
+	return 0;
+}
+
+static int check_problem(struct gemm_problem *p)
+{
+	const int64_t *am, *ak, *bk, *bn;
+	int64_t amt, akt, bkt, bnt;
+	int ret;
+
+	if (!valid_trans(p->ta) || !valid_trans(p->tb))
+		return stargemm__error(-EINVAL, "stargemm_pdgemm: transa and transb must be 'N' "
+				       "or 'T', got '%c' and '%c'", p->ta ? p->ta : '0',
+				       p->tb ? p->tb : '0');
+	if ((ret = stargemm__check_matrix(p->A, "A")) || (ret = stargemm__check_matrix(p->B, "B"))
+	    || (ret = stargemm__check_matrix(p->C, "C")))
+		return ret;
+	if (p->C == p->A || p->C == p->B)
+		return stargemm__error(-EINVAL, "stargemm_pdgemm: C must not be the same matrix "
+				       "as A or B (it is written while they are read)");
+	if (p->A->P != p->C->P || p->A->Q != p->C->Q || p->B->P != p->C->P || p->B->Q != p->C->Q)
+		return stargemm__error(-EINVAL, "stargemm_pdgemm: A, B and C must live on the "
+				       "same process grid, got %dx%d, %dx%d and %dx%d",
+				       p->A->P, p->A->Q, p->B->P, p->B->Q, p->C->P, p->C->Q);
+	am = op_offsets(p->A, is_trans(p->ta), 0, &amt);
+	ak = op_offsets(p->A, is_trans(p->ta), 1, &akt);
+	bk = op_offsets(p->B, is_trans(p->tb), 0, &bkt);
+	bn = op_offsets(p->B, is_trans(p->tb), 1, &bnt);
+	if ((ret = check_dim(am, amt, "rows of op(A)", p->C->row_off, p->C->mt, "rows of C",
+			     "row")) ||
+	    (ret = check_dim(bn, bnt, "columns of op(B)", p->C->col_off, p->C->nt,
+			     "columns of C", "column")) ||
+	    (ret = check_dim(ak, akt, "columns of op(A)", bk, bkt, "rows of op(B)", "K")))
+		return ret;
+	p->kt = akt;
+	return 0;
+}
+
+static int insert_update(const struct gemm_problem *p, int64_t i, int64_t j, int64_t k)
+{
+	int first = k == 0;
+	double beta = first ? p->beta : 1.0;
+	struct starpu_codelet *cl = first && p->beta == 0.0 ? &stargemm_gemm_overwrite_cl
+							    : &stargemm_gemm_cl;
+	starpu_data_handle_t a = is_trans(p->ta) ? stargemm__tile(p->A, k, i)
+						 : stargemm__tile(p->A, i, k);
+	starpu_data_handle_t b = is_trans(p->tb) ? stargemm__tile(p->B, j, k)
+						 : stargemm__tile(p->B, k, j);
+	char ta = is_trans(p->ta) ? 'T' : 'N', tb = is_trans(p->tb) ? 'T' : 'N';
+	int ret;
+
+	ret = starpu_mpi_task_insert(stargemm__comm(), cl,
+				     STARPU_VALUE, &ta, sizeof(ta),
+				     STARPU_VALUE, &tb, sizeof(tb),
+				     STARPU_VALUE, &p->alpha, sizeof(p->alpha),
+				     STARPU_VALUE, &beta, sizeof(beta),
+				     STARPU_R, a, STARPU_R, b,
+				     first && p->beta == 0.0 ? STARPU_W : STARPU_RW,
+				     stargemm__tile(p->C, i, j), 0);
+	if (ret)
+		return stargemm__error(-EIO, "stargemm_pdgemm: task submission failed for C(%"
+				       PRId64 ",%" PRId64 ") k=%" PRId64 " (%d)", i, j, k, ret);
+	return 0;
+}
+
+int stargemm_pdgemm_submit(stargemm_trans transa, stargemm_trans transb, double alpha,
+			   const struct stargemm_matrix *A,
+			   const struct stargemm_matrix *B, double beta,
+			   struct stargemm_matrix *C)
+{
+	struct gemm_problem p = { transa, transb, alpha, beta, A, B, C, 0 };
+	int ret;
+
+	stargemm__clear_error();
+	if ((ret = check_problem(&p)))
+		return ret;
+	for (int64_t k = 0; k < p.kt; k++)
+		for (int64_t j = 0; j < C->nt; j++)
+			for (int64_t i = 0; i < C->mt; i++)
+				if ((ret = insert_update(&p, i, j, k)))
+					return ret;
+	return 0;
+}
+
+int stargemm_pdgemm(stargemm_trans transa, stargemm_trans transb, double alpha,
+		    const struct stargemm_matrix *A, const struct stargemm_matrix *B,
+		    double beta, struct stargemm_matrix *C)
+{
+	int ret = stargemm_pdgemm_submit(transa, transb, alpha, A, B, beta, C);
+
+	if (ret)
+		return ret;
+	return stargemm_wait();
+}

@@ -1,0 +1,220 @@
+/*
+ * runtime.c — start and stop MPI, StarPU and StarPU-MPI; process-wide state.
+ *
+ * stargemm sets StarPU's CPU worker count itself (unless the user or STARPU_NCPU
+ * does): StarPU-MPI otherwise reserves a whole core for its progress thread, which in
+ * stargemm sleeps most of the time because tile transfers are posted early and
+ * complete quickly; on small nodes that reservation would cost half the machine.
+ */
+#define _GNU_SOURCE
+#include <sched.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "internal.h"
+
+#ifdef HAVE_OPENBLAS_SET_NUM_THREADS
+void openblas_set_num_threads(int nthreads);
+#endif
+
+static struct {
+	int initialized;
+	int finalize_mpi;   /* MPI was initialised by us */
+	MPI_Comm comm;
+	int rank, nranks;
+	int thread_multiple;  /* MPI calls allowed beside StarPU-MPI's thread */
+	int64_t next_tag;
+} rt = { .rank = 0, .nranks = 1, .next_tag = 1 };
+
+static atomic_int kernel_failures;
+static char kernel_failure_msg[512];
+
+void stargemm_config_init(struct stargemm_config *cfg)
+{
+	memset(cfg, 0, sizeof(*cfg));
+	cfg->ncpus = -1;
+	cfg->ncuda = -1;
+	cfg->sched_policy = NULL;
+	cfg->comm = MPI_COMM_NULL;
+}
+
+static int cores_in_affinity_mask(void)
+{
+	cpu_set_t set;
+
+	if (sched_getaffinity(0, sizeof(set), &set) != 0)
+		return 1;
+	return CPU_COUNT(&set) > 0 ? CPU_COUNT(&set) : 1;
+}
+
+static int start_mpi(int *argc, char ***argv)
+{
+	int initialized = 0, provided = 0;
+
+	MPI_Initialized(&initialized);
+	if (initialized) {
+		MPI_Query_thread(&provided);
+		rt.thread_multiple = provided >= MPI_THREAD_MULTIPLE;
+		if (provided < MPI_THREAD_SERIALIZED)
+			return stargemm__error(-EINVAL, "stargemm_init: MPI was initialised with "
+					       "thread level %d; StarPU-MPI needs at least "
+					       "MPI_THREAD_SERIALIZED (%d)",
+					       provided, MPI_THREAD_SERIALIZED);
+		return 0;
+	}
+	/* MULTIPLE when available: stargemm's own collectives (error agreement) run
+	 * beside StarPU-MPI's progress thread. */
+	if (MPI_Init_thread(argc, argv, MPI_THREAD_MULTIPLE, &provided) != MPI_SUCCESS)
+		return stargemm__error(-EIO, "stargemm_init: MPI_Init_thread failed");
+	rt.finalize_mpi = 1;
+	rt.thread_multiple = provided >= MPI_THREAD_MULTIPLE;
+	if (provided < MPI_THREAD_SERIALIZED)
+		return stargemm__error(-ENODEV, "stargemm_init: the MPI library provides thread "
+				       "level %d, StarPU-MPI needs MPI_THREAD_SERIALIZED (%d)",
+				       provided, MPI_THREAD_SERIALIZED);
+	return 0;
+}
+
+static void fill_starpu_conf(struct starpu_conf *conf, const struct stargemm_config *cfg)
+{
+	starpu_conf_init(conf);  /* reads STARPU_NCPU, STARPU_NCUDA, STARPU_SCHED, ... */
+	if (cfg->ncpus >= 0)
+		conf->ncpus = cfg->ncpus;
+	else if (conf->ncpus < 0)
+		conf->ncpus = cores_in_affinity_mask();
+	if (cfg->ncuda >= 0)
+		conf->ncuda = cfg->ncuda;
+	if (cfg->sched_policy) {
+		/* StarPU 1.3 lets STARPU_SCHED override conf.sched_policy_name. */
+		unsetenv("STARPU_SCHED");
+		conf->sched_policy_name = cfg->sched_policy;
+	}
+	conf->nopencl = 0;
+}
+
+int stargemm_init(const struct stargemm_config *user_cfg, int *argc, char ***argv)
+{
+	struct stargemm_config cfg;
+	struct starpu_conf conf;
+	int ret;
+
+	stargemm__clear_error();
+	if (rt.initialized)
+		return stargemm__error(-EINVAL, "stargemm_init: already initialised "
+				       "(call stargemm_finalize() first)");
+	if (user_cfg)
+		cfg = *user_cfg;
+	else
+		stargemm_config_init(&cfg);
+	if ((ret = start_mpi(argc, argv)) != 0)
+		return ret;
+	rt.comm = cfg.comm == MPI_COMM_NULL ? MPI_COMM_WORLD : cfg.comm;
+	MPI_Comm_rank(rt.comm, &rt.rank);
+	MPI_Comm_size(rt.comm, &rt.nranks);
+
+	fill_starpu_conf(&conf, &cfg);
+	ret = starpu_mpi_init_conf(argc, argv, 0, rt.comm, &conf);
+	if (ret == -ENODEV)
+		return stargemm__error(-ENODEV, "stargemm_init: StarPU found no worker "
+				       "(ncpus=%d, ncuda=%d)", conf.ncpus, conf.ncuda);
+	if (ret != 0)
+		return stargemm__error(-EIO, "stargemm_init: starpu_mpi_init_conf failed (%d)",
+				       ret);
+#ifdef HAVE_OPENBLAS_SET_NUM_THREADS
+	/* One BLAS thread per StarPU worker: parallelism comes from the tasks. */
+	openblas_set_num_threads(1);
+#endif
+	if (starpu_cuda_worker_get_count() > 0)
+		starpu_cublas_init();
+	atomic_store(&kernel_failures, 0);
+	rt.next_tag = 1;
+	rt.initialized = 1;
+	return 0;
+}
+
+int stargemm_finalize(void)
+{
+	stargemm__clear_error();
+	if (!rt.initialized)
+		return stargemm__error(-EINVAL, "stargemm_finalize: stargemm is not initialised");
+	starpu_mpi_wait_for_all(rt.comm);
+	if (starpu_cuda_worker_get_count() > 0)
+		starpu_cublas_shutdown();
+	starpu_mpi_shutdown();
+	rt.initialized = 0;
+	if (rt.finalize_mpi) {
+		MPI_Finalize();
+		rt.finalize_mpi = 0;
+	}
+	return 0;
+}
+
+int stargemm_rank(void)
+{
+	return rt.rank;
+}
+
+int stargemm_nranks(void)
+{
+	return rt.nranks;
+}
+
+int stargemm_ncpu_workers(void)
+{
+	return rt.initialized ? (int)starpu_cpu_worker_get_count() : 0;
+}
+
+int stargemm_ncuda_workers(void)
+{
+	return rt.initialized ? (int)starpu_cuda_worker_get_count() : 0;
+}
+
+int stargemm__initialized(void)
+{
+	return rt.initialized;
+}
+
+MPI_Comm stargemm__comm(void)
+{
+	return rt.comm;
+}
+
+int64_t stargemm__reserve_tags(int64_t count)
+{
+	int64_t first = rt.next_tag;
+
+	rt.next_tag += count;
+	return first;
+}
+
+void stargemm__kernel_failed(const char *msg)
+{
+	if (atomic_fetch_add(&kernel_failures, 1) == 0)
+		snprintf(kernel_failure_msg, sizeof(kernel_failure_msg), "%s", msg);
+}
+
+int stargemm__check_kernel_failures(void)
+{
+	int local = atomic_exchange(&kernel_failures, 0), n = local;
+
+	/* Every rank must agree that the result is incomplete, not only the one whose
+	 * kernel failed. */
+	if (rt.thread_multiple && rt.nranks > 1)
+		MPI_Allreduce(&local, &n, 1, MPI_INT, MPI_SUM, rt.comm);
+	if (n == 0)
+		return 0;
+	return stargemm__error(-EIO, "%d kernel(s) failed; first failure here: %s; the "
+			       "result is incomplete", n,
+			       local ? kernel_failure_msg : "(on another rank)");
+}
+
+int stargemm_wait(void)
+{
+	stargemm__clear_error();
+	if (!rt.initialized)
+		return stargemm__error(-EINVAL, "stargemm_wait: stargemm is not initialised");
+	starpu_mpi_wait_for_all(rt.comm);
+	return stargemm__check_kernel_failures();
+}

@@ -1,0 +1,168 @@
+/*
+ * stargemm.h — public API of stargemm, distributed tiled GEMM on StarPU-MPI.
+ *
+ * stargemm computes C = alpha * op(A) * op(B) + beta * C on tiled matrices that are
+ * distributed over a P x Q grid of MPI processes (2D block-cyclic over tiles). The
+ * multiplication is expressed as a sequence of StarPU-MPI tasks, one per tile update;
+ * StarPU moves the tiles between processes, host memory and GPUs.
+ *
+ * Conventions
+ *  - Every function returning int returns 0 on success or a negative errno value
+ *    (-EINVAL bad argument, -ENOMEM out of memory, -ENODEV runtime unavailable,
+ *    -EIO communication or runtime failure). On failure, stargemm_last_error()
+ *    returns a message naming the violated constraint and the offending values.
+ *  - Collective functions (marked "collective") must be called by every process of
+ *    the communicator, in the same order, with the same arguments.
+ *  - Matrices are column-major. A tile is stored contiguously, column-major, with
+ *    leading dimension equal to its number of rows.
+ *  - Tilings may be irregular: row and column tile sizes are arrays. The regular
+ *    constructor accepts any M, N and tile size; the last tile row/column is ragged.
+ */
+#ifndef STARGEMM_H
+#define STARGEMM_H
+
+#include <stdint.h>
+#include <stddef.h>
+#include <mpi.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/** Runtime configuration, passed to stargemm_init(). Initialise with
+ *  stargemm_config_init() then change the fields you need. */
+struct stargemm_config {
+	/** CPU workers per process; -1 = StarPU's STARPU_NCPU if set, else every core
+	 *  of the process' affinity mask (no core is reserved for MPI progress). */
+	int ncpus;
+	/** CUDA workers per process; -1 = StarPU's default (STARPU_NCUDA or all GPUs). */
+	int ncuda;
+	/** Scheduling policy name given to StarPU; NULL = StarPU's default ("lws"
+	 *  unless STARPU_SCHED is set). */
+	const char *sched_policy;
+	/** Communicator to use; MPI_COMM_NULL = MPI_COMM_WORLD. MPI is initialised by
+	 *  stargemm_init() (MPI_THREAD_SERIALIZED) when the caller has not done it. */
+	MPI_Comm comm;
+};
+
+/** Fill @p cfg with the defaults described in struct stargemm_config. */
+void stargemm_config_init(struct stargemm_config *cfg);
+
+/** Start MPI (if needed), StarPU and StarPU-MPI. Collective. @p cfg may be NULL.
+ *  Calling it twice without stargemm_finalize() returns -EINVAL. */
+int stargemm_init(const struct stargemm_config *cfg, int *argc, char ***argv);
+
+/** Wait for all submitted work, shut StarPU-MPI and StarPU down, and finalise MPI
+ *  if stargemm_init() initialised it. Collective. Matrices must be destroyed first. */
+int stargemm_finalize(void);
+
+/** Rank of this process and number of processes in stargemm's communicator
+ *  (0 and 1 before stargemm_init()). */
+int stargemm_rank(void);
+int stargemm_nranks(void);
+
+/** Number of CPU and CUDA workers of this process (valid after stargemm_init()). */
+int stargemm_ncpu_workers(void);
+int stargemm_ncuda_workers(void);
+
+/** Message describing the last error returned in the calling thread ("" if none). */
+const char *stargemm_last_error(void);
+
+/* ------------------------------------------------------------------------------ */
+/* Tiled, distributed matrices                                                     */
+/* ------------------------------------------------------------------------------ */
+
+/** A tiled matrix distributed 2D block-cyclically over a P x Q process grid:
+ *  tile (i, j) belongs to rank (i mod P) * Q + (j mod Q). Opaque. */
+struct stargemm_matrix;
+
+/** Create an M x N matrix of double, tiles of mb x nb (the last tile row and column
+ *  may be smaller), on a P x Q grid (P * Q must equal the number of processes).
+ *  Storage for the local tiles is allocated (pinned when GPUs are present) and left
+ *  uninitialised. Collective. */
+int stargemm_matrix_create(struct stargemm_matrix **A, int64_t m, int64_t n,
+			   int64_t mb, int64_t nb, int P, int Q);
+
+/** Create a matrix with an irregular tiling: mt tile rows of heights row_sizes[0..mt-1]
+ *  and nt tile columns of widths col_sizes[0..nt-1] (all > 0). Collective. */
+int stargemm_matrix_create_irregular(struct stargemm_matrix **A,
+				     int64_t mt, const int64_t *row_sizes,
+				     int64_t nt, const int64_t *col_sizes, int P, int Q);
+
+/** Release a matrix and its tiles (waits for the tasks that use it). Collective.
+ *  NULL is accepted and ignored. */
+void stargemm_matrix_destroy(struct stargemm_matrix *A);
+
+/** Sizes: rows, columns, tile rows, tile columns. */
+int64_t stargemm_matrix_m(const struct stargemm_matrix *A);
+int64_t stargemm_matrix_n(const struct stargemm_matrix *A);
+int64_t stargemm_matrix_mt(const struct stargemm_matrix *A);
+int64_t stargemm_matrix_nt(const struct stargemm_matrix *A);
+
+/** Height of tile row i, width of tile column j, and their global offsets. */
+int64_t stargemm_matrix_tile_rows(const struct stargemm_matrix *A, int64_t i);
+int64_t stargemm_matrix_tile_cols(const struct stargemm_matrix *A, int64_t j);
+int64_t stargemm_matrix_row_offset(const struct stargemm_matrix *A, int64_t i);
+int64_t stargemm_matrix_col_offset(const struct stargemm_matrix *A, int64_t j);
+
+/** MPI rank owning tile (i, j). */
+int stargemm_matrix_owner(const struct stargemm_matrix *A, int64_t i, int64_t j);
+
+/** Per-tile fill function: write the rows x cols tile whose top-left element is at
+ *  global (row0, col0) into @p tile (leading dimension @p ld). Called concurrently
+ *  from several threads, on the owner of each tile; must be thread-safe. */
+typedef void (*stargemm_fill_fn)(double *tile, int64_t ld, int64_t rows, int64_t cols,
+				 int64_t row0, int64_t col0, void *arg);
+
+/** Fill every local tile with @p fn (as parallel tasks) and wait. Collective. */
+int stargemm_matrix_fill(struct stargemm_matrix *A, stargemm_fill_fn fn, void *arg);
+
+/** Fill with pseudo-random values uniform in [-0.5, 0.5), a pure function of
+ *  (seed, global row, global column): independent of tiling and distribution. */
+int stargemm_matrix_fill_random(struct stargemm_matrix *A, uint64_t seed);
+
+/** The value stargemm_matrix_fill_random() puts at global (row, col) for @p seed. */
+double stargemm_random_element(uint64_t seed, int64_t row, int64_t col);
+
+/** Copy a full column-major M x N array (leading dimension ld >= M), significant on
+ *  rank @p root only, into the distributed tiles. Collective. */
+int stargemm_matrix_scatter(struct stargemm_matrix *A, const double *full, int64_t ld,
+			    int root);
+
+/** Gather the distributed tiles into a full column-major array (ld >= M) on rank
+ *  @p root; @p full is ignored on other ranks. Collective. */
+int stargemm_matrix_gather(const struct stargemm_matrix *A, double *full, int64_t ld,
+			   int root);
+
+/* ------------------------------------------------------------------------------ */
+/* GEMM                                                                            */
+/* ------------------------------------------------------------------------------ */
+
+/** op(X) selector: 'N' (or 'n') for X, 'T' (or 't', 'C', 'c') for X^T. */
+typedef char stargemm_trans;
+
+/** C = alpha * op(A) * op(B) + beta * C, collective and synchronous: returns when C
+ *  holds the result on its owners. op(A) is M x K, op(B) is K x N, C is M x N; the
+ *  tilings must agree (C's row tiling = op(A)'s row tiling, C's column tiling =
+ *  op(B)'s column tiling, op(A)'s column tiling = op(B)'s row tiling) and all three
+ *  matrices must live on the same P x Q grid. beta is applied exactly once to every
+ *  element of C; beta = 0 overwrites C without reading it (NaNs in C are ignored).
+ *  Each C tile is computed by its owner, as a chain of K-tile updates. */
+int stargemm_pdgemm(stargemm_trans transa, stargemm_trans transb, double alpha,
+		    const struct stargemm_matrix *A, const struct stargemm_matrix *B,
+		    double beta, struct stargemm_matrix *C);
+
+/** Same as stargemm_pdgemm() but returns as soon as the tasks are submitted; call
+ *  stargemm_wait() before reading C. */
+int stargemm_pdgemm_submit(stargemm_trans transa, stargemm_trans transb, double alpha,
+			   const struct stargemm_matrix *A,
+			   const struct stargemm_matrix *B, double beta,
+			   struct stargemm_matrix *C);
+
+/** Wait for every task and communication submitted by this process. Collective. */
+int stargemm_wait(void);
+
+#ifdef __cplusplus
+}
+#endif
+#endif /* STARGEMM_H */

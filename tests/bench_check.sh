@@ -1,0 +1,28 @@
+#!/bin/sh
+# tests/bench_check.sh — the benchmark's CSV output and --check on small ragged runs:
+# every repetition line must end in PASS, and the peers must run when built.
+set -e
+out="$BUILDDIR/tests/bench_check.out"
+: >"$out"
+bench="$BUILDDIR/bench/stargemm_pdgemm"
+"$SRCDIR/tests/mpirun.sh" 2 "$bench" --m 300 --n 257 --k 190 --nb 64 --P 1 --Q 2 \
+	--transA T --beta 0.5 --niter 2 --warmup 1 --check --csv --peak 10 >>"$out"
+"$SRCDIR/tests/mpirun.sh" 1 "$bench" --m 200 --n 100 --k 150 --nb 48 --transB T \
+	--niter 1 --warmup 0 --check >>"$out"
+"$SRCDIR/tests/mpirun.sh" 1 "$bench" --impl blas --m 200 --n 100 --k 150 --niter 1 >>"$out"
+set +e
+"$SRCDIR/tests/mpirun.sh" 2 "$bench" --impl scalapack --m 200 --n 100 --k 150 --nb 32 \
+	--niter 1 >>"$out"
+scalapack=$?
+set -e
+cat "$out"
+head -n1 "$out" | grep -q '^impl,m,n,k,nb,P,Q,transA,transB,alpha,beta,ranks,workers,iter,time_s,gflops,peak_gflops,pct_peak,residual,check$'
+[ "$(grep -c '^stargemm,.*,PASS$' "$out")" -eq 3 ] || { echo "expected 3 checked PASS lines"; exit 1; }
+! grep -q FAIL "$out"
+[ "$(grep -c '^blas,' "$out")" -eq 1 ]
+if [ $scalapack -eq 0 ]; then
+	[ "$(grep -c '^scalapack,' "$out")" -eq 1 ]
+elif [ $scalapack -ne 77 ]; then
+	echo "scalapack run failed ($scalapack)"; exit 1
+fi
+echo "benchmark output OK"

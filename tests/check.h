@@ -1,0 +1,26 @@
+/*
+ * tests/check.h — verification of distributed GEMM results against reference BLAS,
+ * shared by the tests and the benchmark's --check.
+ */
+#ifndef STARGEMM_TESTS_CHECK_H
+#define STARGEMM_TESTS_CHECK_H
+
+#include <stdint.h>
+#include "stargemm.h"
+
+/* Gather @p X into a newly allocated full array on rank 0 (NULL on other ranks, and
+ * on rank 0 if allocation or the gather fails). */
+double *sg_gather_new(const struct stargemm_matrix *X);
+
+/* Scaled residual of C against the reference cblas_dgemm on rank 0:
+ *   ||C - (alpha op(A) op(B) + beta C0)||_F / ((|alpha| ||A|| ||B|| + |beta| ||C0||) K eps)
+ * (the beta term is dropped when beta = 0, so that NaNs in C0 are ignored). A, B, C0
+ * and C are full column-major arrays with leading dimensions equal to their rows. */
+double sg_gemm_residual(char ta, char tb, int64_t m, int64_t n, int64_t k, double alpha,
+			const double *A, const double *B, double beta, const double *C0,
+			const double *C);
+
+/* Residual bound used by every check. */
+#define SG_RESIDUAL_BOUND 10.0
+
+#endif

@@ -1,0 +1,144 @@
+/*
+ * tests/test_bad_input.c — every invalid call returns its error code and a message
+ * naming the violated constraint; nothing crashes or aborts. Output: TAP, one test
+ * per case. Runs on one process.
+ */
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "stargemm.h"
+
+static int ntests;
+
+/* One TAP line: the call returned @p expected and its message contains @p needle. */
+static void expect(int got, int expected, const char *needle, const char *what)
+{
+	const char *msg = stargemm_last_error();
+	int ok = got == expected && strstr(msg, needle) != NULL;
+
+	printf("%s %d - %s\n", ok ? "ok" : "not ok", ++ntests, what);
+	printf("#   returned %d (expected %d), message: \"%s\" (must mention \"%s\")\n", got,
+	       expected, msg, needle);
+}
+
+static struct stargemm_matrix *matrix(int64_t m, int64_t n, int64_t tile)
+{
+	struct stargemm_matrix *X = NULL;
+
+	if (stargemm_matrix_create(&X, m, n, tile, tile, 1, 1) != 0)
+		printf("# setup failed: %s\n", stargemm_last_error());
+	return X;
+}
+
+static void before_init(void)
+{
+	struct stargemm_matrix *X = NULL;
+
+	expect(stargemm_matrix_create(&X, 10, 10, 4, 4, 1, 1), -EINVAL, "stargemm_init",
+	       "creating a matrix before stargemm_init is refused");
+	expect(stargemm_finalize(), -EINVAL, "not initialised",
+	       "stargemm_finalize before stargemm_init is refused");
+}
+
+static void bad_matrices(void)
+{
+	struct stargemm_matrix *X = NULL;
+	int64_t sizes[] = { 4, 0, 4 }, good[] = { 4, 4 };
+
+	expect(stargemm_matrix_create(&X, 0, 10, 4, 4, 1, 1), -EINVAL, "M=0",
+	       "zero number of rows");
+	expect(stargemm_matrix_create(&X, 10, -3, 4, 4, 1, 1), -EINVAL, "N=-3",
+	       "negative number of columns");
+	expect(stargemm_matrix_create(&X, 10, 10, 0, 4, 1, 1), -EINVAL, "mb=0",
+	       "zero tile size");
+	expect(stargemm_matrix_create(&X, 10, 10, 4, -2, 1, 1), -EINVAL, "nb=-2",
+	       "negative tile size");
+	expect(stargemm_matrix_create(&X, 10, 10, 4, 4, 2, 1), -EINVAL, "number of MPI",
+	       "P x Q grid larger than the number of processes");
+	expect(stargemm_matrix_create(&X, 10, 10, 4, 4, 0, 1), -EINVAL, "P=0",
+	       "non-positive grid dimension");
+	expect(stargemm_matrix_create(NULL, 10, 10, 4, 4, 1, 1), -EINVAL, "NULL",
+	       "NULL output pointer");
+	expect(stargemm_matrix_create_irregular(&X, 3, sizes, 2, good, 1, 1), -EINVAL,
+	       "tile row 1 has size 0", "irregular tiling with an empty tile");
+	expect(stargemm_matrix_create_irregular(&X, 2, NULL, 2, good, 1, 1), -EINVAL, "NULL",
+	       "irregular tiling without a sizes array");
+	expect(X == NULL ? 0 : -1, 0, "", "no matrix is returned by a failed create");
+}
+
+static void bad_gemms(void)
+{
+	struct stargemm_matrix *A = matrix(10, 7, 4), *B = matrix(7, 9, 4),
+			       *C = matrix(10, 9, 4), *Bk = matrix(8, 9, 4),
+			       *Cm = matrix(11, 9, 4), *Bt = matrix(7, 9, 3), *A2 = matrix(10, 10, 4);
+
+	expect(stargemm_pdgemm('N', 'N', 1, A, Bk, 0, C), -EINVAL, "columns of op(A) (7) must "
+	       "equal rows of op(B) (8)", "inner dimensions differ");
+	expect(stargemm_pdgemm('N', 'N', 1, A, B, 0, Cm), -EINVAL, "rows of op(A) (10) must "
+	       "equal rows of C (11)", "C has the wrong number of rows");
+	expect(stargemm_pdgemm('T', 'N', 1, A, B, 0, C), -EINVAL, "rows of op(A) (7)",
+	       "transposition makes the dimensions incompatible");
+	expect(stargemm_pdgemm('N', 'N', 1, A, Bt, 0, C), -EINVAL, "tiling",
+	       "same sizes but different tilings");
+	expect(stargemm_pdgemm('N', 'N', 1, NULL, B, 0, C), -EINVAL, "matrix A is NULL",
+	       "NULL A");
+	expect(stargemm_pdgemm('N', 'N', 1, A, B, 0, NULL), -EINVAL, "matrix C is NULL",
+	       "NULL C");
+	expect(stargemm_pdgemm('X', 'N', 1, A, B, 0, C), -EINVAL, "'N' or 'T'",
+	       "invalid transposition character");
+	expect(stargemm_pdgemm('N', 'N', 1, A2, A2, 0, A2), -EINVAL, "must not be the same",
+	       "C aliasing A and B");
+	stargemm_matrix_destroy(A);
+	stargemm_matrix_destroy(B);
+	stargemm_matrix_destroy(C);
+	stargemm_matrix_destroy(Bk);
+	stargemm_matrix_destroy(Cm);
+	stargemm_matrix_destroy(Bt);
+	stargemm_matrix_destroy(A2);
+}
+
+static void bad_io(void)
+{
+	struct stargemm_matrix *A = matrix(10, 7, 4);
+	double full[70];
+
+	expect(stargemm_matrix_scatter(A, full, 9, 0), -EINVAL, "ld=9 must be >= M=10",
+	       "scatter with a too small leading dimension");
+	expect(stargemm_matrix_scatter(A, NULL, 10, 0), -EINVAL, "NULL on the root",
+	       "scatter from a NULL array");
+	expect(stargemm_matrix_gather(A, full, 10, 3), -EINVAL, "root rank 3",
+	       "gather to a rank outside the communicator");
+	expect(stargemm_matrix_fill(A, NULL, NULL), -EINVAL, "fill function is NULL",
+	       "fill without a function");
+	expect(stargemm_matrix_scatter(NULL, full, 10, 0), -EINVAL, "matrix A is NULL",
+	       "scatter into a NULL matrix");
+	stargemm_matrix_destroy(A);
+}
+
+int main(int argc, char **argv)
+{
+	printf("1..29\n");
+	before_init();
+	if (stargemm_init(NULL, &argc, &argv) != 0) {
+		printf("Bail out! stargemm_init failed: %s\n", stargemm_last_error());
+		return 1;
+	}
+	if (stargemm_nranks() != 1) {
+		printf("Bail out! run on exactly one process\n");
+		stargemm_finalize();
+		return 1;
+	}
+	expect(stargemm_init(NULL, &argc, &argv), -EINVAL, "already initialised",
+	       "a second stargemm_init is refused");
+	bad_matrices();
+	bad_gemms();
+	bad_io();
+	expect(stargemm_finalize(), 0, "", "stargemm_finalize succeeds");
+	expect(stargemm_finalize(), -EINVAL, "not initialised",
+	       "a second stargemm_finalize is refused");
+	expect(stargemm_wait(), -EINVAL, "not initialised",
+	       "stargemm_wait after finalize is refused");
+	return 0;
+}
