@@ -288,8 +288,7 @@ int main(int argc, char **argv)
 #else
 		if (rank == 0)
 			fprintf(stderr, "stargemm_pdgemm: built without ScaLAPACK "
-				"(install libscalapack-mpich-dev and reconfigure)
-");
+				"(install libscalapack-mpich-dev and reconfigure)\n");
 		ret = 77;
 #endif
 	} else {

@@ -162,6 +162,63 @@ int stargemm_pdgemm_submit(stargemm_trans transa, stargemm_trans transb, double 
 /** Wait for every task and communication submitted by this process. Collective. */
 int stargemm_wait(void);
 
+/* ------------------------------------------------------------------------------ */
+/* Out-of-core planning (Herault et al. 2019, sections 2-3)                        */
+/* ------------------------------------------------------------------------------ */
+
+/** Which regime of the paper's communication model a plan falls in (Eq. 1, §3.2.3).
+ *  The paper's case (b) (c/G full columns of B kept on the device across C blocks) is
+ *  not planned: stargemm's executor does not pin B columns, so such a problem is
+ *  planned, and its transfers predicted, as case (c2). */
+enum stargemm_plan_case {
+	STARGEMM_CASE_A,  /**< (a) the device holds all the A, B and C tiles it needs */
+	STARGEMM_CASE_C1, /**< (c1) all of this rank's C stays resident; A and B cycle */
+	STARGEMM_CASE_C2, /**< (c2) C itself is cut into several blocks */
+};
+
+/** What the planner is given. Sizes are in tiles; the tile footprint is that of the
+ *  largest tile (ragged tilings are planned conservatively). */
+struct stargemm_plan_request {
+	int64_t mt, nt, kt;     /**< C is mt x nt tiles, the inner dimension kt tiles */
+	int64_t tile_bytes;     /**< bytes of one (largest) tile, > 0 */
+	int P, Q;               /**< process grid */
+	int devices;            /**< compute devices per rank sharing the C columns (G) */
+	int64_t device_bytes;   /**< memory each device may use */
+	/* Overrides: 0 = let the planner choose. */
+	int64_t b, c;           /**< local C block: b tile rows x c tile columns per rank */
+	int64_t d;              /**< chunk depth in tiles of k */
+	int lookahead;          /**< chunks prefetched ahead (ell) */
+	double c_fraction;      /**< share of device memory for the C block (0 = 0.75) */
+};
+
+/** The planner's answer. */
+struct stargemm_plan {
+	int64_t b, c, d;        /**< local block and chunk depth */
+	int lookahead;          /**< ell */
+	int64_t mloc, nloc;     /**< largest local C size in tiles (ceil(mt/P), ceil(nt/Q)) */
+	int64_t X, Y, Z;        /**< blocks in each dimension, chunks per block */
+	enum stargemm_plan_case regime;
+	int64_t capacity;       /**< tiles one device can hold */
+	int64_t tiles_needed;   /**< bc/G + (ell + 1)(b + c/G) d, per device */
+	/* Predicted tile loads into each device over the whole product (Eq. 1), and
+	 * tiles received by each rank over MPI (§3.2.1). */
+	double loads_a, loads_b, loads_c, loads_total;
+	double mpi_tiles;
+};
+
+/** Name of a regime: "a", "c1" or "c2". */
+const char *stargemm_plan_case_name(enum stargemm_plan_case regime);
+
+/** Choose b, c, d and ell as §3.2.3 does (largest C block within c_fraction of the
+ *  device memory, b = c when square, even blocks; then the largest d such that the C
+ *  block and ell + 1 chunks of A and B fit; ell = 1 when C stays resident, 2 when C
+ *  blocks change), classify the regime and predict the transfers. Every field of the
+ *  request that is non-zero is used as given and checked. A pure function: it needs
+ *  neither MPI nor StarPU. Returns -EINVAL, with a message giving the constraint and
+ *  the numbers, when no plan fits or an override is invalid. */
+int stargemm_plan_compute(const struct stargemm_plan_request *req,
+			  struct stargemm_plan *plan);
+
 #ifdef __cplusplus
 }
 #endif
