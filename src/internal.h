@@ -48,6 +48,11 @@ void stargemm__clear_error(void);
 
 /* Runtime state (runtime.c). */
 int stargemm__initialized(void);
+/* Tiles are StarPU-allocated (home node -1) so that they can be evicted to disk. */
+int stargemm__managed_storage(void);
+/* MPI calls from the application thread are allowed beside StarPU-MPI's thread. */
+int stargemm__mpi_thread_multiple(void);
+void stargemm__transfers_shutdown(void);
 MPI_Comm stargemm__comm(void);
 /* Reserve @p count consecutive StarPU-MPI tags; identical on every rank as long as
  * matrices are created collectively in the same order. */
@@ -61,6 +66,23 @@ int stargemm__check_kernel_failures(void);
 
 /* Check that @p A is usable (non-NULL, runtime up); returns 0 or an error. */
 int stargemm__check_matrix(const struct stargemm_matrix *A, const char *name);
+
+/* A GEMM problem C = alpha op(A) op(B) + beta C (pdgemm.c). */
+struct stargemm__gemm {
+	char ta, tb;
+	double alpha, beta;
+	const struct stargemm_matrix *A, *B;
+	struct stargemm_matrix *C;
+	int64_t kt;   /* tiles of the inner dimension, set by stargemm__gemm_check() */
+};
+
+/* Validate a problem (sizes, tilings, grids, aliasing); sets p->kt. */
+int stargemm__gemm_check(struct stargemm__gemm *p);
+
+/* Insert the update of C(i, j) by the k-th tiles of op(A) and op(B) (beta applied when
+ * k = 0), with an optional callback run on the rank that executes it. */
+int stargemm__gemm_insert(const struct stargemm__gemm *p, int64_t i, int64_t j, int64_t k,
+			  void (*callback)(void *), void *callback_arg);
 
 /* Codelets (codelets/). */
 extern struct starpu_codelet stargemm_gemm_cl;            /* C = a op(A) op(B) + b C, C in RW */

@@ -6,7 +6,9 @@
  * object). Tile (i, j) lives on rank (i mod P) * Q + (j mod Q) (2D block-cyclic); each
  * tile is a StarPU matrix handle registered with StarPU-MPI under its owner and a
  * unique tag. The owner allocates the tile; the other ranks register a handle without
- * storage that StarPU-MPI fills when a task needs the tile there.
+ * storage that StarPU-MPI fills when a task needs the tile there. With a disk node or
+ * a RAM limit, the owner registers without storage too: StarPU then allocates the tile
+ * on first write and may evict it to disk.
  */
 #include <inttypes.h>
 #include <stdlib.h>
@@ -69,7 +71,7 @@ static int register_tile(struct stargemm_matrix *A, int64_t i, int64_t j)
 	int owner = stargemm_matrix_owner(A, i, j);
 	starpu_data_handle_t h;
 
-	if (owner == stargemm_rank()) {
+	if (owner == stargemm_rank() && !stargemm__managed_storage()) {
 		double *p = NULL;
 
 		if (starpu_malloc((void **)&p, (size_t)(rows * cols) * sizeof(double)) != 0)

@@ -14,14 +14,6 @@
 
 #include "internal.h"
 
-struct gemm_problem {
-	char ta, tb;
-	double alpha, beta;
-	const struct stargemm_matrix *A, *B;
-	struct stargemm_matrix *C;
-	int64_t kt;
-};
-
 static int is_trans(char t)
 {
 	return t == 'T' || t == 't' || t == 'C' || t == 'c';
@@ -66,7 +58,7 @@ static int check_dim(const int64_t *xo, int64_t nx, const char *xname, const int
 	return 0;
 }
 
-static int check_problem(struct gemm_problem *p)
+int stargemm__gemm_check(struct stargemm__gemm *p)
 {
 	const int64_t *am, *ak, *bk, *bn;
 	int64_t amt, akt, bkt, bnt;
@@ -100,7 +92,8 @@ static int check_problem(struct gemm_problem *p)
 	return 0;
 }
 
-static int insert_update(const struct gemm_problem *p, int64_t i, int64_t j, int64_t k)
+int stargemm__gemm_insert(const struct stargemm__gemm *p, int64_t i, int64_t j, int64_t k,
+			  void (*callback)(void *), void *callback_arg)
 {
 	int first = k == 0;
 	double beta = first ? p->beta : 1.0;
@@ -120,7 +113,8 @@ static int insert_update(const struct gemm_problem *p, int64_t i, int64_t j, int
 				     STARPU_VALUE, &beta, sizeof(beta),
 				     STARPU_R, a, STARPU_R, b,
 				     first && p->beta == 0.0 ? STARPU_W : STARPU_RW,
-				     stargemm__tile(p->C, i, j), 0);
+				     stargemm__tile(p->C, i, j),
+				     STARPU_CALLBACK_WITH_ARG_NFREE, callback, callback_arg, 0);
 	if (ret)
 		return stargemm__error(-EIO, "stargemm_pdgemm: task submission failed for C(%"
 				       PRId64 ",%" PRId64 ") k=%" PRId64 " (%d)", i, j, k, ret);
@@ -132,16 +126,16 @@ int stargemm_pdgemm_submit(stargemm_trans transa, stargemm_trans transb, double 
 			   const struct stargemm_matrix *B, double beta,
 			   struct stargemm_matrix *C)
 {
-	struct gemm_problem p = { transa, transb, alpha, beta, A, B, C, 0 };
+	struct stargemm__gemm p = { transa, transb, alpha, beta, A, B, C, 0 };
 	int ret;
 
 	stargemm__clear_error();
-	if ((ret = check_problem(&p)))
+	if ((ret = stargemm__gemm_check(&p)))
 		return ret;
 	for (int64_t k = 0; k < p.kt; k++)
 		for (int64_t j = 0; j < C->nt; j++)
 			for (int64_t i = 0; i < C->mt; i++)
-				if ((ret = insert_update(&p, i, j, k)))
+				if ((ret = stargemm__gemm_insert(&p, i, j, k, NULL, NULL)))
 					return ret;
 	return 0;
 }

@@ -68,12 +68,13 @@ static int64_t widest(int64_t b, int64_t budget, int64_t cmax, int G)
 	return per_device * G < cmax ? per_device * G : cmax;
 }
 
-/* Choose (or check) the C block; fills p->b, p->c. */
-static int choose_block(const struct stargemm_plan_request *r, struct stargemm_plan *p)
+/* Choose (or check) the C block within @p budget tiles per device; fills p->b, p->c. */
+static int choose_block(const struct stargemm_plan_request *r, struct stargemm_plan *p,
+			int64_t budget)
 {
 	static const char fn[] = "stargemm_plan_compute";
 	double frac = r->c_fraction > 0 ? r->c_fraction : 0.75;
-	int64_t budget = (int64_t)(frac * (double)p->capacity), G = r->devices, s = 0;
+	int64_t G = r->devices, s = 0;
 
 	if (r->b > p->mloc || r->c > p->nloc)
 		return stargemm__error(-EINVAL, "%s: the C block override b=%" PRId64 " x c=%"
@@ -174,6 +175,26 @@ static void predict(const struct stargemm_plan_request *r, struct stargemm_plan 
 			nloc * (1.0 - 1.0 / r->P) * (double)p->X) * kt;
 }
 
+/* The largest C block (within c_fraction of the device) that still leaves room for
+ * ell + 1 chunks of depth >= 1: when the first choice leaves too little, the block
+ * budget shrinks until a chunk fits. Overridden blocks are only checked. */
+static int choose_blocks_and_depth(const struct stargemm_plan_request *r,
+				   struct stargemm_plan *p)
+{
+	double frac = r->c_fraction > 0 ? r->c_fraction : 0.75;
+	int64_t budget = (int64_t)(frac * (double)p->capacity);
+	int ret;
+
+	for (;;) {
+		if ((ret = choose_block(r, p, budget)))
+			return ret;
+		ret = choose_depth(r, p);
+		if (ret == 0 || (r->b && r->c) || r->d || budget <= 1)
+			return ret;
+		budget -= budget / 32 > 1 ? budget / 32 : 1;
+	}
+}
+
 int stargemm_plan_compute(const struct stargemm_plan_request *r, struct stargemm_plan *p)
 {
 	int ret;
@@ -187,7 +208,7 @@ int stargemm_plan_compute(const struct stargemm_plan_request *r, struct stargemm
 	p->capacity = r->device_bytes / r->tile_bytes;
 	p->mloc = cdiv(r->mt, r->P);
 	p->nloc = cdiv(r->nt, r->Q);
-	if ((ret = choose_block(r, p)) || (ret = choose_depth(r, p)))
+	if ((ret = choose_blocks_and_depth(r, p)))
 		return ret;
 	predict(r, p);
 	return 0;

@@ -26,6 +26,7 @@ static struct {
 	int rank, nranks;
 	int thread_multiple;  /* MPI calls allowed beside StarPU-MPI's thread */
 	int64_t next_tag;
+	int managed_storage;  /* StarPU allocates tiles (evictable to disk) */
 } rt = { .rank = 0, .nranks = 1, .next_tag = 1 };
 
 static atomic_int kernel_failures;
@@ -38,6 +39,49 @@ void stargemm_config_init(struct stargemm_config *cfg)
 	cfg->ncuda = -1;
 	cfg->sched_policy = NULL;
 	cfg->comm = MPI_COMM_NULL;
+	cfg->count_transfers = 1;
+	cfg->ram_limit_mib = 0;
+	cfg->disk_dir = NULL;
+	cfg->disk_mib = 0;
+}
+
+static int check_config(const struct stargemm_config *cfg)
+{
+	if (cfg->ram_limit_mib < 0)
+		return stargemm__error(-EINVAL, "stargemm_init: ram_limit_mib must be >= 0, got %lld",
+				       (long long)cfg->ram_limit_mib);
+	if (cfg->disk_dir && cfg->disk_mib < 16)
+		return stargemm__error(-EINVAL, "stargemm_init: the disk node needs disk_mib >= 16 "
+				       "(StarPU's minimum), got %lld", (long long)cfg->disk_mib);
+	return 0;
+}
+
+/* Environment StarPU reads at start-up; values the user exported win. */
+static void export_settings(const struct stargemm_config *cfg)
+{
+	char buf[32];
+
+	if (cfg->count_transfers)
+		setenv("STARPU_COMM_STATS", "1", 0);
+	if (cfg->ram_limit_mib > 0) {
+		snprintf(buf, sizeof(buf), "%lld", (long long)cfg->ram_limit_mib);
+		setenv("STARPU_LIMIT_CPU_MEM", buf, 1);
+	}
+}
+
+static int register_disk(const struct stargemm_config *cfg)
+{
+	int node;
+
+	if (!cfg->disk_dir)
+		return 0;
+	node = starpu_disk_register(&starpu_disk_unistd_ops, (void *)cfg->disk_dir,
+				    (starpu_ssize_t)cfg->disk_mib * 1024 * 1024);
+	if (node < 0)
+		return stargemm__error(-EIO, "stargemm_init: cannot use '%s' as StarPU disk node "
+				       "of %lld MiB (error %d); the directory must exist and be "
+				       "writable", cfg->disk_dir, (long long)cfg->disk_mib, node);
+	return 0;
 }
 
 static int cores_in_affinity_mask(void)
@@ -108,12 +152,13 @@ int stargemm_init(const struct stargemm_config *user_cfg, int *argc, char ***arg
 		cfg = *user_cfg;
 	else
 		stargemm_config_init(&cfg);
-	if ((ret = start_mpi(argc, argv)) != 0)
+	if ((ret = check_config(&cfg)) != 0 || (ret = start_mpi(argc, argv)) != 0)
 		return ret;
 	rt.comm = cfg.comm == MPI_COMM_NULL ? MPI_COMM_WORLD : cfg.comm;
 	MPI_Comm_rank(rt.comm, &rt.rank);
 	MPI_Comm_size(rt.comm, &rt.nranks);
 
+	export_settings(&cfg);
 	fill_starpu_conf(&conf, &cfg);
 	ret = starpu_mpi_init_conf(argc, argv, 0, rt.comm, &conf);
 	if (ret == -ENODEV)
@@ -128,6 +173,11 @@ int stargemm_init(const struct stargemm_config *user_cfg, int *argc, char ***arg
 #endif
 	if (starpu_cuda_worker_get_count() > 0)
 		starpu_cublas_init();
+	if ((ret = register_disk(&cfg)) != 0) {
+		starpu_mpi_shutdown();
+		return ret;
+	}
+	rt.managed_storage = cfg.disk_dir != NULL || cfg.ram_limit_mib > 0;
 	atomic_store(&kernel_failures, 0);
 	rt.next_tag = 1;
 	rt.initialized = 1;
@@ -143,6 +193,7 @@ int stargemm_finalize(void)
 	if (starpu_cuda_worker_get_count() > 0)
 		starpu_cublas_shutdown();
 	starpu_mpi_shutdown();
+	stargemm__transfers_shutdown();
 	rt.initialized = 0;
 	if (rt.finalize_mpi) {
 		MPI_Finalize();
@@ -169,6 +220,16 @@ int stargemm_ncpu_workers(void)
 int stargemm_ncuda_workers(void)
 {
 	return rt.initialized ? (int)starpu_cuda_worker_get_count() : 0;
+}
+
+int stargemm__managed_storage(void)
+{
+	return rt.managed_storage;
+}
+
+int stargemm__mpi_thread_multiple(void)
+{
+	return rt.thread_multiple || rt.nranks == 1;
 }
 
 int stargemm__initialized(void)

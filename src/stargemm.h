@@ -43,6 +43,16 @@ struct stargemm_config {
 	/** Communicator to use; MPI_COMM_NULL = MPI_COMM_WORLD. MPI is initialised by
 	 *  stargemm_init() (MPI_THREAD_SERIALIZED) when the caller has not done it. */
 	MPI_Comm comm;
+	/** Count what moves (memory-node transfers and MPI bytes, see
+	 *  stargemm_transfers_get()); sets STARPU_COMM_STATS=1 for StarPU-MPI. Default 1. */
+	int count_transfers;
+	/** RAM budget in MiB for StarPU-managed tiles (STARPU_LIMIT_CPU_MEM); 0 = none. */
+	int64_t ram_limit_mib;
+	/** Directory for StarPU's disk memory node (the slow memory of CPU out-of-core
+	 *  runs); NULL = no disk node. Must exist. */
+	const char *disk_dir;
+	/** Size of the disk node in MiB (>= 16); used when disk_dir is set. */
+	int64_t disk_mib;
 };
 
 /** Fill @p cfg with the defaults described in struct stargemm_config. */
@@ -79,7 +89,9 @@ struct stargemm_matrix;
 /** Create an M x N matrix of double, tiles of mb x nb (the last tile row and column
  *  may be smaller), on a P x Q grid (P * Q must equal the number of processes).
  *  Storage for the local tiles is allocated (pinned when GPUs are present) and left
- *  uninitialised. Collective. */
+ *  uninitialised — unless stargemm was initialised with a disk node or a RAM limit:
+ *  then StarPU allocates the tiles itself when they are first written, so that they
+ *  can be evicted to disk (out-of-core on the host). Collective. */
 int stargemm_matrix_create(struct stargemm_matrix **A, int64_t m, int64_t n,
 			   int64_t mb, int64_t nb, int P, int Q);
 
@@ -163,6 +175,35 @@ int stargemm_pdgemm_submit(stargemm_trans transa, stargemm_trans transb, double 
 int stargemm_wait(void);
 
 /* ------------------------------------------------------------------------------ */
+/* Counting what moves                                                             */
+/* ------------------------------------------------------------------------------ */
+
+#define STARGEMM_MAX_DEVICES 16
+
+/** Transfers made by this process since the last stargemm_transfers_reset(), as
+ *  counted by StarPU (memory nodes) and StarPU-MPI (bytes sent between ranks). A
+ *  "device" is a CUDA memory node; with no GPU, "loads" counts disk -> RAM. */
+struct stargemm_transfer_stats {
+	uint64_t h2d_tiles, h2d_bytes;   /**< host RAM -> GPU */
+	uint64_t d2d_tiles, d2d_bytes;   /**< GPU -> GPU (peer copies) */
+	uint64_t d2h_tiles, d2h_bytes;   /**< GPU -> host RAM */
+	uint64_t disk_read_tiles, disk_read_bytes;   /**< disk -> RAM */
+	uint64_t disk_write_tiles, disk_write_bytes; /**< RAM -> disk */
+	int ndevices;                                /**< GPUs counted below */
+	uint64_t device_loads[STARGEMM_MAX_DEVICES]; /**< tiles into each GPU (host+peer) */
+	uint64_t device_peer_loads[STARGEMM_MAX_DEVICES]; /**< of which from another GPU */
+	uint64_t mpi_recv_bytes;   /**< bytes this rank received from other ranks */
+	uint64_t mpi_sent_bytes;   /**< bytes this rank sent */
+};
+
+/** Start counting from zero. Collective (MPI byte counts are exchanged). */
+int stargemm_transfers_reset(void);
+
+/** Counts since the last reset. Collective. Waits for no task: call it after
+ *  stargemm_wait() (or stargemm_pdgemm()) for complete figures. */
+int stargemm_transfers_get(struct stargemm_transfer_stats *stats);
+
+/* ------------------------------------------------------------------------------ */
 /* Out-of-core planning (Herault et al. 2019, sections 2-3)                        */
 /* ------------------------------------------------------------------------------ */
 
@@ -218,6 +259,42 @@ const char *stargemm_plan_case_name(enum stargemm_plan_case regime);
  *  the numbers, when no plan fits or an override is invalid. */
 int stargemm_plan_compute(const struct stargemm_plan_request *req,
 			  struct stargemm_plan *plan);
+
+/* ------------------------------------------------------------------------------ */
+/* Out-of-core GEMM (Algorithm 3 of Herault et al. 2019)                           */
+/* ------------------------------------------------------------------------------ */
+
+/** Options of stargemm_pdgemm_ooc(); initialise with stargemm_ooc_options_init(). */
+struct stargemm_ooc_options {
+	int64_t b, c, d;        /**< overrides of the plan (0 = planner's choice) */
+	int lookahead;          /**< ell override (0 = planner's choice) */
+	double c_fraction;      /**< device share for the C block (0 = 0.75) */
+	/** Memory one device may use, in bytes; 0 = StarPU's size of the device's memory
+	 *  node (which honours STARPU_LIMIT_CUDA_MEM, or STARPU_LIMIT_CPU_MEM / the RAM
+	 *  budget of struct stargemm_config when there is no GPU). */
+	int64_t device_bytes;
+};
+
+void stargemm_ooc_options_init(struct stargemm_ooc_options *opt);
+
+/** The plan stargemm_pdgemm_ooc() would use for this problem on this process (devices
+ *  = its CUDA workers, or its RAM when it has none). Collective only in the sense that
+ *  every rank computes the same plan. Errors as stargemm_pdgemm() and
+ *  stargemm_plan_compute(). */
+int stargemm_pdgemm_plan(stargemm_trans transa, stargemm_trans transb,
+			 const struct stargemm_matrix *A, const struct stargemm_matrix *B,
+			 const struct stargemm_matrix *C,
+			 const struct stargemm_ooc_options *opt, struct stargemm_plan *plan);
+
+/** C = alpha op(A) op(B) + beta C with the chunked, blocked outer product: blocks of
+ *  b x c local C tiles one after the other (y outer, x inner), each block's k range in
+ *  chunks of depth d, and at most lookahead + 1 chunks submitted (hence requested over
+ *  MPI and prefetched) at any time. A plan that does not fit is refused before any task
+ *  is submitted. Collective and synchronous. @p plan (may be NULL) receives the plan. */
+int stargemm_pdgemm_ooc(stargemm_trans transa, stargemm_trans transb, double alpha,
+			const struct stargemm_matrix *A, const struct stargemm_matrix *B,
+			double beta, struct stargemm_matrix *C,
+			const struct stargemm_ooc_options *opt, struct stargemm_plan *plan);
 
 #ifdef __cplusplus
 }

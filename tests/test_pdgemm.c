@@ -1,7 +1,10 @@
 /*
  * tests/test_pdgemm.c — correctness of stargemm_pdgemm on ragged and irregular tilings.
  *
- * Usage: test_pdgemm P Q   (run under mpiexec with P*Q processes)
+ * Usage: test_pdgemm P Q [ooc]   (run under mpiexec with P*Q processes)
+ * With "ooc", every case runs through stargemm_pdgemm_ooc() twice: with a forced plan
+ * that cuts C into 1 x 2-tile blocks and K into chunks of one tile (case c2, lookahead
+ * 1), and with the planner's own choice under a device memory of 12 tiles.
  * Every case fills A, B and C with seeded random values, gathers them on rank 0, runs
  * the distributed GEMM, and compares the gathered C with cblas_dgemm through the scaled
  * residual of check.h (bound 10). One line per case: name, sizes, residual, PASS/FAIL.
@@ -10,6 +13,7 @@
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "check.h"
 
@@ -73,9 +77,43 @@ static void fill_nan(double *t, int64_t ld, int64_t rows, int64_t cols, int64_t 
 			t[i + j * ld] = NAN;
 }
 
-/* Run one case; returns 1 if it passes (on every rank: the verdict is rank 0's). */
-static int run_case(const struct gemm_case *c, int P, int Q)
+/* How the GEMM of a case is run. */
+enum mode { PLAIN, OOC_FORCED, OOC_AUTO };
+
+static int run_gemm(const struct gemm_case *c, enum mode mode, struct stargemm_matrix *A,
+		    struct stargemm_matrix *B, struct stargemm_matrix *C, char *plan_text,
+		    size_t len)
 {
+	struct stargemm_ooc_options opt;
+	struct stargemm_plan plan;
+	int64_t t = c->irregular ? 41 : c->tile;
+	int ret;
+
+	snprintf(plan_text, len, "plain");
+	if (mode == PLAIN)
+		return stargemm_pdgemm(c->ta, c->tb, c->alpha, A, B, c->beta, C);
+	stargemm_ooc_options_init(&opt);
+	if (mode == OOC_FORCED) {
+		opt.b = 1;
+		opt.c = stargemm_matrix_nt(C) > 1 ? 2 : 1;
+		opt.d = 1;
+		opt.lookahead = 1;
+	}
+	opt.device_bytes = 12 * t * t * (int64_t)sizeof(double);
+	if (mode == OOC_FORCED)
+		opt.device_bytes *= 4;
+	ret = stargemm_pdgemm_ooc(c->ta, c->tb, c->alpha, A, B, c->beta, C, &opt, &plan);
+	if (!ret)
+		snprintf(plan_text, len, "b=%lld c=%lld d=%lld l=%d %s",
+			 (long long)plan.b, (long long)plan.c, (long long)plan.d, plan.lookahead,
+			 stargemm_plan_case_name(plan.regime));
+	return ret;
+}
+
+/* Run one case; returns 1 if it passes (on every rank: the verdict is rank 0's). */
+static int run_case(const struct gemm_case *c, int P, int Q, enum mode mode)
+{
+	char plan_text[96];
 	int ta = c->ta == 'T', tb = c->tb == 'T';
 	struct stargemm_matrix *A = NULL, *B = NULL, *C = NULL;
 	double *a = NULL, *b = NULL, *c0 = NULL, *cr = NULL, res = INFINITY;
@@ -92,7 +130,7 @@ static int run_case(const struct gemm_case *c, int P, int Q)
 		a = sg_gather_new(A);
 		b = sg_gather_new(B);
 		c0 = sg_gather_new(C);
-		ret = stargemm_pdgemm(c->ta, c->tb, c->alpha, A, B, c->beta, C);
+		ret = run_gemm(c, mode, A, B, C, plan_text, sizeof(plan_text));
 	}
 	if (!ret)
 		cr = sg_gather_new(C);
@@ -103,9 +141,10 @@ static int run_case(const struct gemm_case *c, int P, int Q)
 				       c0, cr);
 	if (stargemm_rank() == 0)
 		printf("%-24s %dx%d M=%-4lld N=%-4lld K=%-4lld tile=%-3lld %c%c alpha=%5.2f "
-		       "beta=%5.2f residual=%9.3e %s\n", c->name, P, Q, (long long)c->m,
+		       "beta=%5.2f [%s] residual=%9.3e %s\n", c->name, P, Q, (long long)c->m,
 		       (long long)c->n, (long long)c->k, (long long)c->tile, c->ta, c->tb,
-		       c->alpha, c->beta, res, res < SG_RESIDUAL_BOUND ? "PASS" : "FAIL");
+		       c->alpha, c->beta, ret ? "error" : plan_text, res,
+		       res < SG_RESIDUAL_BOUND ? "PASS" : "FAIL");
 	free(a);
 	free(b);
 	free(c0);
@@ -119,17 +158,25 @@ static int run_case(const struct gemm_case *c, int P, int Q)
 int main(int argc, char **argv)
 {
 	int P = argc > 2 ? atoi(argv[1]) : 1, Q = argc > 2 ? atoi(argv[2]) : 1;
-	int failures = 0, ret;
+	int ooc = argc > 3 && !strcmp(argv[3], "ooc");
+	int failures = 0, ncases = 0, ret;
 
 	if ((ret = stargemm_init(NULL, &argc, &argv)) != 0) {
 		fprintf(stderr, "stargemm_init: %s\n", stargemm_last_error());
 		return ret == -ENODEV ? 77 : 1;
 	}
-	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++)
-		failures += !run_case(&cases[i], P, Q);
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		if (!ooc) {
+			failures += !run_case(&cases[i], P, Q, PLAIN);
+			ncases++;
+			continue;
+		}
+		failures += !run_case(&cases[i], P, Q, OOC_FORCED);
+		failures += !run_case(&cases[i], P, Q, OOC_AUTO);
+		ncases += 2;
+	}
 	if (stargemm_rank() == 0)
-		printf("%d of %zu cases failed\n", failures,
-		       sizeof(cases) / sizeof(cases[0]));
+		printf("%d of %d cases failed\n", failures, ncases);
 	/* Rank 0 holds the verdict; the others report success so mpiexec relays it. */
 	ret = stargemm_rank() == 0 && failures ? 1 : 0;
 	stargemm_finalize();

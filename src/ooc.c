@@ -1,0 +1,309 @@
+/*
+ * ooc.c — the out-of-core executor: Algorithm 3 of Herault et al. 2019 as sequential
+ * StarPU-MPI task insertion.
+ *
+ * Blocks of C (b x c local tiles per rank, i.e. bP x cQ global tiles) are computed one
+ * after the other, y (columns) outer and x (rows) inner; inside a block, k runs in
+ * chunks of depth d. Chunk n is inserted only once this rank has finished its tasks of
+ * chunk n - (ell + 1): submission itself is throttled, because StarPU-MPI posts the
+ * receives (and StarPU the prefetches) of a task as soon as it is submitted — inserting
+ * everything at once would request every A and B tile at the start, which is exactly
+ * the flood the paper describes. After a chunk is inserted, its A and B tiles are
+ * flushed from the MPI cache and marked "won't use" (both take effect once the chunk's
+ * tasks have run), so received copies and device copies do not outlive the chunk; after
+ * a block, its C tiles are marked "won't use", which writes them back and frees the
+ * device. Each C tile's chain runs on one device: see sched/ooc.c.
+ */
+#include <inttypes.h>
+#include <pthread.h>
+#include <stdlib.h>
+
+#include "internal.h"
+
+struct chunk_sync {
+	pthread_mutex_t mutex;
+	pthread_cond_t done;
+	int64_t *pending;   /* local tasks of each chunk not yet finished */
+};
+
+struct chunk_ref {
+	struct chunk_sync *sync;
+	int64_t n;
+};
+
+struct executor {
+	struct stargemm__gemm gemm;
+	struct stargemm_plan plan;
+	struct chunk_sync sync;
+	struct chunk_ref *refs;
+	int64_t nchunks;
+	int me;
+};
+
+void stargemm_ooc_options_init(struct stargemm_ooc_options *opt)
+{
+	*opt = (struct stargemm_ooc_options){ 0 };
+}
+
+static int64_t max_extent(const int64_t *off, int64_t count)
+{
+	int64_t max = 0;
+
+	for (int64_t i = 0; i < count; i++)
+		if (off[i + 1] - off[i] > max)
+			max = off[i + 1] - off[i];
+	return max;
+}
+
+/* Memory of one device: the first CUDA worker's node, or main RAM without GPUs. */
+static int64_t device_memory(int *devices)
+{
+	int ncuda = (int)starpu_cuda_worker_get_count();
+	unsigned node = STARPU_MAIN_RAM;
+
+	*devices = ncuda > 0 ? ncuda : 1;
+	if (ncuda > 0) {
+		int worker = starpu_worker_get_by_type(STARPU_CUDA_WORKER, 0);
+
+		node = starpu_worker_get_memory_node((unsigned)worker);
+	}
+	return (int64_t)starpu_memory_get_total(node);
+}
+
+static int make_plan(struct stargemm__gemm *g, const struct stargemm_ooc_options *opt,
+		     struct stargemm_plan *plan)
+{
+	struct stargemm_ooc_options none;
+	struct stargemm_plan_request r = { 0 };
+	const struct stargemm_matrix *C = g->C;
+	int64_t ext, mem;
+	int ret;
+
+	if ((ret = stargemm__gemm_check(g)))
+		return ret;
+	if (!opt) {
+		stargemm_ooc_options_init(&none);
+		opt = &none;
+	}
+	ext = max_extent(C->row_off, C->mt);
+	ext = ext > max_extent(C->col_off, C->nt) ? ext : max_extent(C->col_off, C->nt);
+	ext = ext > max_extent(g->A->row_off, g->A->mt) ? ext : max_extent(g->A->row_off, g->A->mt);
+	ext = ext > max_extent(g->A->col_off, g->A->nt) ? ext : max_extent(g->A->col_off, g->A->nt);
+	mem = device_memory(&r.devices);
+	r.mt = C->mt;
+	r.nt = C->nt;
+	r.kt = g->kt;
+	r.tile_bytes = ext * ext * (int64_t)sizeof(double);
+	r.P = C->P;
+	r.Q = C->Q;
+	r.device_bytes = opt->device_bytes > 0 ? opt->device_bytes : mem;
+	r.b = opt->b;
+	r.c = opt->c;
+	r.d = opt->d;
+	r.lookahead = opt->lookahead;
+	r.c_fraction = opt->c_fraction;
+	if (r.device_bytes <= 0)
+		return stargemm__error(-ENODEV, "stargemm_pdgemm_ooc: StarPU reports no memory "
+				       "size for the devices; give device_bytes");
+	return stargemm_plan_compute(&r, plan);
+}
+
+int stargemm_pdgemm_plan(stargemm_trans transa, stargemm_trans transb,
+			 const struct stargemm_matrix *A, const struct stargemm_matrix *B,
+			 const struct stargemm_matrix *C,
+			 const struct stargemm_ooc_options *opt, struct stargemm_plan *plan)
+{
+	struct stargemm__gemm g = { transa, transb, 1.0, 0.0, A, B,
+				    (struct stargemm_matrix *)C, 0 };
+
+	stargemm__clear_error();
+	if (!plan)
+		return stargemm__error(-EINVAL, "stargemm_pdgemm_plan: plan is NULL");
+	return make_plan(&g, opt, plan);
+}
+
+static void task_done(void *arg)
+{
+	struct chunk_ref *ref = arg;
+
+	pthread_mutex_lock(&ref->sync->mutex);
+	if (--ref->sync->pending[ref->n] == 0)
+		pthread_cond_broadcast(&ref->sync->done);
+	pthread_mutex_unlock(&ref->sync->mutex);
+}
+
+static void wait_chunk(struct executor *ex, int64_t n)
+{
+	if (n < 0)
+		return;
+	pthread_mutex_lock(&ex->sync.mutex);
+	while (ex->sync.pending[n] > 0)
+		pthread_cond_wait(&ex->sync.done, &ex->sync.mutex);
+	pthread_mutex_unlock(&ex->sync.mutex);
+}
+
+/* Global tile indices covered by block @p blk of @p size local indices along a grid
+ * dimension of @p nproc ranks: local index l of every rank p is global l * nproc + p.
+ * Every rank lists every rank's share, so that all insert the same tasks. */
+static int64_t block_indices(int64_t blk, int64_t size, int nproc, int64_t total,
+			     int64_t *out)
+{
+	int64_t count = 0;
+
+	for (int64_t l = blk * size; l < (blk + 1) * size; l++)
+		for (int p = 0; p < nproc; p++)
+			if (l * nproc + p < total)
+				out[count++] = l * nproc + p;
+	return count;
+}
+
+static int insert_chunk(struct executor *ex, const int64_t *rows, int64_t nrows,
+			const int64_t *cols, int64_t ncols, int64_t z, int64_t n)
+{
+	struct stargemm_matrix *C = ex->gemm.C;
+	int64_t d = ex->plan.d, k_end = (z + 1) * d < ex->gemm.kt ? (z + 1) * d : ex->gemm.kt;
+	int ret;
+
+	for (int64_t k = z * d; k < k_end; k++)
+		for (int64_t jj = 0; jj < ncols; jj++)
+			for (int64_t ii = 0; ii < nrows; ii++) {
+				int local = stargemm_matrix_owner(C, rows[ii], cols[jj]) == ex->me;
+
+				if (local) {
+					pthread_mutex_lock(&ex->sync.mutex);
+					ex->sync.pending[n]++;
+					pthread_mutex_unlock(&ex->sync.mutex);
+				}
+				ret = stargemm__gemm_insert(&ex->gemm, rows[ii], cols[jj], k,
+							    local ? task_done : NULL,
+							    local ? &ex->refs[n] : NULL);
+				if (ret)
+					return ret;
+			}
+	return 0;
+}
+
+/* op(X)'s k-th tile for row/column index @p idx, as stargemm__gemm_insert picks it. */
+static starpu_data_handle_t a_tile(const struct stargemm__gemm *g, int64_t i, int64_t k)
+{
+	int t = g->ta == 'T' || g->ta == 't' || g->ta == 'C' || g->ta == 'c';
+
+	return t ? stargemm__tile(g->A, k, i) : stargemm__tile(g->A, i, k);
+}
+
+static starpu_data_handle_t b_tile(const struct stargemm__gemm *g, int64_t k, int64_t j)
+{
+	int t = g->tb == 'T' || g->tb == 't' || g->tb == 'C' || g->tb == 'c';
+
+	return t ? stargemm__tile(g->B, j, k) : stargemm__tile(g->B, k, j);
+}
+
+/* Let go of a chunk's A and B tiles once its tasks are done: drop received copies
+ * from the MPI cache and make device copies the first candidates for eviction. */
+static void release_chunk_inputs(struct executor *ex, const int64_t *rows, int64_t nrows,
+				 const int64_t *cols, int64_t ncols, int64_t z)
+{
+	MPI_Comm comm = stargemm__comm();
+	int64_t d = ex->plan.d, k_end = (z + 1) * d < ex->gemm.kt ? (z + 1) * d : ex->gemm.kt;
+
+	for (int64_t k = z * d; k < k_end; k++) {
+		for (int64_t ii = 0; ii < nrows; ii++) {
+			starpu_data_handle_t h = a_tile(&ex->gemm, rows[ii], k);
+
+			starpu_mpi_cache_flush(comm, h);
+			starpu_data_wont_use(h);
+		}
+		for (int64_t jj = 0; jj < ncols; jj++) {
+			starpu_data_handle_t h = b_tile(&ex->gemm, k, cols[jj]);
+
+			starpu_mpi_cache_flush(comm, h);
+			starpu_data_wont_use(h);
+		}
+	}
+}
+
+/* A finished block's C tiles go back to host memory and leave the devices. */
+static void release_block(struct executor *ex, const int64_t *rows, int64_t nrows,
+			  const int64_t *cols, int64_t ncols)
+{
+	for (int64_t jj = 0; jj < ncols; jj++)
+		for (int64_t ii = 0; ii < nrows; ii++)
+			if (stargemm_matrix_owner(ex->gemm.C, rows[ii], cols[jj]) == ex->me)
+				starpu_data_wont_use(stargemm__tile(ex->gemm.C, rows[ii], cols[jj]));
+}
+
+/* Algorithm 3: blocks y outer, x inner, chunks z; chunk n waits for n - (ell + 1). */
+static int run_blocks(struct executor *ex, int64_t *rows, int64_t *cols)
+{
+	const struct stargemm_plan *pl = &ex->plan;
+	struct stargemm_matrix *C = ex->gemm.C;
+	int64_t n = 0;
+	int ret;
+
+	for (int64_t y = 0; y < pl->Y; y++) {
+		int64_t ncols = block_indices(y, pl->c, C->Q, C->nt, cols);
+
+		for (int64_t x = 0; x < pl->X; x++) {
+			int64_t nrows = block_indices(x, pl->b, C->P, C->mt, rows);
+
+			for (int64_t z = 0; z < pl->Z; z++, n++) {
+				wait_chunk(ex, n - (pl->lookahead + 1));
+				if ((ret = insert_chunk(ex, rows, nrows, cols, ncols, z, n)))
+					return ret;
+				release_chunk_inputs(ex, rows, nrows, cols, ncols, z);
+			}
+			release_block(ex, rows, nrows, cols, ncols);
+		}
+	}
+	return 0;
+}
+
+static int setup(struct executor *ex, int64_t **rows, int64_t **cols)
+{
+	ex->nchunks = ex->plan.X * ex->plan.Y * ex->plan.Z;
+	ex->me = stargemm_rank();
+	ex->sync.pending = calloc((size_t)ex->nchunks, sizeof(*ex->sync.pending));
+	ex->refs = calloc((size_t)ex->nchunks, sizeof(*ex->refs));
+	*rows = malloc((size_t)(ex->plan.b * ex->gemm.C->P) * sizeof(**rows));
+	*cols = malloc((size_t)(ex->plan.c * ex->gemm.C->Q) * sizeof(**cols));
+	if (!ex->sync.pending || !ex->refs || !*rows || !*cols)
+		return stargemm__error(-ENOMEM, "stargemm_pdgemm_ooc: out of memory for %" PRId64
+				       " chunks", ex->nchunks);
+	pthread_mutex_init(&ex->sync.mutex, NULL);
+	pthread_cond_init(&ex->sync.done, NULL);
+	for (int64_t n = 0; n < ex->nchunks; n++)
+		ex->refs[n] = (struct chunk_ref){ &ex->sync, n };
+	return 0;
+}
+
+int stargemm_pdgemm_ooc(stargemm_trans transa, stargemm_trans transb, double alpha,
+			const struct stargemm_matrix *A, const struct stargemm_matrix *B,
+			double beta, struct stargemm_matrix *C,
+			const struct stargemm_ooc_options *opt, struct stargemm_plan *plan)
+{
+	struct executor ex = { .gemm = { transa, transb, alpha, beta, A, B, C, 0 } };
+	int64_t *rows = NULL, *cols = NULL;
+	int ret;
+
+	stargemm__clear_error();
+	if ((ret = make_plan(&ex.gemm, opt, &ex.plan)))
+		return ret;
+	if (plan)
+		*plan = ex.plan;
+	if ((ret = setup(&ex, &rows, &cols)) == 0) {
+		ret = run_blocks(&ex, rows, cols);
+		/* Whatever was submitted must finish before the counters go away; on error,
+		 * without clearing the message that says what failed. */
+		if (ret)
+			starpu_mpi_wait_for_all(stargemm__comm());
+		else
+			ret = stargemm_wait();
+		pthread_mutex_destroy(&ex.sync.mutex);
+		pthread_cond_destroy(&ex.sync.done);
+	}
+	free(ex.sync.pending);
+	free(ex.refs);
+	free(rows);
+	free(cols);
+	return ret;
+}
