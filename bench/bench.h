@@ -19,11 +19,30 @@ struct bench_opts {
 	int ncpus;             /* CPU workers (stargemm) or BLAS threads (blas); -1 = all */
 	const char *sched;     /* StarPU scheduling policy; NULL = default */
 	uint64_t seed;
+	/* Out-of-core (stargemm only). */
+	int ooc;               /* use stargemm_pdgemm_ooc() */
+	int64_t b, c, d;       /* plan overrides, 0 = planner */
+	int lookahead;
+	int64_t device_mib;    /* memory per device for the planner, 0 = StarPU's */
+	int64_t ram_limit_mib; /* RAM budget (STARPU_LIMIT_CPU_MEM), 0 = none */
+	const char *disk_dir;  /* StarPU disk node directory (slow memory), NULL = none */
+	int64_t disk_mib;
+};
+
+/* What one repetition moved, beside the model's prediction (CSV columns). */
+struct bench_moves {
+	int planned;           /* a plan exists (out-of-core run) */
+	long long b, c, d;
+	int lookahead;
+	const char *regime;
+	double pred_loads, loads, peer_loads;  /* tiles per device */
+	double pred_mpi, mpi;                  /* tiles received per rank */
 };
 
 /* One CSV result line (rank 0 only). residual < 0 means "not checked". */
 void bench_print_row(const struct bench_opts *o, int nranks, int workers, int iter,
-		     double seconds, double peak, double residual);
+		     double seconds, double peak, double residual,
+		     const struct bench_moves *moves);
 void bench_print_header(void);
 
 /* Wall-clock seconds. */

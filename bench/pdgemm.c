@@ -43,9 +43,23 @@ static void usage(FILE *f)
 		"  --ncpus N        CPU workers per rank (stargemm) / BLAS threads (blas)\n"
 		"  --sched NAME     StarPU scheduling policy (stargemm)\n"
 		"  --seed N         random seed (default 1)\n"
+		"Out-of-core (stargemm):\n"
+		"  --ooc            use the chunked out-of-core algorithm (stargemm_pdgemm_ooc)\n"
+		"  --b --c N        local C block in tiles (default: planner)\n"
+		"  --d N            chunk depth in tiles (default: planner)\n"
+		"  --lookahead N    chunks prefetched ahead (default: 1, or 2 when C is blocked)\n"
+		"  --device-mem MIB memory per device given to the planner (default: StarPU's)\n"
+		"  --ram-limit MIB  RAM budget for tiles (STARPU_LIMIT_CPU_MEM)\n"
+		"  --disk DIR       StarPU disk node in DIR (must exist): RAM overflow goes there\n"
+		"  --disk-mib N     size of the disk node (default 4096)\n"
 		"CSV columns: the options above, ranks, workers (per rank: StarPU workers,\n"
 		"BLAS threads or 1 for ScaLAPACK), iter, time_s, gflops, peak_gflops, pct_peak,\n"
-		"residual and check (PASS/FAIL, empty without --check).\n"
+		"residual and check (PASS/FAIL, empty without --check); then, for stargemm,\n"
+		"b, c, d, lookahead and case of the out-of-core plan, pred_loads (tiles the\n"
+		"model predicts into each device: GPU, or RAM from disk without GPU; C loads\n"
+		"excluded when beta = 0), loads (measured, mean per device), loads_ratio,\n"
+		"peer_loads (GPU<-GPU), pred_mpi_tiles, mpi_tiles (received per rank, bytes /\n"
+		"full tile) and mpi_ratio. Plan and prediction columns are empty without --ooc.\n"
 		"  --help           this text\n");
 }
 
@@ -58,14 +72,18 @@ static int parse(int argc, char **argv, struct bench_opts *o)
 		{ "beta", 1, 0, 'e' }, { "niter", 1, 0, 't' }, { "warmup", 1, 0, 'w' },
 		{ "check", 0, 0, 'c' }, { "csv", 0, 0, 'v' }, { "trace", 1, 0, 'r' },
 		{ "peak", 1, 0, 'p' }, { "ncpus", 1, 0, 'u' }, { "sched", 1, 0, 's' },
-		{ "seed", 1, 0, 'S' }, { "help", 0, 0, 'h' }, { 0, 0, 0, 0 }
+		{ "seed", 1, 0, 'S' }, { "help", 0, 0, 'h' }, { "ooc", 0, 0, 'O' },
+		{ "b", 1, 0, 1001 }, { "c", 1, 0, 1002 }, { "d", 1, 0, 1003 },
+		{ "lookahead", 1, 0, 1004 }, { "device-mem", 1, 0, 1005 },
+		{ "ram-limit", 1, 0, 1006 }, { "disk", 1, 0, 1007 }, { "disk-mib", 1, 0, 1008 },
+		{ 0, 0, 0, 0 }
 	};
 	int c;
 
 	*o = (struct bench_opts){ .impl = "stargemm", .m = 4096, .n = 4096, .k = 4096,
 				  .nb = 512, .P = -1, .Q = -1, .transA = 'N', .transB = 'N',
 				  .alpha = 1.0, .beta = 1.0, .niter = 3, .warmup = 1,
-				  .ncpus = -1, .seed = 1 };
+				  .ncpus = -1, .seed = 1, .disk_mib = 4096 };
 	while ((c = getopt_long(argc, argv, "", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'i': o->impl = optarg; break;
@@ -88,6 +106,15 @@ static int parse(int argc, char **argv, struct bench_opts *o)
 		case 'u': o->ncpus = atoi(optarg); break;
 		case 's': o->sched = optarg; break;
 		case 'S': o->seed = strtoull(optarg, NULL, 10); break;
+		case 'O': o->ooc = 1; break;
+		case 1001: o->b = atoll(optarg); break;
+		case 1002: o->c = atoll(optarg); break;
+		case 1003: o->d = atoll(optarg); break;
+		case 1004: o->lookahead = atoi(optarg); break;
+		case 1005: o->device_mib = atoll(optarg); break;
+		case 1006: o->ram_limit_mib = atoll(optarg); break;
+		case 1007: o->disk_dir = optarg; break;
+		case 1008: o->disk_mib = atoll(optarg); break;
 		case 'h': usage(stdout); exit(0);
 		default: usage(stderr); return -1;
 		}
@@ -137,22 +164,104 @@ static int create_operands(const struct bench_opts *o, struct stargemm_matrix **
 	return ret;
 }
 
-/* One repetition: refill C, time the GEMM, check it if asked. */
+static void fill_zero(double *t, int64_t ld, int64_t rows, int64_t cols, int64_t r0,
+		      int64_t c0, void *arg)
+{
+	for (int64_t j = 0; j < cols; j++)
+		memset(t + j * ld, 0, (size_t)rows * sizeof(double));
+}
+
+/* With a disk node, push the operands out of RAM before timing, so that the run starts
+ * with its data in the slow memory (as the paper's runs start in host memory): write a
+ * scratch matrix as large as the RAM budget, then drop it. */
+static int flush_ram(const struct bench_opts *o)
+{
+	struct stargemm_matrix *S = NULL;
+	int64_t tiles = o->ram_limit_mib * 1024 * 1024 / (o->nb * o->nb * 8) + 1;
+	int ret;
+
+	if (!o->disk_dir || o->ram_limit_mib <= 0)
+		return 0;
+	ret = stargemm_matrix_create(&S, o->nb * o->P, o->nb * ((tiles + o->P - 1) / o->P) * o->Q,
+				     o->nb, o->nb, o->P, o->Q);
+	ret = ret ? ret : stargemm_matrix_fill(S, fill_zero, NULL);
+	stargemm_matrix_destroy(S);
+	return ret;
+}
+
+/* The GEMM itself, plain or out-of-core; fills the plan part of @p mv. */
+static int gemm(const struct bench_opts *o, struct stargemm_matrix *A,
+		struct stargemm_matrix *B, struct stargemm_matrix *C, struct bench_moves *mv)
+{
+	struct stargemm_ooc_options opt;
+	struct stargemm_plan plan;
+	int ret;
+
+	if (!o->ooc)
+		return stargemm_pdgemm(o->transA, o->transB, o->alpha, A, B, o->beta, C);
+	stargemm_ooc_options_init(&opt);
+	opt.b = o->b;
+	opt.c = o->c;
+	opt.d = o->d;
+	opt.lookahead = o->lookahead;
+	opt.device_bytes = o->device_mib * 1024 * 1024;
+	ret = stargemm_pdgemm_ooc(o->transA, o->transB, o->alpha, A, B, o->beta, C, &opt, &plan);
+	if (ret)
+		return ret;
+	mv->planned = 1;
+	mv->b = plan.b;
+	mv->c = plan.c;
+	mv->d = plan.d;
+	mv->lookahead = plan.lookahead;
+	mv->regime = stargemm_plan_case_name(plan.regime);
+	/* beta = 0: C is written without being read, so the model's C loads vanish. */
+	mv->pred_loads = plan.loads_a + plan.loads_b + (o->beta != 0.0 ? plan.loads_c : 0.0);
+	mv->pred_mpi = plan.mpi_tiles;
+	return 0;
+}
+
+/* Measured moves: per device tile loads (GPUs: mean over devices; no GPU: disk -> RAM)
+ * and tiles received over MPI (bytes / bytes of a full tile). */
+static int measure_moves(const struct bench_opts *o, struct bench_moves *mv)
+{
+	struct stargemm_transfer_stats st;
+	uint64_t loads = 0, peer = 0;
+	int ret = stargemm_transfers_get(&st);
+
+	if (ret)
+		return ret;
+	for (int g = 0; g < st.ndevices; g++) {
+		loads += st.device_loads[g];
+		peer += st.device_peer_loads[g];
+	}
+	if (stargemm_ncuda_workers() > 0) {
+		mv->loads = (double)loads / stargemm_ncuda_workers();
+		mv->peer_loads = (double)peer / stargemm_ncuda_workers();
+	} else {
+		mv->loads = (double)st.disk_read_tiles;
+	}
+	mv->mpi = (double)st.mpi_recv_bytes / (double)(o->nb * o->nb * 8);
+	return 0;
+}
+
+/* One repetition: refill C, time the GEMM, count what moved, check it if asked. */
 static int repetition(const struct bench_opts *o, struct stargemm_matrix *A,
 		      struct stargemm_matrix *B, struct stargemm_matrix *C, const double *a,
-		      const double *b, const double *c0, double *seconds, double *residual)
+		      const double *b, const double *c0, double *seconds, double *residual,
+		      struct bench_moves *mv)
 {
 	double t;
 	int ret;
 
-	if ((ret = stargemm_matrix_fill_random(C, o->seed + 2)))
+	*residual = -1.0;
+	if ((ret = stargemm_matrix_fill_random(C, o->seed + 2)) || (ret = flush_ram(o)) ||
+	    (ret = stargemm_transfers_reset()))
 		return ret;
 	MPI_Barrier(MPI_COMM_WORLD);
 	t = bench_now();
-	ret = stargemm_pdgemm(o->transA, o->transB, o->alpha, A, B, o->beta, C);
+	ret = gemm(o, A, B, C, mv);
 	*seconds = bench_now() - t;
-	*residual = -1.0;
-	if (ret || !o->check)
+	if (ret || (ret = measure_moves(o, mv)) || !o->check)
 		return ret;
 	double *c = sg_gather_new(C);
 
@@ -174,6 +283,9 @@ static int run_stargemm(struct bench_opts *o)
 	stargemm_config_init(&cfg);
 	cfg.ncpus = o->ncpus;
 	cfg.sched_policy = o->sched;
+	cfg.ram_limit_mib = o->ram_limit_mib;
+	cfg.disk_dir = o->disk_dir;
+	cfg.disk_mib = o->disk_mib;
 	if ((ret = stargemm_init(&cfg, NULL, NULL))) {
 		fprintf(stderr, "stargemm_init: %s\n", stargemm_last_error());
 		return 1;
@@ -197,12 +309,13 @@ static int run_stargemm(struct bench_opts *o)
 	}
 	for (int it = -o->warmup; !ret && it < o->niter; it++) {
 		double seconds = 0.0, residual = -1.0;
+		struct bench_moves mv = { 0 };
 
-		ret = repetition(o, A, B, C, a, b, c0, &seconds, &residual);
+		ret = repetition(o, A, B, C, a, b, c0, &seconds, &residual, &mv);
 		if (!ret && it >= 0 && stargemm_rank() == 0)
 			bench_print_row(o, stargemm_nranks(),
 					stargemm_ncpu_workers() + stargemm_ncuda_workers(), it,
-					seconds, o->peak, residual);
+					seconds, o->peak, residual, &mv);
 		failed |= residual >= SG_RESIDUAL_BOUND;
 	}
 	if (ret && stargemm_rank() == 0)

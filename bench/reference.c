@@ -41,11 +41,41 @@ void bench_set_blas_threads(int threads)
 void bench_print_header(void)
 {
 	printf("impl,m,n,k,nb,P,Q,transA,transB,alpha,beta,ranks,workers,iter,time_s,gflops,"
-	       "peak_gflops,pct_peak,residual,check\n");
+	       "peak_gflops,pct_peak,residual,check,b,c,d,lookahead,case,pred_loads,loads,"
+	       "loads_ratio,peer_loads,pred_mpi_tiles,mpi_tiles,mpi_ratio\n");
+}
+
+static void print_moves(const struct bench_moves *mv)
+{
+	if (!mv) {
+		printf(",,,,,,,,,,,\n");
+		return;
+	}
+	if (mv->planned)
+		printf("%lld,%lld,%lld,%d,%s,%.0f,", mv->b, mv->c, mv->d, mv->lookahead, mv->regime,
+		       mv->pred_loads);
+	else
+		printf(",,,,,,");
+	printf("%.0f,", mv->loads);
+	if (mv->planned && mv->pred_loads > 0)
+		printf("%.3f,", mv->loads / mv->pred_loads);
+	else
+		printf(",");
+	printf("%.0f,", mv->peer_loads);
+	if (mv->planned)
+		printf("%.0f,", mv->pred_mpi);
+	else
+		printf(",");
+	printf("%.0f,", mv->mpi);
+	if (mv->planned && mv->pred_mpi > 0)
+		printf("%.3f\n", mv->mpi / mv->pred_mpi);
+	else
+		printf("\n");
 }
 
 void bench_print_row(const struct bench_opts *o, int nranks, int workers, int iter,
-		     double seconds, double peak, double residual)
+		     double seconds, double peak, double residual,
+		     const struct bench_moves *moves)
 {
 	double rate = bench_gflop(o) / seconds;
 
@@ -54,9 +84,10 @@ void bench_print_row(const struct bench_opts *o, int nranks, int workers, int it
 	       o->P, o->Q, o->transA, o->transB, o->alpha, o->beta, nranks, workers, iter,
 	       seconds, rate, peak, peak > 0 ? 100.0 * rate / peak : 0.0);
 	if (residual < 0)
-		printf(",\n");
+		printf(",,");
 	else
-		printf("%.3e,%s\n", residual, residual < 10.0 ? "PASS" : "FAIL");
+		printf("%.3e,%s,", residual, residual < 10.0 ? "PASS" : "FAIL");
+	print_moves(moves);
 	fflush(stdout);
 }
 
@@ -119,7 +150,7 @@ int bench_run_blas(const struct bench_opts *o)
 			    o->alpha, a, (int)am, b, (int)bm, o->beta, c, (int)o->m);
 		t = bench_now() - t;
 		if (it >= 0)
-			bench_print_row(o, 1, threads, it, t, o->peak, -1.0);
+			bench_print_row(o, 1, threads, it, t, o->peak, -1.0, NULL);
 	}
 	free(a);
 	free(b);

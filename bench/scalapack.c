@@ -101,7 +101,7 @@ int bench_run_scalapack(const struct bench_opts *opts)
 		MPI_Barrier(MPI_COMM_WORLD);
 		t = bench_now() - t;
 		if (it >= 0 && rank == 0)
-			bench_print_row(&o, nranks, 1, it, t, o.peak, -1.0);
+			bench_print_row(&o, nranks, 1, it, t, o.peak, -1.0, NULL);
 	}
 	free(a.data);
 	free(b.data);

@@ -80,9 +80,18 @@ struct stargemm__gemm {
 int stargemm__gemm_check(struct stargemm__gemm *p);
 
 /* Insert the update of C(i, j) by the k-th tiles of op(A) and op(B) (beta applied when
- * k = 0), with an optional callback run on the rank that executes it. */
+ * k = 0), with a StarPU priority and an optional callback run on the rank that
+ * executes it. */
 int stargemm__gemm_insert(const struct stargemm__gemm *p, int64_t i, int64_t j, int64_t k,
-			  void (*callback)(void *), void *callback_arg);
+			  int priority, void (*callback)(void *), void *callback_arg);
+
+/* The out-of-core scheduling policy (sched/ooc.c) and the memory node of the device
+ * that computes the C tiles of a given local column. */
+extern struct starpu_sched_policy stargemm_ooc_policy;
+unsigned stargemm__device_node(int64_t local_column);
+/* Announce a GEMM of C block @p block for the device of @p local_column before it is
+ * inserted (a no-op unless stargemm-ooc is the active policy). */
+int stargemm__sched_expect(int64_t local_column, int64_t block);
 
 /* Codelets (codelets/). */
 extern struct starpu_codelet stargemm_gemm_cl;            /* C = a op(A) op(B) + b C, C in RW */

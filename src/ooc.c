@@ -96,7 +96,13 @@ static int make_plan(struct stargemm__gemm *g, const struct stargemm_ooc_options
 	r.tile_bytes = ext * ext * (int64_t)sizeof(double);
 	r.P = C->P;
 	r.Q = C->Q;
-	r.device_bytes = opt->device_bytes > 0 ? opt->device_bytes : mem;
+	if (opt->usable_fraction < 0.0 || opt->usable_fraction > 1.0)
+		return stargemm__error(-EINVAL, "stargemm_pdgemm_ooc: usable_fraction must be in "
+				       "(0, 1] (0 = 0.9), got %g", opt->usable_fraction);
+	r.device_bytes = opt->device_bytes > 0
+				 ? opt->device_bytes
+				 : (int64_t)((opt->usable_fraction > 0 ? opt->usable_fraction : 0.9) *
+					     (double)mem);
 	r.b = opt->b;
 	r.c = opt->c;
 	r.d = opt->d;
@@ -158,7 +164,7 @@ static int64_t block_indices(int64_t blk, int64_t size, int nproc, int64_t total
 }
 
 static int insert_chunk(struct executor *ex, const int64_t *rows, int64_t nrows,
-			const int64_t *cols, int64_t ncols, int64_t z, int64_t n)
+			const int64_t *cols, int64_t ncols, int64_t block, int64_t z, int64_t n)
 {
 	struct stargemm_matrix *C = ex->gemm.C;
 	int64_t d = ex->plan.d, k_end = (z + 1) * d < ex->gemm.kt ? (z + 1) * d : ex->gemm.kt;
@@ -173,8 +179,14 @@ static int insert_chunk(struct executor *ex, const int64_t *rows, int64_t nrows,
 					pthread_mutex_lock(&ex->sync.mutex);
 					ex->sync.pending[n]++;
 					pthread_mutex_unlock(&ex->sync.mutex);
+					ret = stargemm__sched_expect(cols[jj] / C->Q, block);
+					if (ret)
+						return ret;
 				}
+				/* Priority -(block + 1): the policy's block tag; earlier blocks
+				 * also go first in StarPU-MPI's send queue. */
 				ret = stargemm__gemm_insert(&ex->gemm, rows[ii], cols[jj], k,
+							    (int)-(block + 1),
 							    local ? task_done : NULL,
 							    local ? &ex->refs[n] : NULL);
 				if (ret)
@@ -222,6 +234,47 @@ static void release_chunk_inputs(struct executor *ex, const int64_t *rows, int64
 	}
 }
 
+/* Prefetch a released chunk's A and B tiles to the devices of this rank that will use
+ * them (sched/ooc.c's column mapping). Each tile is requested once per device. Only
+ * tiles this rank owns: a tile received over MPI cannot be prefetched from the
+ * application in StarPU 1.3 (it is not "initialized" until the receive lands); it
+ * reaches its device when the task that reads it is scheduled. */
+static void prefetch_own(starpu_data_handle_t h, unsigned node, int me)
+{
+	if (starpu_mpi_data_get_rank(h) == me)
+		starpu_data_prefetch_on_node(h, node, 1);
+}
+
+static void prefetch_chunk_inputs(struct executor *ex, const int64_t *rows, int64_t nrows,
+				  const int64_t *cols, int64_t ncols, int64_t z)
+{
+	const struct stargemm_matrix *C = ex->gemm.C;
+	int64_t d = ex->plan.d, k_end = (z + 1) * d < ex->gemm.kt ? (z + 1) * d : ex->gemm.kt;
+	int u = ex->me / C->Q, v = ex->me % C->Q, nnodes = 0;
+	unsigned nodes[STARPU_MAXNODES];
+
+	for (int64_t jj = 0; jj < ncols; jj++) {
+		unsigned node;
+		int seen = 0;
+
+		if (cols[jj] % C->Q != v)
+			continue;
+		node = stargemm__device_node(cols[jj] / C->Q);
+		for (int n = 0; n < nnodes; n++)
+			seen |= nodes[n] == node;
+		if (!seen && nnodes < STARPU_MAXNODES)
+			nodes[nnodes++] = node;
+		for (int64_t k = z * d; k < k_end; k++)
+			prefetch_own(b_tile(&ex->gemm, k, cols[jj]), node, ex->me);
+	}
+	for (int64_t k = z * d; k < k_end; k++)
+		for (int64_t ii = 0; ii < nrows; ii++)
+			if (rows[ii] % C->P == u)
+				for (int n = 0; n < nnodes; n++)
+					prefetch_own(a_tile(&ex->gemm, rows[ii], k), nodes[n],
+						     ex->me);
+}
+
 /* A finished block's C tiles go back to host memory and leave the devices. */
 static void release_block(struct executor *ex, const int64_t *rows, int64_t nrows,
 			  const int64_t *cols, int64_t ncols)
@@ -248,8 +301,10 @@ static int run_blocks(struct executor *ex, int64_t *rows, int64_t *cols)
 
 			for (int64_t z = 0; z < pl->Z; z++, n++) {
 				wait_chunk(ex, n - (pl->lookahead + 1));
-				if ((ret = insert_chunk(ex, rows, nrows, cols, ncols, z, n)))
+				if ((ret = insert_chunk(ex, rows, nrows, cols, ncols, y * pl->X + x, z,
+							n)))
 					return ret;
+				prefetch_chunk_inputs(ex, rows, nrows, cols, ncols, z);
 				release_chunk_inputs(ex, rows, nrows, cols, ncols, z);
 			}
 			release_block(ex, rows, nrows, cols, ncols);

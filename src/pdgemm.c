@@ -93,7 +93,7 @@ int stargemm__gemm_check(struct stargemm__gemm *p)
 }
 
 int stargemm__gemm_insert(const struct stargemm__gemm *p, int64_t i, int64_t j, int64_t k,
-			  void (*callback)(void *), void *callback_arg)
+			  int priority, void (*callback)(void *), void *callback_arg)
 {
 	int first = k == 0;
 	double beta = first ? p->beta : 1.0;
@@ -114,6 +114,7 @@ int stargemm__gemm_insert(const struct stargemm__gemm *p, int64_t i, int64_t j, 
 				     STARPU_R, a, STARPU_R, b,
 				     first && p->beta == 0.0 ? STARPU_W : STARPU_RW,
 				     stargemm__tile(p->C, i, j),
+				     STARPU_PRIORITY, priority,
 				     STARPU_CALLBACK_WITH_ARG_NFREE, callback, callback_arg, 0);
 	if (ret)
 		return stargemm__error(-EIO, "stargemm_pdgemm: task submission failed for C(%"
@@ -135,7 +136,7 @@ int stargemm_pdgemm_submit(stargemm_trans transa, stargemm_trans transb, double 
 	for (int64_t k = 0; k < p.kt; k++)
 		for (int64_t j = 0; j < C->nt; j++)
 			for (int64_t i = 0; i < C->mt; i++)
-				if ((ret = stargemm__gemm_insert(&p, i, j, k, NULL, NULL)))
+				if ((ret = stargemm__gemm_insert(&p, i, j, k, 0, NULL, NULL)))
 					return ret;
 	return 0;
 }

@@ -7,6 +7,8 @@
  * complete quickly; on small nodes that reservation would cost half the machine.
  */
 #define _GNU_SOURCE
+#include "config.h"
+
 #include <sched.h>
 #include <stdatomic.h>
 #include <stdio.h>
@@ -133,7 +135,12 @@ static void fill_starpu_conf(struct starpu_conf *conf, const struct stargemm_con
 	if (cfg->sched_policy) {
 		/* StarPU 1.3 lets STARPU_SCHED override conf.sched_policy_name. */
 		unsetenv("STARPU_SCHED");
-		conf->sched_policy_name = cfg->sched_policy;
+		if (!strcmp(cfg->sched_policy, stargemm_ooc_policy.policy_name))
+			conf->sched_policy = &stargemm_ooc_policy;
+		else
+			conf->sched_policy_name = cfg->sched_policy;
+	} else if (!getenv("STARPU_SCHED")) {
+		conf->sched_policy = &stargemm_ooc_policy;
 	}
 	conf->nopencl = 0;
 }

@@ -37,8 +37,8 @@ struct stargemm_config {
 	int ncpus;
 	/** CUDA workers per process; -1 = StarPU's default (STARPU_NCUDA or all GPUs). */
 	int ncuda;
-	/** Scheduling policy name given to StarPU; NULL = StarPU's default ("lws"
-	 *  unless STARPU_SCHED is set). */
+	/** Scheduling policy: "stargemm-ooc" (sched/ooc.c) or any StarPU policy name;
+	 *  NULL = STARPU_SCHED if set, else "stargemm-ooc". */
 	const char *sched_policy;
 	/** Communicator to use; MPI_COMM_NULL = MPI_COMM_WORLD. MPI is initialised by
 	 *  stargemm_init() (MPI_THREAD_SERIALIZED) when the caller has not done it. */
@@ -271,8 +271,12 @@ struct stargemm_ooc_options {
 	double c_fraction;      /**< device share for the C block (0 = 0.75) */
 	/** Memory one device may use, in bytes; 0 = StarPU's size of the device's memory
 	 *  node (which honours STARPU_LIMIT_CUDA_MEM, or STARPU_LIMIT_CPU_MEM / the RAM
-	 *  budget of struct stargemm_config when there is no GPU). */
+	 *  budget of struct stargemm_config when there is no GPU), times usable_fraction. */
 	int64_t device_bytes;
+	/** Share of StarPU's device memory the plan may fill when device_bytes is 0
+	 *  (0 = 0.9): the runtime needs some slack to evict and write back without
+	 *  reloading tiles the plan keeps resident. */
+	double usable_fraction;
 };
 
 void stargemm_ooc_options_init(struct stargemm_ooc_options *opt);

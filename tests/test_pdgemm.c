@@ -16,6 +16,9 @@
 #include <string.h>
 
 #include "check.h"
+#include "config.h"
+
+int openblas_get_num_threads(void);
 
 struct gemm_case {
 	const char *name;
@@ -165,6 +168,13 @@ int main(int argc, char **argv)
 		fprintf(stderr, "stargemm_init: %s\n", stargemm_last_error());
 		return ret == -ENODEV ? 77 : 1;
 	}
+#ifdef HAVE_OPENBLAS_SET_NUM_THREADS
+	if (openblas_get_num_threads() != 1) {
+		fprintf(stderr, "stargemm_init left OpenBLAS with %d threads; each StarPU worker "
+			"must call a single-threaded BLAS\n", openblas_get_num_threads());
+		failures++;
+	}
+#endif
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
 		if (!ooc) {
 			failures += !run_case(&cases[i], P, Q, PLAIN);

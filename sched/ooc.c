@@ -1,0 +1,283 @@
+/*
+ * sched/ooc.c — "stargemm-ooc", the scheduling policy of the out-of-core algorithm.
+ *
+ * Select it with struct stargemm_config.sched_policy = "stargemm-ooc" (the default).
+ *
+ * What it enforces (Herault et al. 2019, §2):
+ *  - Static device assignment: GPU g of a rank computes the C tiles of its local
+ *    columns jl with jl mod G = g (the paper's j = v + q g mod qG), so each C tile's
+ *    whole chain of updates runs on one device and the tile stays there until its
+ *    block is done. Without GPUs the "device" is the host RAM, shared by the CPU
+ *    workers.
+ *  - One FIFO queue per device, served in the order tasks became ready: the executor
+ *    (src/ooc.c) inserts tasks chunk by chunk, so a device finishes a chunk's work
+ *    before it starts the next one's, and never starts a new C block before its tasks
+ *    of the previous block are done — the new block's C tiles arrive when their first
+ *    task runs, never by prefetch.
+ *  - CPU workers take no GEMM when the rank has GPUs; they run the other tasks (tile
+ *    fills). Without GPUs, every task goes to the CPU workers' queue.
+ *  - C blocks do not overlap on a device: a GEMM of block beta is held back until the
+ *    device has finished all its GEMMs of earlier blocks (the executor announces each
+ *    task with stargemm__sched_expect() when it inserts it, and tags the task with
+ *    priority -(beta + 1)). Tasks of the next block may be inserted ahead — their
+ *    inputs are prefetched by the lookahead — but their C tiles are only allocated
+ *    once the previous block's C tiles are done and released, so a device never
+ *    holds two C blocks. Tasks with priority >= 0 (plain stargemm_pdgemm) are not held.
+ * Input prefetching (A and B tiles of the chunks released by the lookahead) is issued
+ * by the executor with stargemm__device_node(), the same mapping as here.
+ *
+ * The C tile's local column index is carried by the handle's user data (set by
+ * src/matrix.c), so the policy needs no knowledge of the matrices.
+ */
+#include <stdlib.h>
+#include <starpu_scheduler.h>
+
+#include "../src/internal.h"
+
+/* Blocks a device may have announced and unfinished at once (the lookahead window
+ * spans at most ell + 1 chunks, hence at most ell + 1 blocks). */
+#define BLOCK_RING 64
+
+struct fifo {
+	struct starpu_task_list tasks;
+	struct starpu_task_list held;     /* GEMMs of blocks after the oldest one */
+	int64_t pending[BLOCK_RING];       /* announced, unfinished GEMMs per block */
+	int64_t oldest;                    /* oldest block with pending GEMMs, -1 = none */
+	int64_t newest;                    /* newest block announced */
+	int workers[STARPU_NMAXWORKERS];
+	int nworkers;
+};
+
+struct ooc_data {
+	starpu_pthread_mutex_t mutex;
+	int ndevices;            /* GPUs, or 1 (RAM) without GPU */
+	struct fifo *device;     /* ndevices queues */
+	struct fifo cpu;         /* non-GEMM tasks (and GEMMs without GPU: == device[0]) */
+	struct fifo *of_worker[STARPU_NMAXWORKERS];
+};
+
+/* Device of local C column @p jl: cyclic over the G devices. */
+static int device_of_column(int64_t jl, int ndevices)
+{
+	return (int)(jl % ndevices);
+}
+
+static int is_gemm(const struct starpu_task *task)
+{
+	return task->cl == &stargemm_gemm_cl || task->cl == &stargemm_gemm_overwrite_cl;
+}
+
+/* Local column of the C tile a GEMM task updates (buffer 2), from its user data. */
+static int64_t task_column(const struct starpu_task *task)
+{
+	uintptr_t tag = (uintptr_t)starpu_data_get_user_data(STARPU_TASK_GET_HANDLE(task, 2));
+
+	return tag ? (int64_t)tag - 1 : 0;
+}
+
+/* The one instance (StarPU runs one policy per context; stargemm uses one context). */
+static struct ooc_data *active;
+
+/* Block of an out-of-core GEMM (priority -(block + 1)), or -1 for untracked tasks. */
+static int64_t task_block(const struct starpu_task *task)
+{
+	return is_gemm(task) && task->priority < 0 ? -(int64_t)task->priority - 1 : -1;
+}
+
+static void init_fifo(struct fifo *q)
+{
+	starpu_task_list_init(&q->tasks);
+	starpu_task_list_init(&q->held);
+	q->oldest = -1;
+}
+
+static void add_worker(struct fifo *q, struct ooc_data *d, int worker)
+{
+	q->workers[q->nworkers++] = worker;
+	d->of_worker[worker] = q;
+}
+
+static void init_policy(unsigned ctx)
+{
+	struct ooc_data *d = calloc(1, sizeof(*d));
+	int cuda[STARPU_NMAXWORKERS], cpu[STARPU_NMAXWORKERS];
+	int ncuda = starpu_worker_get_ids_by_type(STARPU_CUDA_WORKER, cuda, STARPU_NMAXWORKERS);
+	int ncpu = starpu_worker_get_ids_by_type(STARPU_CPU_WORKER, cpu, STARPU_NMAXWORKERS);
+
+	STARPU_ASSERT_MSG(d, "stargemm-ooc: out of memory");
+	STARPU_PTHREAD_MUTEX_INIT(&d->mutex, NULL);
+	init_fifo(&d->cpu);
+	for (int w = 0; w < ncpu; w++)
+		add_worker(&d->cpu, d, cpu[w]);
+	if (ncuda > 0) {
+		d->ndevices = ncuda;
+		d->device = calloc((size_t)ncuda, sizeof(*d->device));
+		STARPU_ASSERT_MSG(d->device, "stargemm-ooc: out of memory");
+		for (int g = 0; g < ncuda; g++) {
+			init_fifo(&d->device[g]);
+			add_worker(&d->device[g], d, cuda[g]);
+		}
+	} else {
+		d->ndevices = 1;
+		d->device = &d->cpu;
+	}
+	starpu_sched_ctx_set_policy_data(ctx, d);
+	active = d;
+}
+
+static void deinit_policy(unsigned ctx)
+{
+	struct ooc_data *d = starpu_sched_ctx_get_policy_data(ctx);
+
+	active = NULL;
+	if (d->device != &d->cpu)
+		free(d->device);
+	STARPU_PTHREAD_MUTEX_DESTROY(&d->mutex);
+	free(d);
+}
+
+static struct fifo *queue_for(struct ooc_data *d, const struct starpu_task *task)
+{
+	if (is_gemm(task))
+		return &d->device[device_of_column(task_column(task), d->ndevices)];
+	return d->cpu.nworkers > 0 ? &d->cpu : &d->device[0];
+}
+
+static void wake(const struct fifo *q)
+{
+	for (int w = 0; w < q->nworkers; w++)
+		starpu_wake_worker_relax_light(q->workers[w]);
+}
+
+/* A task may run now unless it belongs to a block after the device's oldest one. */
+static int may_run(const struct fifo *q, int64_t block)
+{
+	return block < 0 || q->oldest < 0 || block <= q->oldest;
+}
+
+static int push_task(struct starpu_task *task)
+{
+	struct ooc_data *d = starpu_sched_ctx_get_policy_data(task->sched_ctx);
+	struct fifo *q;
+	int runnable;
+
+	STARPU_PTHREAD_MUTEX_LOCK(&d->mutex);
+	q = queue_for(d, task);
+	runnable = may_run(q, task_block(task));
+	starpu_task_list_push_back(runnable ? &q->tasks : &q->held, task);
+	starpu_push_task_end(task);
+	STARPU_PTHREAD_MUTEX_UNLOCK(&d->mutex);
+	if (runnable)
+		wake(q);
+	return 0;
+}
+
+/* Move the held tasks that may now run to the queue (called with the mutex held). */
+static int release_held(struct fifo *q)
+{
+	struct starpu_task_list keep;
+	int released = 0;
+
+	starpu_task_list_init(&keep);
+	while (!starpu_task_list_empty(&q->held)) {
+		struct starpu_task *t = starpu_task_list_pop_front(&q->held);
+
+		if (may_run(q, task_block(t))) {
+			starpu_task_list_push_back(&q->tasks, t);
+			released = 1;
+		} else {
+			starpu_task_list_push_back(&keep, t);
+		}
+	}
+	q->held = keep;
+	return released;
+}
+
+/* Advance the oldest block past finished ones. */
+static void advance_oldest(struct fifo *q, int64_t newest)
+{
+	while (q->oldest >= 0 && q->pending[q->oldest % BLOCK_RING] == 0)
+		q->oldest = q->oldest < newest ? q->oldest + 1 : -1;
+}
+
+static void post_exec(struct starpu_task *task, unsigned ctx)
+{
+	struct ooc_data *d = starpu_sched_ctx_get_policy_data(ctx);
+	int64_t block = task_block(task);
+	struct fifo *q;
+	int released = 0;
+
+	if (block < 0)
+		return;
+	STARPU_PTHREAD_MUTEX_LOCK(&d->mutex);
+	q = queue_for(d, task);
+	if (q->pending[block % BLOCK_RING] > 0 && --q->pending[block % BLOCK_RING] == 0) {
+		advance_oldest(q, q->newest);
+		released = release_held(q);
+	}
+	STARPU_PTHREAD_MUTEX_UNLOCK(&d->mutex);
+	if (released)
+		wake(q);
+}
+
+static struct starpu_task *pop_task(unsigned ctx)
+{
+	struct ooc_data *d = starpu_sched_ctx_get_policy_data(ctx);
+	struct fifo *q = d->of_worker[starpu_worker_get_id_check()];
+	struct starpu_task *task = NULL;
+
+	if (!q || starpu_task_list_empty(&q->tasks))
+		return NULL;
+	STARPU_PTHREAD_MUTEX_LOCK(&d->mutex);
+	if (!starpu_task_list_empty(&q->tasks))
+		task = starpu_task_list_pop_front(&q->tasks);
+	STARPU_PTHREAD_MUTEX_UNLOCK(&d->mutex);
+	return task;
+}
+
+struct starpu_sched_policy stargemm_ooc_policy = {
+	.init_sched = init_policy,
+	.deinit_sched = deinit_policy,
+	.push_task = push_task,
+	.pop_task = pop_task,
+	.post_exec_hook = post_exec,
+	.policy_name = "stargemm-ooc",
+	.policy_description = "stargemm out-of-core: one FIFO per device, C tiles pinned "
+			      "to a device by column",
+	.worker_type = STARPU_WORKER_LIST,
+};
+
+int stargemm__sched_expect(int64_t local_column, int64_t block)
+{
+	struct ooc_data *d = active;
+	struct fifo *q;
+
+	if (!d)
+		return 0;  /* another policy runs: nothing to hold */
+	STARPU_PTHREAD_MUTEX_LOCK(&d->mutex);
+	q = &d->device[device_of_column(local_column, d->ndevices)];
+	if (q->oldest >= 0 && block - q->oldest >= BLOCK_RING) {
+		STARPU_PTHREAD_MUTEX_UNLOCK(&d->mutex);
+		return stargemm__error(-EINVAL, "stargemm-ooc: more than %d C blocks in flight "
+				       "on one device; lower the lookahead", BLOCK_RING);
+	}
+	q->pending[block % BLOCK_RING]++;
+	if (q->oldest < 0)
+		q->oldest = block;
+	if (block > q->newest)
+		q->newest = block;
+	STARPU_PTHREAD_MUTEX_UNLOCK(&d->mutex);
+	return 0;
+}
+
+unsigned stargemm__device_node(int64_t local_column)
+{
+	int ncuda = (int)starpu_cuda_worker_get_count();
+	int worker;
+
+	if (ncuda == 0)
+		return STARPU_MAIN_RAM;
+	worker = starpu_worker_get_by_type(STARPU_CUDA_WORKER,
+					   device_of_column(local_column, ncuda));
+	return starpu_worker_get_memory_node((unsigned)worker);
+}
