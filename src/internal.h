@@ -53,6 +53,8 @@ int stargemm__managed_storage(void);
 /* MPI calls from the application thread are allowed beside StarPU-MPI's thread. */
 int stargemm__mpi_thread_multiple(void);
 void stargemm__transfers_shutdown(void);
+/* Record the current StarPU-allocated host memory in the peak (stats.c). */
+void stargemm__sample_memory(void);
 MPI_Comm stargemm__comm(void);
 /* Reserve @p count consecutive StarPU-MPI tags; identical on every rank as long as
  * matrices are created collectively in the same order. */

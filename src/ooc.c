@@ -132,6 +132,7 @@ static void task_done(void *arg)
 {
 	struct chunk_ref *ref = arg;
 
+	stargemm__sample_memory();
 	pthread_mutex_lock(&ref->sync->mutex);
 	if (--ref->sync->pending[ref->n] == 0)
 		pthread_cond_broadcast(&ref->sync->done);

@@ -194,6 +194,10 @@ struct stargemm_transfer_stats {
 	uint64_t device_peer_loads[STARGEMM_MAX_DEVICES]; /**< of which from another GPU */
 	uint64_t mpi_recv_bytes;   /**< bytes this rank received from other ranks */
 	uint64_t mpi_sent_bytes;   /**< bytes this rank sent */
+	/** Peak of host memory allocated by StarPU (tiles received over MPI, and every
+	 *  tile when StarPU manages the storage), sampled as stargemm_pdgemm_ooc() tasks
+	 *  complete; 0 when no out-of-core GEMM ran since the reset. */
+	uint64_t ram_peak_bytes;
 };
 
 /** Start counting from zero. Collective (MPI byte counts are exchanged). */

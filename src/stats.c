@@ -6,9 +6,11 @@
  * accumulators. MPI traffic comes from StarPU-MPI's per-destination byte counters
  * (enabled by STARPU_COMM_STATS=1, which stargemm_init() sets when counting is on);
  * what a rank received is the sum of what the others sent to it, obtained with one
- * reduction.
+ * reduction. The peak of StarPU-allocated host memory (received MPI copies, and all
+ * tiles when StarPU manages the storage) is sampled as out-of-core tasks complete.
  */
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -17,6 +19,18 @@
 static struct stargemm_transfer_stats acc;
 static size_t *mpi_base;   /* StarPU-MPI's cumulative sent bytes at the last reset */
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
+static _Atomic uint64_t ram_peak;  /* peak of StarPU-allocated host memory */
+
+void stargemm__sample_memory(void)
+{
+	starpu_ssize_t total = starpu_memory_get_total(STARPU_MAIN_RAM);
+	starpu_ssize_t avail = starpu_memory_get_available(STARPU_MAIN_RAM);
+	uint64_t used = total > 0 && avail >= 0 && avail <= total ? (uint64_t)(total - avail) : 0;
+	uint64_t seen = atomic_load(&ram_peak);
+
+	while (used > seen && !atomic_compare_exchange_weak(&ram_peak, &seen, used))
+		;
+}
 
 static void add_bus(int src, int dst, uint64_t count, uint64_t bytes)
 {
@@ -114,6 +128,8 @@ int stargemm_transfers_reset(void)
 	pthread_mutex_lock(&lock);
 	drain_buses();
 	memset(&acc, 0, sizeof(acc));
+	atomic_store(&ram_peak, 0);
+	stargemm__sample_memory();
 	free(mpi_base);
 	mpi_base = calloc((size_t)stargemm_nranks(), sizeof(*mpi_base));
 	if (mpi_base)
@@ -137,6 +153,7 @@ int stargemm_transfers_get(struct stargemm_transfer_stats *stats)
 	pthread_mutex_lock(&lock);
 	drain_buses();
 	*stats = acc;
+	stats->ram_peak_bytes = atomic_load(&ram_peak);
 	pthread_mutex_unlock(&lock);
 	ret = mpi_traffic(&stats->mpi_sent_bytes, &stats->mpi_recv_bytes);
 	return ret;
