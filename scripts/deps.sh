@@ -14,8 +14,9 @@
 #
 # Flavours:
 #   native   StarPU-MPI (MPICH) + FxT (+ CUDA when /usr/local/cuda/bin/nvcc exists).
-#   simgrid  StarPU in SimGrid simulation mode (simulated CUDA workers), for the tests
-#            of the GPU scheduling logic on machines without a GPU.
+#   simgrid  StarPU in SimGrid simulation mode (simulated CUDA workers, SMPI for MPI,
+#            static libraries), for the tests of the GPU scheduling logic on machines
+#            without a GPU.
 set -euo pipefail
 
 flavour=${1:-native}
@@ -34,7 +35,7 @@ as_root() {
 packages=(build-essential pkg-config autoconf automake libtool libtool-bin dpkg-dev
 	libmpich-dev mpich libfxt-dev fxt-tools libhwloc-dev libopenblas-dev
 	libscalapack-mpich-dev vite)
-[ "$flavour" = simgrid ] && packages+=(libsimgrid-dev)
+[ "$flavour" = simgrid ] && packages+=(libsimgrid-dev xsltproc)
 
 install_packages() {
 	local missing=()
@@ -77,8 +78,9 @@ configure_flags() {
 		fi
 		;;
 	simgrid)
+		# SimGrid's SMPI stands in for MPI; simulated programs are static.
 		echo "${common_flags[@]}" --enable-simgrid --enable-maxcudadev=8 --disable-cuda \
-			--disable-mpi
+			--enable-mpi --with-mpicc=/usr/bin/smpicc --disable-shared
 		;;
 	*)
 		echo "deps.sh: unknown flavour '$flavour' (expected native or simgrid)" >&2

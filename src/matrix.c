@@ -59,6 +59,19 @@ static int check_sizes(int64_t count, const int64_t *sizes, const char *what,
 	return 0;
 }
 
+/* Tile storage: pinned when GPUs are present (starpu_malloc); in SimGrid mode folded,
+ * i.e. all tiles share a few physical pages, so that simulated matrices of any size
+ * fit (kernels do not run there, contents are irrelevant). */
+static int allocate_tile(double **p, size_t bytes)
+{
+#ifdef STARPU_SIMGRID
+	return starpu_malloc_flags((void **)p, bytes, STARPU_MALLOC_PINNED |
+				   STARPU_MALLOC_SIMULATION_FOLDED);
+#else
+	return starpu_malloc((void **)p, bytes);
+#endif
+}
+
 int stargemm_matrix_owner(const struct stargemm_matrix *A, int64_t i, int64_t j)
 {
 	return (int)((i % A->P) * A->Q + (j % A->Q));
@@ -74,7 +87,7 @@ static int register_tile(struct stargemm_matrix *A, int64_t i, int64_t j)
 	if (owner == stargemm_rank() && !stargemm__managed_storage()) {
 		double *p = NULL;
 
-		if (starpu_malloc((void **)&p, (size_t)(rows * cols) * sizeof(double)) != 0)
+		if (allocate_tile(&p, (size_t)(rows * cols) * sizeof(double)) != 0)
 			return stargemm__error(-ENOMEM, "stargemm_matrix_create: cannot allocate "
 					       "tile (%" PRId64 ", %" PRId64 ") of %" PRId64 " x %"
 					       PRId64 " doubles", i, j, rows, cols);
@@ -197,6 +210,20 @@ int stargemm_matrix_create(struct stargemm_matrix **out, int64_t m, int64_t n,
 	return ret;
 }
 
+static void free_tile(struct stargemm_matrix *A, int64_t idx)
+{
+	size_t bytes = (size_t)(stargemm_matrix_tile_rows(A, idx % A->mt) *
+				stargemm_matrix_tile_cols(A, idx / A->mt)) * sizeof(double);
+
+#ifdef STARPU_SIMGRID
+	starpu_free_flags(A->storage[idx], bytes, STARPU_MALLOC_PINNED |
+			  STARPU_MALLOC_SIMULATION_FOLDED);
+#else
+	(void)bytes;
+	starpu_free(A->storage[idx]);
+#endif
+}
+
 void stargemm_matrix_destroy(struct stargemm_matrix *A)
 {
 	if (!A)
@@ -206,7 +233,7 @@ void stargemm_matrix_destroy(struct stargemm_matrix *A)
 			starpu_data_unregister(A->tiles[idx]);
 	for (int64_t idx = 0; A->storage && idx < A->mt * A->nt; idx++)
 		if (A->storage[idx])
-			starpu_free(A->storage[idx]);
+			free_tile(A, idx);
 	free(A->tiles);
 	free(A->storage);
 	free(A->row_off);

@@ -15,14 +15,14 @@
  * device. Each C tile's chain runs on one device: see sched/ooc.c.
  */
 #include <inttypes.h>
-#include <pthread.h>
 #include <stdlib.h>
 
 #include "internal.h"
 
+/* StarPU's thread primitives: in SimGrid mode they are simulated ones. */
 struct chunk_sync {
-	pthread_mutex_t mutex;
-	pthread_cond_t done;
+	starpu_pthread_mutex_t mutex;
+	starpu_pthread_cond_t done;
 	int64_t *pending;   /* local tasks of each chunk not yet finished */
 };
 
@@ -133,20 +133,20 @@ static void task_done(void *arg)
 	struct chunk_ref *ref = arg;
 
 	stargemm__sample_memory();
-	pthread_mutex_lock(&ref->sync->mutex);
+	starpu_pthread_mutex_lock(&ref->sync->mutex);
 	if (--ref->sync->pending[ref->n] == 0)
-		pthread_cond_broadcast(&ref->sync->done);
-	pthread_mutex_unlock(&ref->sync->mutex);
+		starpu_pthread_cond_broadcast(&ref->sync->done);
+	starpu_pthread_mutex_unlock(&ref->sync->mutex);
 }
 
 static void wait_chunk(struct executor *ex, int64_t n)
 {
 	if (n < 0)
 		return;
-	pthread_mutex_lock(&ex->sync.mutex);
+	starpu_pthread_mutex_lock(&ex->sync.mutex);
 	while (ex->sync.pending[n] > 0)
-		pthread_cond_wait(&ex->sync.done, &ex->sync.mutex);
-	pthread_mutex_unlock(&ex->sync.mutex);
+		starpu_pthread_cond_wait(&ex->sync.done, &ex->sync.mutex);
+	starpu_pthread_mutex_unlock(&ex->sync.mutex);
 }
 
 /* Global tile indices covered by block @p blk of @p size local indices along a grid
@@ -177,9 +177,9 @@ static int insert_chunk(struct executor *ex, const int64_t *rows, int64_t nrows,
 				int local = stargemm_matrix_owner(C, rows[ii], cols[jj]) == ex->me;
 
 				if (local) {
-					pthread_mutex_lock(&ex->sync.mutex);
+					starpu_pthread_mutex_lock(&ex->sync.mutex);
 					ex->sync.pending[n]++;
-					pthread_mutex_unlock(&ex->sync.mutex);
+					starpu_pthread_mutex_unlock(&ex->sync.mutex);
 					ret = stargemm__sched_expect(cols[jj] / C->Q, block);
 					if (ret)
 						return ret;
@@ -325,8 +325,8 @@ static int setup(struct executor *ex, int64_t **rows, int64_t **cols)
 	if (!ex->sync.pending || !ex->refs || !*rows || !*cols)
 		return stargemm__error(-ENOMEM, "stargemm_pdgemm_ooc: out of memory for %" PRId64
 				       " chunks", ex->nchunks);
-	pthread_mutex_init(&ex->sync.mutex, NULL);
-	pthread_cond_init(&ex->sync.done, NULL);
+	starpu_pthread_mutex_init(&ex->sync.mutex, NULL);
+	starpu_pthread_cond_init(&ex->sync.done, NULL);
 	for (int64_t n = 0; n < ex->nchunks; n++)
 		ex->refs[n] = (struct chunk_ref){ &ex->sync, n };
 	return 0;
@@ -354,8 +354,8 @@ int stargemm_pdgemm_ooc(stargemm_trans transa, stargemm_trans transb, double alp
 			starpu_mpi_wait_for_all(stargemm__comm());
 		else
 			ret = stargemm_wait();
-		pthread_mutex_destroy(&ex.sync.mutex);
-		pthread_cond_destroy(&ex.sync.done);
+		starpu_pthread_mutex_destroy(&ex.sync.mutex);
+		starpu_pthread_cond_destroy(&ex.sync.done);
 	}
 	free(ex.sync.pending);
 	free(ex.refs);
