@@ -59,7 +59,8 @@ static void usage(FILE *f)
 		"model predicts into each device: GPU, or RAM from disk without GPU; C loads\n"
 		"excluded when beta = 0), loads (measured, mean per device), loads_ratio,\n"
 		"peer_loads (GPU<-GPU), pred_mpi_tiles, mpi_tiles (received per rank, bytes /\n"
-		"full tile) and mpi_ratio. Plan and prediction columns are empty without --ooc.\n"
+		"full tile), mpi_ratio, and the tiles this rank moved host->GPU, GPU->GPU and\n"
+		"GPU->host (all GPUs). Plan and prediction columns are empty without --ooc.\n"
 		"  --help           this text\n");
 }
 
@@ -241,6 +242,9 @@ static int measure_moves(const struct bench_opts *o, struct bench_moves *mv)
 		mv->loads = (double)st.disk_read_tiles;
 	}
 	mv->mpi = (double)st.mpi_recv_bytes / (double)(o->nb * o->nb * 8);
+	mv->h2d = (double)st.h2d_tiles;
+	mv->d2d = (double)st.d2d_tiles;
+	mv->d2h = (double)st.d2h_tiles;
 	return 0;
 }
 

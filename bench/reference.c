@@ -48,13 +48,14 @@ void bench_print_header(void)
 {
 	printf("impl,m,n,k,nb,P,Q,transA,transB,alpha,beta,ranks,workers,iter,time_s,gflops,"
 	       "peak_gflops,pct_peak,residual,check,b,c,d,lookahead,case,pred_loads,loads,"
-	       "loads_ratio,peer_loads,pred_mpi_tiles,mpi_tiles,mpi_ratio\n");
+	       "loads_ratio,peer_loads,pred_mpi_tiles,mpi_tiles,mpi_ratio,h2d_tiles,d2d_tiles,"
+	       "d2h_tiles\n");
 }
 
 static void print_moves(const struct bench_moves *mv)
 {
 	if (!mv) {
-		printf(",,,,,,,,,,,\n");
+		printf(",,,,,,,,,,,,,,\n");
 		return;
 	}
 	if (mv->planned)
@@ -74,9 +75,10 @@ static void print_moves(const struct bench_moves *mv)
 		printf(",");
 	printf("%.0f,", mv->mpi);
 	if (mv->planned && mv->pred_mpi > 0)
-		printf("%.3f\n", mv->mpi / mv->pred_mpi);
+		printf("%.3f,", mv->mpi / mv->pred_mpi);
 	else
-		printf("\n");
+		printf(",");
+	printf("%.0f,%.0f,%.0f\n", mv->h2d, mv->d2d, mv->d2h);
 }
 
 void bench_print_row(const struct bench_opts *o, int nranks, int workers, int iter,

@@ -3,7 +3,9 @@
 #
 #   scripts/quickstart.sh          install what is missing, build, run the dense PDGEMM
 #                                  benchmark beside OpenBLAS and ScaLAPACK (checked)
-#   scripts/quickstart.sh check    install what is missing, build, run `make check`
+#   scripts/quickstart.sh check    install what is missing, build, run `make check`, then
+#                                  build against StarPU's SimGrid flavour (build-sim/)
+#                                  and run the simulated GPU tests there
 #
 # Dependencies come from scripts/deps.sh (Debian packages + StarPU built from Debian's
 # source package, cached in ~/.cache/stargemm). The build is out of tree, in
@@ -29,8 +31,27 @@ if [ ! -f Makefile ] || [ "$top/configure" -nt Makefile ] ||
 fi
 make -j"$(nproc)"
 
+# The simulated build: the same sources against StarPU's SimGrid flavour (simulated
+# CUDA workers, SMPI), for the tests of the GPU logic without a GPU.
+build_simulated() {
+	local sim_prefix sim_build=${STARGEMM_SIM_BUILD:-$top/build-sim}
+
+	sim_prefix=$("$top/scripts/deps.sh" simgrid | tail -n1)
+	mkdir -p "$sim_build"
+	cd "$sim_build"
+	if [ ! -f Makefile ] || [ "$top/configure" -nt Makefile ] ||
+		! grep -q "$sim_prefix" config.log 2>/dev/null; then
+		# smpicc-built programs only run under smpirun: configure must not try.
+		SMPI_PRETEND_CC=1 PKG_CONFIG_PATH="$sim_prefix/lib/pkgconfig" CC=smpicc LD=ld \
+			"$top/configure" --disable-shared --enable-static
+	fi
+	make -j"$(nproc)"
+}
+
 case "$mode" in
 check)
+	make check
+	build_simulated
 	make check
 	;;
 bench)

@@ -16,7 +16,7 @@ set +e
 scalapack=$?
 set -e
 cat "$out"
-head -n1 "$out" | grep -q "^impl,m,n,k,nb,P,Q,transA,transB,alpha,beta,ranks,workers,iter,time_s,gflops,peak_gflops,pct_peak,residual,check,b,c,d,lookahead,case,pred_loads,loads,loads_ratio,peer_loads,pred_mpi_tiles,mpi_tiles,mpi_ratio$"
+head -n1 "$out" | grep -q "^impl,m,n,k,nb,P,Q,transA,transB,alpha,beta,ranks,workers,iter,time_s,gflops,peak_gflops,pct_peak,residual,check,b,c,d,lookahead,case,pred_loads,loads,loads_ratio,peer_loads,pred_mpi_tiles,mpi_tiles,mpi_ratio,h2d_tiles,d2d_tiles,d2h_tiles$"
 [ "$(grep -c "^stargemm,.*,PASS," "$out")" -eq 3 ] || { echo "expected 3 checked PASS lines"; exit 1; }
 ! grep -q FAIL "$out"
 [ "$(grep -c '^blas,' "$out")" -eq 1 ]
