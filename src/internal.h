@@ -40,6 +40,9 @@ static inline starpu_data_handle_t stargemm__tile(const struct stargemm_matrix *
 	return A->tiles[stargemm__tile_index(A, i, j)];
 }
 
+/* Largest extent of the @p count tiles described by offsets @p off (count + 1). */
+int64_t stargemm__largest_tile(const int64_t *off, int64_t count);
+
 /* Record an error message for stargemm_last_error() and return @p code. */
 int stargemm__error(int code, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 

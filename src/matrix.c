@@ -105,7 +105,7 @@ static int register_tile(struct stargemm_matrix *A, int64_t i, int64_t j)
 	return 0;
 }
 
-static int64_t largest(const int64_t *off, int64_t count)
+int64_t stargemm__largest_tile(const int64_t *off, int64_t count)
 {
 	int64_t max = 0;
 
@@ -156,8 +156,8 @@ int stargemm_matrix_create_irregular(struct stargemm_matrix **out, int64_t mt,
 	}
 	A->m = A->row_off[mt];
 	A->n = A->col_off[nt];
-	max_rows = largest(A->row_off, mt);
-	max_cols = largest(A->col_off, nt);
+	max_rows = stargemm__largest_tile(A->row_off, mt);
+	max_cols = stargemm__largest_tile(A->col_off, nt);
 	if (max_rows > UINT32_MAX || max_cols > UINT32_MAX || max_rows * max_cols > INT64_MAX / 8) {
 		stargemm_matrix_destroy(A);
 		return stargemm__error(-EINVAL, "%s: a tile of %" PRId64 " x %" PRId64 " exceeds "

@@ -45,16 +45,6 @@ void stargemm_ooc_options_init(struct stargemm_ooc_options *opt)
 	*opt = (struct stargemm_ooc_options){ 0 };
 }
 
-static int64_t max_extent(const int64_t *off, int64_t count)
-{
-	int64_t max = 0;
-
-	for (int64_t i = 0; i < count; i++)
-		if (off[i + 1] - off[i] > max)
-			max = off[i + 1] - off[i];
-	return max;
-}
-
 /* Memory of one device: the first CUDA worker's node, or main RAM without GPUs. */
 static int64_t device_memory(int *devices)
 {
@@ -85,10 +75,15 @@ static int make_plan(struct stargemm__gemm *g, const struct stargemm_ooc_options
 		stargemm_ooc_options_init(&none);
 		opt = &none;
 	}
-	ext = max_extent(C->row_off, C->mt);
-	ext = ext > max_extent(C->col_off, C->nt) ? ext : max_extent(C->col_off, C->nt);
-	ext = ext > max_extent(g->A->row_off, g->A->mt) ? ext : max_extent(g->A->row_off, g->A->mt);
-	ext = ext > max_extent(g->A->col_off, g->A->nt) ? ext : max_extent(g->A->col_off, g->A->nt);
+	/* The largest tile of the three matrices (B's extents are C's and A's). */
+	ext = 0;
+	for (int t = 0; t < 4; t++) {
+		const struct stargemm_matrix *X = t < 2 ? C : g->A;
+		int64_t e = t % 2 ? stargemm__largest_tile(X->col_off, X->nt)
+				  : stargemm__largest_tile(X->row_off, X->mt);
+
+		ext = e > ext ? e : ext;
+	}
 	mem = device_memory(&r.devices);
 	r.mt = C->mt;
 	r.nt = C->nt;
