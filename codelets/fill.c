@@ -18,9 +18,16 @@ static void fill_cpu(void *buffers[], void *cl_arg)
 	   row0, col0, arg);
 }
 
+/* History-based, so that simulated runs (SimGrid) know how long a fill lasts. */
+static struct starpu_perfmodel fill_model = {
+	.type = STARPU_HISTORY_BASED,
+	.symbol = "stargemm_fill",
+};
+
 struct starpu_codelet stargemm_fill_cl = {
 	.name = "fill",
 	.cpu_funcs = { fill_cpu },
 	.nbuffers = 1,
 	.modes = { STARPU_W },
+	.model = &fill_model,
 };

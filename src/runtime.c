@@ -95,15 +95,37 @@ static int cores_in_affinity_mask(void)
 	return CPU_COUNT(&set) > 0 ? CPU_COUNT(&set) : 1;
 }
 
+/* The thread level StarPU-MPI needs; in SimGrid mode SMPI reports SINGLE, but its
+ * ranks and StarPU's threads are simulated actors scheduled one at a time. */
+static int thread_level_ok(int provided)
+{
+#ifdef STARPU_SIMGRID
+	(void)provided;
+	return 1;
+#else
+	return provided >= MPI_THREAD_SERIALIZED;
+#endif
+}
+
 static int start_mpi(int *argc, char ***argv)
 {
 	int initialized = 0, provided = 0;
+
+#ifdef STARPU_SIMGRID
+	/* In SimGrid mode StarPU-MPI's thread is the simulated MPI rank: it initialises
+	 * MPI itself, and the application's main may not call MPI directly. */
+	(void)argc;
+	(void)argv;
+	(void)initialized;
+	(void)provided;
+	return 0;
+#endif
 
 	MPI_Initialized(&initialized);
 	if (initialized) {
 		MPI_Query_thread(&provided);
 		rt.thread_multiple = provided >= MPI_THREAD_MULTIPLE;
-		if (provided < MPI_THREAD_SERIALIZED)
+		if (!thread_level_ok(provided))
 			return stargemm__error(-EINVAL, "stargemm_init: MPI was initialised with "
 					       "thread level %d; StarPU-MPI needs at least "
 					       "MPI_THREAD_SERIALIZED (%d)",
@@ -116,7 +138,7 @@ static int start_mpi(int *argc, char ***argv)
 		return stargemm__error(-EIO, "stargemm_init: MPI_Init_thread failed");
 	rt.finalize_mpi = 1;
 	rt.thread_multiple = provided >= MPI_THREAD_MULTIPLE;
-	if (provided < MPI_THREAD_SERIALIZED)
+	if (!thread_level_ok(provided))
 		return stargemm__error(-ENODEV, "stargemm_init: the MPI library provides thread "
 				       "level %d, StarPU-MPI needs MPI_THREAD_SERIALIZED (%d)",
 				       provided, MPI_THREAD_SERIALIZED);
@@ -162,9 +184,6 @@ int stargemm_init(const struct stargemm_config *user_cfg, int *argc, char ***arg
 	if ((ret = check_config(&cfg)) != 0 || (ret = start_mpi(argc, argv)) != 0)
 		return ret;
 	rt.comm = cfg.comm == MPI_COMM_NULL ? MPI_COMM_WORLD : cfg.comm;
-	MPI_Comm_rank(rt.comm, &rt.rank);
-	MPI_Comm_size(rt.comm, &rt.nranks);
-
 	export_settings(&cfg);
 	fill_starpu_conf(&conf, &cfg);
 	ret = starpu_mpi_init_conf(argc, argv, 0, rt.comm, &conf);
@@ -174,6 +193,8 @@ int stargemm_init(const struct stargemm_config *user_cfg, int *argc, char ***arg
 	if (ret != 0)
 		return stargemm__error(-EIO, "stargemm_init: starpu_mpi_init_conf failed (%d)",
 				       ret);
+	starpu_mpi_comm_rank(rt.comm, &rt.rank);
+	starpu_mpi_comm_size(rt.comm, &rt.nranks);
 #ifdef HAVE_OPENBLAS_SET_NUM_THREADS
 	/* One BLAS thread per StarPU worker: parallelism comes from the tasks. */
 	openblas_set_num_threads(1);

@@ -111,7 +111,10 @@ static int mpi_traffic(uint64_t *sent_total, uint64_t *received)
 		*sent_total += delta[r];
 	}
 	/* Element r of the sum is what every rank sent to rank r. */
-	MPI_Allreduce(delta, sum, n, MPI_UNSIGNED_LONG_LONG, MPI_SUM, stargemm__comm());
+	if (n > 1)
+		MPI_Allreduce(delta, sum, n, MPI_UNSIGNED_LONG_LONG, MPI_SUM, stargemm__comm());
+	else
+		sum[0] = delta[0];
 	*received = sum[me];
 	free(now);
 	free(delta);
