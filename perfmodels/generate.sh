@@ -19,7 +19,7 @@ footprints="512 45a71dee 914f3bef
 # machine: name ncpus ngpus gpu_mem_bytes gpu_dgemm_gflops cpu_core_dgemm_gflops
 #          host_link_GBps gpu_gpu_same_group_GBps gpu_gpu_other_group_GBps gpus_per_group
 #          host_aggregate_GBps host_lat_us peer_lat_us fill_GBps
-machines="summit 40 6 16000000000 7200 25 45 45 20 3 180 5 5 10
+machines="summit 40 6 16000000000 7200 25 45 48 20 3 180 5 5 10
 h100 32 1 80000000000 57000 40 55 0 0 1 200 5 5 10
 h100x4 64 4 80000000000 57000 40 55 300 300 4 250 5 3 10"
 

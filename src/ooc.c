@@ -231,7 +231,7 @@ static void release_chunk_inputs(struct executor *ex, const int64_t *rows, int64
 }
 
 /* Prefetch a released chunk's A and B tiles to the devices of this rank that will use
- * them (sched/ooc.c's column mapping). Each tile is requested once per device. Only
+ * them (sched/ooc.c's column mapping). Only
  * tiles this rank owns: a tile received over MPI cannot be prefetched from the
  * application in StarPU 1.3 (it is not "initialized" until the receive lands); it
  * reaches its device when the task that reads it is scheduled. */
@@ -263,12 +263,15 @@ static void prefetch_chunk_inputs(struct executor *ex, const int64_t *rows, int6
 		for (int64_t k = z * d; k < k_end; k++)
 			prefetch_own(b_tile(&ex->gemm, k, cols[jj]), node, ex->me);
 	}
+	/* An A tile is needed by every device of the rank: prefetch it to one of them
+	 * (rotating), and let the others fetch it when their task starts — by then a
+	 * device holds it, and StarPU copies it GPU -> GPU when that link is the faster
+	 * one (the paper's device-to-device fetch, §4.1). */
 	for (int64_t k = z * d; k < k_end; k++)
 		for (int64_t ii = 0; ii < nrows; ii++)
-			if (rows[ii] % C->P == u)
-				for (int n = 0; n < nnodes; n++)
-					prefetch_own(a_tile(&ex->gemm, rows[ii], k), nodes[n],
-						     ex->me);
+			if (rows[ii] % C->P == u && nnodes > 0)
+				prefetch_own(a_tile(&ex->gemm, rows[ii], k),
+					     nodes[(rows[ii] / C->P + k) % nnodes], ex->me);
 }
 
 /* A finished block's C tiles go back to host memory and leave the devices. */
