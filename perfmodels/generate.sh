@@ -19,7 +19,7 @@ footprints="512 45a71dee 914f3bef
 # machine: name ncpus ngpus gpu_mem_bytes gpu_dgemm_gflops cpu_core_dgemm_gflops
 #          host_link_GBps gpu_gpu_same_group_GBps gpu_gpu_other_group_GBps gpus_per_group
 #          host_aggregate_GBps host_lat_us peer_lat_us fill_GBps
-machines="summit 40 6 16000000000 7200 25 45 48 20 3 180 5 5 10
+machines="summit 40 6 16000000000 7200 25 45 48 30 3 180 5 5 10
 h100 32 1 80000000000 57000 40 55 0 0 1 200 5 5 10
 h100x4 64 4 80000000000 57000 40 55 300 300 4 250 5 3 10"
 
@@ -140,18 +140,6 @@ while read -r name ncpus G mem gflops cpu host same other pg agg hl pl fillbw; d
 	platform "$name" "$ncpus" "$G" "$mem" "$gflops" "$agg" "${p[@]}" >"$out/bus/$name.platform.v4.xml"
 	matrix "$G" 3 "${p[@]}" >"$out/bus/$name.bandwidth"
 	matrix "$G" 4 "${p[@]}" >"$out/bus/$name.latency"
-	printf '# Current configuration\n%d # Number of CPUs\n%d # Number of CUDA devices\n0 # Number of OpenCL devices\n0 # Number of MIC devices\n' \
-		"$ncpus" "$G" >"$out/bus/$name.config"
-	{
-		printf '# GPU'
-		for ((c = 0; c < ncpus; c++)); do printf '\tCPU%d' "$c"; done
-		printf '\n'
-		for ((g = 0; g < G; g++)); do
-			printf '%d' "$g"
-			for ((c = 0; c < ncpus; c++)); do printf '\t%d' "$c"; done
-			printf '\n'
-		done
-	} >"$out/bus/$name.affinity"
 	codelet gemm 1 "$G" "$gflops" "$cpu" "$fillbw" >"$out/codelets/45/stargemm_dgemm.$name"
 	codelet fill 1 "$G" "$gflops" "$cpu" "$fillbw" >"$out/codelets/45/stargemm_fill.$name"
 done <<<"$machines"

@@ -111,8 +111,12 @@ static int choose_block(const struct stargemm_plan_request *r, struct stargemm_p
 	/* Even blocks: as many as needed, as equal as possible. */
 	if (!r->b)
 		p->b = cdiv(p->mloc, cdiv(p->mloc, p->b));
-	if (!r->c)
+	if (!r->c) {
 		p->c = cdiv(p->nloc, cdiv(p->nloc, p->c));
+		/* Whole columns per device: rounding c up to a multiple of G keeps
+		 * ceil(c/G), hence the memory per device, and balances the devices. */
+		p->c = G * cdiv(p->c, G) < p->nloc ? G * cdiv(p->c, G) : p->nloc;
+	}
 	return 0;
 }
 
