@@ -42,6 +42,42 @@ static void before_init(void)
 	       "stargemm_finalize before stargemm_init is refused");
 }
 
+static void bad_configs(int *argc, char ***argv)
+{
+	struct stargemm_config cfg;
+
+	stargemm_config_init(&cfg);
+	cfg.disk_dir = "/tmp";
+	cfg.disk_mib = 8;
+	expect(stargemm_init(&cfg, argc, argv), -EINVAL, "disk_mib >= 16",
+	       "a disk node smaller than StarPU's minimum is refused");
+	stargemm_config_init(&cfg);
+	cfg.ram_limit_mib = -5;
+	expect(stargemm_init(&cfg, argc, argv), -EINVAL, "ram_limit_mib must be >= 0",
+	       "a negative RAM budget is refused");
+}
+
+static void bad_ooc(void)
+{
+	struct stargemm_matrix *A = matrix(10, 7, 4), *B = matrix(7, 9, 4), *C = matrix(10, 9, 4);
+	struct stargemm_ooc_options opt;
+	struct stargemm_plan plan;
+
+	stargemm_ooc_options_init(&opt);
+	opt.usable_fraction = 1.5;
+	expect(stargemm_pdgemm_ooc('N', 'N', 1, A, B, 0, C, &opt, &plan), -EINVAL,
+	       "usable_fraction", "an out-of-core usable fraction above 1 is refused");
+	stargemm_ooc_options_init(&opt);
+	opt.device_bytes = 100;
+	expect(stargemm_pdgemm_ooc('N', 'N', 1, A, B, 0, C, &opt, &plan), -EINVAL,
+	       "cannot hold one tile", "a device smaller than a tile is refused before any task");
+	expect(stargemm_pdgemm_plan('N', 'N', A, B, C, NULL, NULL), -EINVAL, "plan is NULL",
+	       "planning into a NULL plan");
+	stargemm_matrix_destroy(A);
+	stargemm_matrix_destroy(B);
+	stargemm_matrix_destroy(C);
+}
+
 static void bad_matrices(void)
 {
 	struct stargemm_matrix *X = NULL;
@@ -119,8 +155,9 @@ static void bad_io(void)
 
 int main(int argc, char **argv)
 {
-	printf("1..29\n");
+	printf("1..34\n");
 	before_init();
+	bad_configs(&argc, &argv);
 	if (stargemm_init(NULL, &argc, &argv) != 0) {
 		printf("Bail out! stargemm_init failed: %s\n", stargemm_last_error());
 		return 1;
@@ -135,6 +172,7 @@ int main(int argc, char **argv)
 	bad_matrices();
 	bad_gemms();
 	bad_io();
+	bad_ooc();
 	expect(stargemm_finalize(), 0, "", "stargemm_finalize succeeds");
 	expect(stargemm_finalize(), -EINVAL, "not initialised",
 	       "a second stargemm_finalize is refused");
