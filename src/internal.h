@@ -84,6 +84,10 @@ struct stargemm__gemm {
 /* Validate a problem (sizes, tilings, grids, aliasing); sets p->kt. */
 int stargemm__gemm_check(struct stargemm__gemm *p);
 
+/* The k-th tile of row i of op(A), and of column j of op(B). */
+starpu_data_handle_t stargemm__gemm_a_tile(const struct stargemm__gemm *p, int64_t i, int64_t k);
+starpu_data_handle_t stargemm__gemm_b_tile(const struct stargemm__gemm *p, int64_t k, int64_t j);
+
 /* Insert the update of C(i, j) by the k-th tiles of op(A) and op(B) (beta applied when
  * k = 0), with a StarPU priority and an optional callback run on the rank that
  * executes it. */

@@ -159,11 +159,19 @@ static int64_t block_indices(int64_t blk, int64_t size, int nproc, int64_t total
 	return count;
 }
 
+/* One past the last k of chunk z. */
+static int64_t chunk_end(const struct executor *ex, int64_t z)
+{
+	int64_t end = (z + 1) * ex->plan.d;
+
+	return end < ex->gemm.kt ? end : ex->gemm.kt;
+}
+
 static int insert_chunk(struct executor *ex, const int64_t *rows, int64_t nrows,
 			const int64_t *cols, int64_t ncols, int64_t block, int64_t z, int64_t n)
 {
 	struct stargemm_matrix *C = ex->gemm.C;
-	int64_t d = ex->plan.d, k_end = (z + 1) * d < ex->gemm.kt ? (z + 1) * d : ex->gemm.kt;
+	int64_t d = ex->plan.d, k_end = chunk_end(ex, z);
 	int ret;
 
 	for (int64_t k = z * d; k < k_end; k++)
@@ -191,38 +199,23 @@ static int insert_chunk(struct executor *ex, const int64_t *rows, int64_t nrows,
 	return 0;
 }
 
-/* op(X)'s k-th tile for row/column index @p idx, as stargemm__gemm_insert picks it. */
-static starpu_data_handle_t a_tile(const struct stargemm__gemm *g, int64_t i, int64_t k)
-{
-	int t = g->ta == 'T' || g->ta == 't' || g->ta == 'C' || g->ta == 'c';
-
-	return t ? stargemm__tile(g->A, k, i) : stargemm__tile(g->A, i, k);
-}
-
-static starpu_data_handle_t b_tile(const struct stargemm__gemm *g, int64_t k, int64_t j)
-{
-	int t = g->tb == 'T' || g->tb == 't' || g->tb == 'C' || g->tb == 'c';
-
-	return t ? stargemm__tile(g->B, j, k) : stargemm__tile(g->B, k, j);
-}
-
 /* Let go of a chunk's A and B tiles once its tasks are done: drop received copies
  * from the MPI cache and make device copies the first candidates for eviction. */
 static void release_chunk_inputs(struct executor *ex, const int64_t *rows, int64_t nrows,
 				 const int64_t *cols, int64_t ncols, int64_t z)
 {
 	MPI_Comm comm = stargemm__comm();
-	int64_t d = ex->plan.d, k_end = (z + 1) * d < ex->gemm.kt ? (z + 1) * d : ex->gemm.kt;
+	int64_t d = ex->plan.d, k_end = chunk_end(ex, z);
 
 	for (int64_t k = z * d; k < k_end; k++) {
 		for (int64_t ii = 0; ii < nrows; ii++) {
-			starpu_data_handle_t h = a_tile(&ex->gemm, rows[ii], k);
+			starpu_data_handle_t h = stargemm__gemm_a_tile(&ex->gemm, rows[ii], k);
 
 			starpu_mpi_cache_flush(comm, h);
 			starpu_data_wont_use(h);
 		}
 		for (int64_t jj = 0; jj < ncols; jj++) {
-			starpu_data_handle_t h = b_tile(&ex->gemm, k, cols[jj]);
+			starpu_data_handle_t h = stargemm__gemm_b_tile(&ex->gemm, k, cols[jj]);
 
 			starpu_mpi_cache_flush(comm, h);
 			starpu_data_wont_use(h);
@@ -245,7 +238,7 @@ static void prefetch_chunk_inputs(struct executor *ex, const int64_t *rows, int6
 				  const int64_t *cols, int64_t ncols, int64_t z)
 {
 	const struct stargemm_matrix *C = ex->gemm.C;
-	int64_t d = ex->plan.d, k_end = (z + 1) * d < ex->gemm.kt ? (z + 1) * d : ex->gemm.kt;
+	int64_t d = ex->plan.d, k_end = chunk_end(ex, z);
 	int u = ex->me / C->Q, v = ex->me % C->Q, nnodes = 0;
 	unsigned nodes[STARPU_MAXNODES];
 
@@ -261,7 +254,7 @@ static void prefetch_chunk_inputs(struct executor *ex, const int64_t *rows, int6
 		if (!seen && nnodes < STARPU_MAXNODES)
 			nodes[nnodes++] = node;
 		for (int64_t k = z * d; k < k_end; k++)
-			prefetch_own(b_tile(&ex->gemm, k, cols[jj]), node, ex->me);
+			prefetch_own(stargemm__gemm_b_tile(&ex->gemm, k, cols[jj]), node, ex->me);
 	}
 	/* An A tile is needed by every device of the rank: prefetch it to one of them
 	 * (rotating), and let the others fetch it when their task starts — by then a
@@ -270,7 +263,7 @@ static void prefetch_chunk_inputs(struct executor *ex, const int64_t *rows, int6
 	for (int64_t k = z * d; k < k_end; k++)
 		for (int64_t ii = 0; ii < nrows; ii++)
 			if (rows[ii] % C->P == u && nnodes > 0)
-				prefetch_own(a_tile(&ex->gemm, rows[ii], k),
+				prefetch_own(stargemm__gemm_a_tile(&ex->gemm, rows[ii], k),
 					     nodes[(rows[ii] / C->P + k) % nnodes], ex->me);
 }
 

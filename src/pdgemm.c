@@ -92,6 +92,16 @@ int stargemm__gemm_check(struct stargemm__gemm *p)
 	return 0;
 }
 
+starpu_data_handle_t stargemm__gemm_a_tile(const struct stargemm__gemm *p, int64_t i, int64_t k)
+{
+	return is_trans(p->ta) ? stargemm__tile(p->A, k, i) : stargemm__tile(p->A, i, k);
+}
+
+starpu_data_handle_t stargemm__gemm_b_tile(const struct stargemm__gemm *p, int64_t k, int64_t j)
+{
+	return is_trans(p->tb) ? stargemm__tile(p->B, j, k) : stargemm__tile(p->B, k, j);
+}
+
 int stargemm__gemm_insert(const struct stargemm__gemm *p, int64_t i, int64_t j, int64_t k,
 			  int priority, void (*callback)(void *), void *callback_arg)
 {
@@ -99,10 +109,8 @@ int stargemm__gemm_insert(const struct stargemm__gemm *p, int64_t i, int64_t j, 
 	double beta = first ? p->beta : 1.0;
 	struct starpu_codelet *cl = first && p->beta == 0.0 ? &stargemm_gemm_overwrite_cl
 							    : &stargemm_gemm_cl;
-	starpu_data_handle_t a = is_trans(p->ta) ? stargemm__tile(p->A, k, i)
-						 : stargemm__tile(p->A, i, k);
-	starpu_data_handle_t b = is_trans(p->tb) ? stargemm__tile(p->B, j, k)
-						 : stargemm__tile(p->B, k, j);
+	starpu_data_handle_t a = stargemm__gemm_a_tile(p, i, k);
+	starpu_data_handle_t b = stargemm__gemm_b_tile(p, k, j);
 	char ta = is_trans(p->ta) ? 'T' : 'N', tb = is_trans(p->tb) ? 'T' : 'N';
 	int ret;
 

@@ -83,11 +83,10 @@ static void drain_buses(void)
 }
 
 /* Bytes sent to every rank since StarPU-MPI started (zeros when not counting). */
-static int mpi_sent(size_t *sent)
+static void mpi_sent(size_t *sent)
 {
 	memset(sent, 0, (size_t)stargemm_nranks() * sizeof(*sent));
 	starpu_mpi_comm_amounts_retrieve(sent);
-	return 0;
 }
 
 /* This rank's sent and received bytes since the last reset. */
