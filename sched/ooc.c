@@ -46,6 +46,7 @@ struct fifo {
 	int64_t newest;                    /* newest block announced */
 	int workers[STARPU_NMAXWORKERS];
 	int nworkers;
+	unsigned node;                     /* the device's memory node */
 };
 
 struct ooc_data {
@@ -89,11 +90,13 @@ static void init_fifo(struct fifo *q)
 	starpu_task_list_init(&q->tasks);
 	starpu_task_list_init(&q->held);
 	q->oldest = -1;
+	q->node = STARPU_MAIN_RAM;
 }
 
 static void add_worker(struct fifo *q, struct ooc_data *d, int worker)
 {
 	q->workers[q->nworkers++] = worker;
+	q->node = starpu_worker_get_memory_node((unsigned)worker);
 	d->of_worker[worker] = q;
 }
 
@@ -155,6 +158,18 @@ static int may_run(const struct fifo *q, int64_t block)
 	return block < 0 || q->oldest < 0 || block <= q->oldest;
 }
 
+/* A GEMM that may run now has its inputs fetched to its device, in the order the device
+ * will run it: its C tile (unless the task only writes it) — which nothing else may
+ * prefetch, since the task holds it — and A and B tiles that the executor could not
+ * prefetch earlier (those received over MPI are readable only now). Their priority is
+ * above the lookahead's prefetches (priority 0): what runs next is copied first.
+ * Called before the task is visible to the workers. */
+static void prefetch_ready(const struct fifo *q, struct starpu_task *task)
+{
+	if (is_gemm(task))
+		starpu_prefetch_task_input_on_node_prio(task, q->node, 1);
+}
+
 static int push_task(struct starpu_task *task)
 {
 	struct ooc_data *d = starpu_sched_ctx_get_policy_data(task->sched_ctx);
@@ -164,6 +179,8 @@ static int push_task(struct starpu_task *task)
 	STARPU_PTHREAD_MUTEX_LOCK(&d->mutex);
 	q = queue_for(d, task);
 	runnable = may_run(q, task_block(task));
+	if (runnable)
+		prefetch_ready(q, task);
 	starpu_task_list_push_back(runnable ? &q->tasks : &q->held, task);
 	starpu_push_task_end(task);
 	STARPU_PTHREAD_MUTEX_UNLOCK(&d->mutex);
@@ -183,6 +200,7 @@ static int release_held(struct fifo *q)
 		struct starpu_task *t = starpu_task_list_pop_front(&q->held);
 
 		if (may_run(q, task_block(t))) {
+			prefetch_ready(q, t);
 			starpu_task_list_push_back(&q->tasks, t);
 			released = 1;
 		} else {

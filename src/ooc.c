@@ -15,6 +15,7 @@
  * device. Each C tile's chain runs on one device: see sched/ooc.c.
  */
 #include <inttypes.h>
+#include <limits.h>
 #include <stdlib.h>
 
 #include "internal.h"
@@ -37,6 +38,7 @@ struct executor {
 	struct chunk_sync sync;
 	struct chunk_ref *refs;
 	int64_t nchunks;
+	int64_t *rel_rows, *rel_cols;  /* scratch: the block of a chunk being released */
 	int me;
 };
 
@@ -199,48 +201,82 @@ static int insert_chunk(struct executor *ex, const int64_t *rows, int64_t nrows,
 	return 0;
 }
 
-/* Let go of a chunk's A and B tiles once its tasks are done: drop received copies
- * from the MPI cache and make device copies the first candidates for eviction. */
-static void release_chunk_inputs(struct executor *ex, const int64_t *rows, int64_t nrows,
-				 const int64_t *cols, int64_t ncols, int64_t z)
+/* Block row x, block column y and chunk z of chunk number @p n (Algorithm 3's order:
+ * y outer, x, then z). */
+static void chunk_coords(const struct executor *ex, int64_t n, int64_t *x, int64_t *y,
+			 int64_t *z)
 {
+	*z = n % ex->plan.Z;
+	*x = n / ex->plan.Z % ex->plan.X;
+	*y = n / ex->plan.Z / ex->plan.X;
+}
+
+/* Whether chunk @p m's A tiles (@p a) or B tiles (!a) are read again by a chunk in
+ * (m, last]: same k range and same block row (A) or block column (B). Happens only
+ * when a block has fewer chunks than the lookahead window. */
+static int inputs_reused(const struct executor *ex, int64_t m, int64_t last, int a)
+{
+	int64_t x, y, z;
+
+	chunk_coords(ex, m, &x, &y, &z);
+	for (int64_t n = m + 1; n <= last && n < ex->nchunks; n++) {
+		int64_t x2, y2, z2;
+
+		chunk_coords(ex, n, &x2, &y2, &z2);
+		if (z2 == z && (a ? x2 == x : y2 == y))
+			return 1;
+	}
+	return 0;
+}
+
+static void release_tile(starpu_data_handle_t h, MPI_Comm comm)
+{
+	starpu_mpi_cache_flush(comm, h);
+	starpu_data_wont_use(h);
+}
+
+/* Let go of chunk @p m's A and B tiles, once this rank's tasks of the chunk are done
+ * and before chunk @p last is inserted: drop received copies from the MPI cache and
+ * make device copies the first candidates for eviction. Not earlier: a "won't use" on
+ * a tile that tasks only read takes effect at once (readers do not wait for readers),
+ * and would offer the next chunks' prefetched tiles for eviction before their use.
+ * Tiles that a chunk up to @p last reads again are kept. Every rank releases the same
+ * tiles at the same point of the insertion sequence, so senders and receivers agree
+ * on what is cached. */
+static void release_chunk_inputs(struct executor *ex, int64_t m, int64_t last)
+{
+	const struct stargemm_matrix *C = ex->gemm.C;
 	MPI_Comm comm = stargemm__comm();
-	int64_t d = ex->plan.d, k_end = chunk_end(ex, z);
+	int64_t x, y, z, nrows, ncols, k_end;
+	int keep_a = inputs_reused(ex, m, last, 1), keep_b = inputs_reused(ex, m, last, 0);
 
-	for (int64_t k = z * d; k < k_end; k++) {
-		for (int64_t ii = 0; ii < nrows; ii++) {
-			starpu_data_handle_t h = stargemm__gemm_a_tile(&ex->gemm, rows[ii], k);
-
-			starpu_mpi_cache_flush(comm, h);
-			starpu_data_wont_use(h);
-		}
-		for (int64_t jj = 0; jj < ncols; jj++) {
-			starpu_data_handle_t h = stargemm__gemm_b_tile(&ex->gemm, k, cols[jj]);
-
-			starpu_mpi_cache_flush(comm, h);
-			starpu_data_wont_use(h);
-		}
+	chunk_coords(ex, m, &x, &y, &z);
+	nrows = block_indices(x, ex->plan.b, C->P, C->mt, ex->rel_rows);
+	ncols = block_indices(y, ex->plan.c, C->Q, C->nt, ex->rel_cols);
+	k_end = chunk_end(ex, z);
+	for (int64_t k = z * ex->plan.d; k < k_end; k++) {
+		for (int64_t ii = 0; ii < nrows && !keep_a; ii++)
+			release_tile(stargemm__gemm_a_tile(&ex->gemm, ex->rel_rows[ii], k), comm);
+		for (int64_t jj = 0; jj < ncols && !keep_b; jj++)
+			release_tile(stargemm__gemm_b_tile(&ex->gemm, k, ex->rel_cols[jj]), comm);
 	}
 }
 
-/* Prefetch a released chunk's A and B tiles to the devices of this rank that will use
- * them (sched/ooc.c's column mapping). Only
- * tiles this rank owns: a tile received over MPI cannot be prefetched from the
- * application in StarPU 1.3 (it is not "initialized" until the receive lands); it
- * reaches its device when the task that reads it is scheduled. */
-static void prefetch_own(starpu_data_handle_t h, unsigned node, int me)
+/* Prefetch tile @p h to memory node @p node if this rank owns it: a tile received over
+ * MPI cannot be prefetched from the application in StarPU 1.3 (it is not "initialized"
+ * until the receive lands); the policy prefetches it when its task becomes ready. */
+static void prefetch_own(starpu_data_handle_t h, unsigned node, int me, int prio)
 {
 	if (starpu_mpi_data_get_rank(h) == me)
-		starpu_data_prefetch_on_node(h, node, 1);
+		starpu_data_prefetch_on_node_prio(h, node, 1, prio);
 }
 
-static void prefetch_chunk_inputs(struct executor *ex, const int64_t *rows, int64_t nrows,
-				  const int64_t *cols, int64_t ncols, int64_t z)
+/* The devices of this rank that compute the block's local columns, each once. */
+static int block_nodes(const struct executor *ex, const int64_t *cols, int64_t ncols,
+		       unsigned *nodes)
 {
 	const struct stargemm_matrix *C = ex->gemm.C;
-	int64_t d = ex->plan.d, k_end = chunk_end(ex, z);
-	int u = ex->me / C->Q, v = ex->me % C->Q, nnodes = 0;
-	unsigned nodes[STARPU_MAXNODES];
+	int v = ex->me % C->Q, nnodes = 0;
 
 	for (int64_t jj = 0; jj < ncols; jj++) {
 		unsigned node;
@@ -253,18 +289,49 @@ static void prefetch_chunk_inputs(struct executor *ex, const int64_t *rows, int6
 			seen |= nodes[n] == node;
 		if (!seen && nnodes < STARPU_MAXNODES)
 			nodes[nnodes++] = node;
-		for (int64_t k = z * d; k < k_end; k++)
-			prefetch_own(stargemm__gemm_b_tile(&ex->gemm, k, cols[jj]), node, ex->me);
 	}
-	/* An A tile is needed by every device of the rank: prefetch it to one of them
-	 * (rotating), and let the others fetch it when their task starts — by then a
-	 * device holds it, and StarPU copies it GPU -> GPU when that link is the faster
-	 * one (the paper's device-to-device fetch, §4.1). */
-	for (int64_t k = z * d; k < k_end; k++)
+	return nnodes;
+}
+
+/* Prefetch a released chunk's A and B tiles in the order its tasks use them (k outer),
+ * so that the copy engine never serves a tile needed later before one needed now. */
+/* Priority of the prefetch of step @p kk of chunk @p n: decreasing along the sequence,
+ * so that StarPU's request queue serves them in the order the tasks use them; below
+ * the ready tasks' own prefetches (sched/ooc.c, priority 1). */
+static int prefetch_priority(const struct executor *ex, int64_t n, int64_t kk)
+{
+	int64_t seq = n * ex->plan.d + kk;
+
+	return seq < INT_MAX / 2 ? -(int)seq : -(INT_MAX / 2);
+}
+
+static void prefetch_chunk_inputs(struct executor *ex, const int64_t *rows, int64_t nrows,
+				  const int64_t *cols, int64_t ncols, int64_t z, int64_t n)
+{
+	const struct stargemm_matrix *C = ex->gemm.C;
+	int64_t d = ex->plan.d, k_end = chunk_end(ex, z);
+	int u = ex->me / C->Q, v = ex->me % C->Q;
+	unsigned nodes[STARPU_MAXNODES];
+	int nnodes = block_nodes(ex, cols, ncols, nodes);
+
+	if (nnodes == 0)
+		return;  /* no C column of this block here */
+	for (int64_t k = z * d; k < k_end; k++) {
+		for (int64_t jj = 0; jj < ncols; jj++)
+			if (cols[jj] % C->Q == v)
+				prefetch_own(stargemm__gemm_b_tile(&ex->gemm, k, cols[jj]),
+					     stargemm__device_node(cols[jj] / C->Q), ex->me,
+					     prefetch_priority(ex, n, k - z * d));
+		/* An A tile is needed by every device of the rank: prefetch it to one of
+		 * them (rotating), and let the others fetch it when their task starts — by
+		 * then a device holds it, and StarPU copies it GPU -> GPU when that link is
+		 * the faster one (the paper's device-to-device fetch, §4.1). */
 		for (int64_t ii = 0; ii < nrows; ii++)
-			if (rows[ii] % C->P == u && nnodes > 0)
+			if (rows[ii] % C->P == u)
 				prefetch_own(stargemm__gemm_a_tile(&ex->gemm, rows[ii], k),
-					     nodes[(rows[ii] / C->P + k) % nnodes], ex->me);
+					     nodes[(rows[ii] / C->P + k) % nnodes], ex->me,
+					     prefetch_priority(ex, n, k - z * d));
+	}
 }
 
 /* A finished block's C tiles go back to host memory and leave the devices. */
@@ -277,7 +344,8 @@ static void release_block(struct executor *ex, const int64_t *rows, int64_t nrow
 				starpu_data_wont_use(stargemm__tile(ex->gemm.C, rows[ii], cols[jj]));
 }
 
-/* Algorithm 3: blocks y outer, x inner, chunks z; chunk n waits for n - (ell + 1). */
+/* Algorithm 3: blocks y outer, x inner, chunks z; chunk n waits for n - (ell + 1),
+ * whose inputs are then let go. */
 static int run_blocks(struct executor *ex, int64_t *rows, int64_t *cols)
 {
 	const struct stargemm_plan *pl = &ex->plan;
@@ -292,15 +360,24 @@ static int run_blocks(struct executor *ex, int64_t *rows, int64_t *cols)
 			int64_t nrows = block_indices(x, pl->b, C->P, C->mt, rows);
 
 			for (int64_t z = 0; z < pl->Z; z++, n++) {
-				wait_chunk(ex, n - (pl->lookahead + 1));
+				int64_t done = n - (pl->lookahead + 1);
+
+				if (done >= 0) {
+					wait_chunk(ex, done);
+					release_chunk_inputs(ex, done, n);
+				}
 				if ((ret = insert_chunk(ex, rows, nrows, cols, ncols, y * pl->X + x, z,
 							n)))
 					return ret;
-				prefetch_chunk_inputs(ex, rows, nrows, cols, ncols, z);
-				release_chunk_inputs(ex, rows, nrows, cols, ncols, z);
+				prefetch_chunk_inputs(ex, rows, nrows, cols, ncols, z, n);
 			}
 			release_block(ex, rows, nrows, cols, ncols);
 		}
+	}
+	/* The last chunks' inputs: nothing follows them. */
+	for (int64_t m = n - (pl->lookahead + 1) > 0 ? n - (pl->lookahead + 1) : 0; m < n; m++) {
+		wait_chunk(ex, m);
+		release_chunk_inputs(ex, m, m);
 	}
 	return 0;
 }
@@ -313,7 +390,9 @@ static int setup(struct executor *ex, int64_t **rows, int64_t **cols)
 	ex->refs = calloc((size_t)ex->nchunks, sizeof(*ex->refs));
 	*rows = malloc((size_t)(ex->plan.b * ex->gemm.C->P) * sizeof(**rows));
 	*cols = malloc((size_t)(ex->plan.c * ex->gemm.C->Q) * sizeof(**cols));
-	if (!ex->sync.pending || !ex->refs || !*rows || !*cols)
+	ex->rel_rows = malloc((size_t)(ex->plan.b * ex->gemm.C->P) * sizeof(*ex->rel_rows));
+	ex->rel_cols = malloc((size_t)(ex->plan.c * ex->gemm.C->Q) * sizeof(*ex->rel_cols));
+	if (!ex->sync.pending || !ex->refs || !*rows || !*cols || !ex->rel_rows || !ex->rel_cols)
 		return stargemm__error(-ENOMEM, "stargemm_pdgemm_ooc: out of memory for %" PRId64
 				       " chunks", ex->nchunks);
 	starpu_pthread_mutex_init(&ex->sync.mutex, NULL);
@@ -350,6 +429,8 @@ int stargemm_pdgemm_ooc(stargemm_trans transa, stargemm_trans transb, double alp
 	}
 	free(ex.sync.pending);
 	free(ex.refs);
+	free(ex.rel_rows);
+	free(ex.rel_cols);
 	free(rows);
 	free(cols);
 	return ret;

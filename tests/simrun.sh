@@ -2,6 +2,9 @@
 # tests/simrun.sh — run a stargemm program on NP simulated nodes of kind HOST with
 # StarPU's SimGrid mode: platform and performance models from perfmodels/, network
 # between nodes from perfmodels/smpi/cluster.xml. Usage: simrun.sh HOST NP PROGRAM [ARGS]
+# Matrices are "folded" in simulation (every page maps the same memory); SMPI folds in
+# blocks of 64 MiB here, not its default 1 MiB, so that the paper-size problems (tens
+# of GiB) stay under the kernel's limit on memory mappings (vm.max_map_count).
 host=$1
 np=$2
 shift 2
@@ -23,7 +26,7 @@ i=0
 : >"$hosts"
 while [ $i -lt "$np" ]; do echo "node$i" >>"$hosts"; i=$((i + 1)); done
 timeout "${TEST_TIMEOUT:-600}" "$MPIEXEC" -np "$np" -platform "$SRCDIR/perfmodels/smpi/cluster.xml" \
-	-hostfile "$hosts" "$@"
+	-hostfile "$hosts" --cfg=smpi/shared-malloc-blocksize:67108864 "$@"
 ret=$?
 rm -f "$hosts"
 exit $ret
