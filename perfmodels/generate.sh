@@ -5,17 +5,32 @@
 # an assumption stated in perfmodels/README.md; change it here and re-run:
 #     perfmodels/generate.sh
 # Footprints (the task hash StarPU files a duration under) were printed by
-# perfmodels/footprint.c for square tiles of doubles; they do not depend on the machine.
+# perfmodels/footprint.c; they depend on the tile shapes only, not on the machine.
+# Square tiles of 512..4096, and the ragged shapes of N = 70,000 with tiles of 1024
+# (last tile 368), the paper's Summit problem.
 set -euo pipefail
 out=$(cd "$(dirname "$0")" && pwd)/sampling
 mkdir -p "$out/bus" "$out/codelets/45"
-
-# tile  gemm-footprint  fill-footprint  (from perfmodels/footprint.c)
-footprints="512 45a71dee 914f3bef
-1024 0b0dbeb1 aa6d4ef7
-2048 86ec636c f46823c7
-4096 23d74a95 efd24246"
-
+# gemm: M N K hash (C M x N, A M x K, B K x N)
+gemm_shapes="512 512 512 45a71dee
+1024 1024 1024 0b0dbeb1
+2048 2048 2048 86ec636c
+4096 4096 4096 23d74a95
+1024 1024 368 4e9fa514
+1024 368 1024 0a955b94
+1024 368 368 4f074031
+368 1024 1024 9049598c
+368 1024 368 d5db4229
+368 368 1024 91d1bca9
+368 368 368 d443a70c"
+# fill: rows cols hash
+fill_shapes="512 512 914f3bef
+1024 1024 aa6d4ef7
+2048 2048 f46823c7
+4096 4096 efd24246
+1024 368 ffff1541
+368 1024 49b615d7
+368 368 1c244e61"
 # machine: name ncpus ngpus gpu_mem_bytes gpu_dgemm_gflops cpu_core_dgemm_gflops
 #          host_link_GBps gpu_gpu_same_group_GBps gpu_gpu_other_group_GBps gpus_per_group
 #          host_aggregate_GBps host_lat_us peer_lat_us fill_GBps
@@ -100,30 +115,30 @@ EOF
 	echo '</platform>'
 }
 
-# One combination (device type/id) with one entry per tile size.
+# One combination (device type/id) with one entry per tile shape.
 comb() { # index devtype devid rate_gflops what(gemm|fill) fill_GBps
-	local idx=$1 type=$2 id=$3 rate=$4 what=$5 fillbw=$6
+	local idx=$1 type=$2 id=$3 rate=$4 what=$5 fillbw=$6 shapes
+	if [ "$what" = gemm ]; then shapes=$gemm_shapes; else shapes=$fill_shapes; fi
 	printf '####################\n# COMB_%d\n# number of types devices\n1\n' "$idx"
 	printf '####################\n# DEV_0\n# device type (CPU - 0, CUDA - 1, OPENCL - 2, MIC - 3)\n%d\n' "$type"
 	printf '####################\n# DEV_0\n# device id \n%d\n' "$id"
 	printf '####################\n# DEV_0\n# number of cores \n1\n'
 	printf '##########\n# number of implementations\n1\n#####\n# Model for impl0 (Comb%d)\n' "$idx"
-	printf '# number of entries\n4\n'
+	printf '# number of entries\n%d\n' "$(echo "$shapes" | wc -l)"
 	printf '# sumlnx\tsumlnx2\t\tsumlny\t\tsumlnxlny\talpha\t\tbeta\t\tn\tminx\t\tmaxx\n'
 	printf '0.000000e+00\t0.000000e+00\t0.000000e+00\t0.000000e+00\tnan\tnan\t0\t0\t0\n'
 	printf '# a\t\tb\t\tc\nnan\tnan\tnan\n# not multiple-regression-base\n0\n'
 	printf '# hash\t\tsize\t\tflops\t\tmean (us)\tdev (us)\tsum\t\tsum2\t\tn\n'
-	echo "$footprints" | awk -v rate="$rate" -v what="$what" -v bw="$fillbw" '{
-		t = $1
-		if (what == "gemm") { hash = $2; size = 3 * t * t * 8; flops = 2.0 * t * t * t
+	echo "$shapes" | awk -v rate="$rate" -v what="$what" -v bw="$fillbw" '{
+		if (what == "gemm") { m = $1; n = $2; k = $3; hash = $4
+			size = (m * n + m * k + k * n) * 8; flops = 2.0 * m * n * k
 			mean = flops / (rate * 1e3) }
-		else { hash = $3; size = t * t * 8; flops = 0; mean = size / (bw * 1e3) }
+		else { hash = $3; size = $1 * $2 * 8; flops = 0; mean = size / (bw * 1e3) }
 		n = 10; dev = 0.01 * mean
 		printf "%s\t%d\t%e\t%e\t%e\t%e\t%e\t%d\n", hash, size, flops, mean, dev,
 			n * mean, n * (mean * mean + dev * dev), n }'
 	printf '\n'
 }
-
 codelet() { # what ncpu_combs ngpus gpu_gflops cpu_gflops fill_GBps
 	local what=$1 G=$3 gpu=$4 cpu=$5 bw=$6 idx=1
 	printf '##################\n# Performance Model Version\n45\n\n'

@@ -59,6 +59,12 @@ void stargemm__transfers_shutdown(void);
 /* Record the current StarPU-allocated host memory in the peak (stats.c). */
 void stargemm__sample_memory(void);
 MPI_Comm stargemm__comm(void);
+/* Element-wise sum of @p n values over all ranks into @p out (collective; works at any
+ * MPI thread level, also in simulation) (collective.c). */
+int stargemm__sum_u64(const uint64_t *in, uint64_t *out, int n);
+/* Take the reductions' own StarPU-MPI traffic out of per-destination byte counts. */
+void stargemm__reduction_bytes(size_t *sent);
+void stargemm__reduction_shutdown(void);
 /* Reserve @p count consecutive StarPU-MPI tags; identical on every rank as long as
  * matrices are created collectively in the same order. */
 int64_t stargemm__reserve_tags(int64_t count);

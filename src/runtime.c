@@ -286,16 +286,17 @@ void stargemm__kernel_failed(const char *msg)
 
 int stargemm__check_kernel_failures(void)
 {
-	int local = atomic_exchange(&kernel_failures, 0), n = local;
+	int local = atomic_exchange(&kernel_failures, 0);
+	uint64_t mine = (uint64_t)local, n = mine;
 
 	/* Every rank must agree that the result is incomplete, not only the one whose
 	 * kernel failed. */
-	if (rt.thread_multiple && rt.nranks > 1)
-		MPI_Allreduce(&local, &n, 1, MPI_INT, MPI_SUM, rt.comm);
+	if (rt.nranks > 1 && stargemm__sum_u64(&mine, &n, 1))
+		n = mine;
 	if (n == 0)
 		return 0;
 	return stargemm__error(-EIO, "%d kernel(s) failed; first failure here: %s; the "
-			       "result is incomplete", n,
+			       "result is incomplete", (int)n,
 			       local ? kernel_failure_msg : "(on another rank)");
 }
 

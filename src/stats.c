@@ -87,15 +87,16 @@ static void mpi_sent(size_t *sent)
 {
 	memset(sent, 0, (size_t)stargemm_nranks() * sizeof(*sent));
 	starpu_mpi_comm_amounts_retrieve(sent);
+	stargemm__reduction_bytes(sent);
 }
 
 /* This rank's sent and received bytes since the last reset. */
 static int mpi_traffic(uint64_t *sent_total, uint64_t *received)
 {
-	int n = stargemm_nranks(), me = stargemm_rank();
+	int n = stargemm_nranks(), me = stargemm_rank(), ret;
 	size_t *now = calloc((size_t)n, sizeof(*now));
-	unsigned long long *delta = calloc((size_t)n, sizeof(*delta));
-	unsigned long long *sum = calloc((size_t)n, sizeof(*sum));
+	uint64_t *delta = calloc((size_t)n, sizeof(*delta));
+	uint64_t *sum = calloc((size_t)n, sizeof(*sum));
 
 	if (!now || !delta || !sum) {
 		free(now);
@@ -110,15 +111,12 @@ static int mpi_traffic(uint64_t *sent_total, uint64_t *received)
 		*sent_total += delta[r];
 	}
 	/* Element r of the sum is what every rank sent to rank r. */
-	if (n > 1)
-		MPI_Allreduce(delta, sum, n, MPI_UNSIGNED_LONG_LONG, MPI_SUM, stargemm__comm());
-	else
-		sum[0] = delta[0];
+	ret = stargemm__sum_u64(delta, sum, n);
 	*received = sum[me];
 	free(now);
 	free(delta);
 	free(sum);
-	return 0;
+	return ret;
 }
 
 int stargemm_transfers_reset(void)
@@ -149,9 +147,6 @@ int stargemm_transfers_get(struct stargemm_transfer_stats *stats)
 		return stargemm__error(-EINVAL, "stargemm_transfers_get: stats is NULL");
 	if (!stargemm__initialized())
 		return stargemm__error(-EINVAL, "stargemm_transfers_get: call stargemm_init() first");
-	if (!stargemm__mpi_thread_multiple())
-		return stargemm__error(-ENODEV, "stargemm_transfers_get: exchanging MPI counts "
-				       "needs MPI_THREAD_MULTIPLE (MPI was initialised with less)");
 	pthread_mutex_lock(&lock);
 	drain_buses();
 	*stats = acc;
@@ -166,4 +161,5 @@ void stargemm__transfers_shutdown(void)
 	free(mpi_base);
 	mpi_base = NULL;
 	memset(&acc, 0, sizeof(acc));
+	stargemm__reduction_shutdown();
 }

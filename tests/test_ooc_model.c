@@ -15,9 +15,12 @@
  *      insertion, and a sender needs this rank's tiles to go further, so it is at most
  *      ell + 1 chunks ahead). An unthrottled run holds every chunk of a block at once:
  *      the network is not flooded and received copies do not outlive their chunk.
- * Usage: test_ooc_model P Q   (under mpiexec with P*Q processes)
+ * Usage: test_ooc_model P Q [serialized]   (under mpiexec with P*Q processes;
+ * "serialized" initialises MPI at MPI_THREAD_SERIALIZED first, so the counters are
+ * exchanged through StarPU-MPI, the path simulation and SERIALIZED MPIs take)
  */
 #include <errno.h>
+#include <string.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -155,8 +158,13 @@ static int run(const struct model_case *mc, int P, int Q)
 int main(int argc, char **argv)
 {
 	int P = argc > 2 ? atoi(argv[1]) : 1, Q = argc > 2 ? atoi(argv[2]) : 1;
-	int failures = 0, all = 0, ret;
+	int failures = 0, all = 0, ret, provided, serialized = argc > 3 &&
+								   !strcmp(argv[3], "serialized");
 
+	/* "serialized": MPI initialised here below MPI_THREAD_MULTIPLE, so that the
+	 * library exchanges its counters through StarPU-MPI instead of MPI_Allreduce. */
+	if (serialized)
+		MPI_Init_thread(&argc, &argv, MPI_THREAD_SERIALIZED, &provided);
 	if ((ret = stargemm_init(NULL, &argc, &argv)) != 0) {
 		fprintf(stderr, "stargemm_init: %s\n", stargemm_last_error());
 		return ret == -ENODEV ? 77 : 1;
@@ -166,5 +174,7 @@ int main(int argc, char **argv)
 	/* The verdict of every rank, collected with StarPU-MPI idle. */
 	MPI_Allreduce(&failures, &all, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
 	stargemm_finalize();
+	if (serialized)
+		MPI_Finalize();
 	return all ? 1 : 0;
 }

@@ -1,0 +1,107 @@
+/*
+ * collective.c — the one reduction stargemm needs of its own (transfer counters, kernel
+ * failure agreement): an element-wise sum of small uint64 vectors over all ranks.
+ *
+ * With MPI_THREAD_MULTIPLE it is an MPI_Allreduce beside StarPU-MPI's progress thread.
+ * Without it (MPI_THREAD_SERIALIZED, and SimGrid's SMPI, where the application thread
+ * must not call MPI at all) it goes through StarPU-MPI itself: every rank sends its
+ * vector to every other rank with starpu_mpi_isend/irecv and adds what it receives.
+ * Collective: every rank calls it in the same order (it reserves a tag).
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "internal.h"
+
+/* Bytes this rank's reductions sent through StarPU-MPI to each rank: StarPU-MPI counts
+ * them with the tiles, and the transfer counters take them out again (stats.c). */
+static uint64_t *own_bytes;
+static int own_ranks;
+
+void stargemm__reduction_bytes(size_t *sent)
+{
+	for (int r = 0; r < own_ranks && r < stargemm_nranks(); r++)
+		sent[r] -= own_bytes[r];
+}
+
+void stargemm__reduction_shutdown(void)
+{
+	free(own_bytes);
+	own_bytes = NULL;
+	own_ranks = 0;
+}
+
+static int count_own(int nranks, int n)
+{
+	if (own_ranks != nranks) {
+		free(own_bytes);
+		own_bytes = calloc((size_t)nranks, sizeof(*own_bytes));
+		own_ranks = own_bytes ? nranks : 0;
+	}
+	if (!own_bytes)
+		return -ENOMEM;
+	for (int r = 0; r < nranks; r++)
+		if (r != stargemm_rank())
+			own_bytes[r] += (uint64_t)n * sizeof(uint64_t);
+	return 0;
+}
+
+static int sum_by_starpu_mpi(const uint64_t *in, uint64_t *out, int n)
+{
+	int me = stargemm_rank(), nranks = stargemm_nranks();
+	int64_t tag = stargemm__reserve_tags(1);
+	MPI_Comm comm = stargemm__comm();
+	uint64_t *recv = calloc((size_t)nranks * (size_t)n, sizeof(*recv));
+	starpu_data_handle_t *hr = calloc((size_t)nranks, sizeof(*hr));
+	starpu_mpi_req *sreq = calloc((size_t)nranks, sizeof(*sreq));
+	starpu_mpi_req *rreq = calloc((size_t)nranks, sizeof(*rreq));
+	starpu_data_handle_t hs;
+
+	if (!recv || !hr || !sreq || !rreq || count_own(nranks, n)) {
+		free(recv);
+		free(hr);
+		free(sreq);
+		free(rreq);
+		return stargemm__error(-ENOMEM, "stargemm: out of memory for a reduction over "
+				       "%d ranks", nranks);
+	}
+	starpu_vector_data_register(&hs, STARPU_MAIN_RAM, (uintptr_t)in, (uint32_t)n,
+				    sizeof(*in));
+	for (int r = 0; r < nranks; r++) {
+		if (r == me)
+			continue;
+		starpu_vector_data_register(&hr[r], STARPU_MAIN_RAM, (uintptr_t)(recv + r * n),
+					    (uint32_t)n, sizeof(*recv));
+		starpu_mpi_irecv(hr[r], &rreq[r], r, tag, comm);
+		starpu_mpi_isend(hs, &sreq[r], r, tag, comm);
+	}
+	memcpy(out, in, (size_t)n * sizeof(*out));
+	for (int r = 0; r < nranks; r++) {
+		if (r == me)
+			continue;
+		starpu_mpi_wait(&sreq[r], MPI_STATUS_IGNORE);
+		starpu_mpi_wait(&rreq[r], MPI_STATUS_IGNORE);
+		starpu_data_unregister(hr[r]);
+		for (int i = 0; i < n; i++)
+			out[i] += recv[r * n + i];
+	}
+	starpu_data_unregister(hs);
+	free(recv);
+	free(hr);
+	free(sreq);
+	free(rreq);
+	return 0;
+}
+
+int stargemm__sum_u64(const uint64_t *in, uint64_t *out, int n)
+{
+	if (stargemm_nranks() == 1) {
+		memcpy(out, in, (size_t)n * sizeof(*out));
+		return 0;
+	}
+	if (stargemm__mpi_thread_multiple()) {
+		MPI_Allreduce(in, out, n, MPI_UINT64_T, MPI_SUM, stargemm__comm());
+		return 0;
+	}
+	return sum_by_starpu_mpi(in, out, n);
+}
