@@ -12,8 +12,10 @@
  *  - One FIFO queue per device, served in the order tasks became ready: the executor
  *    (src/ooc.c) inserts tasks chunk by chunk, so a device finishes a chunk's work
  *    before it starts the next one's, and never starts a new C block before its tasks
- *    of the previous block are done — the new block's C tiles arrive when their first
- *    task runs, never by prefetch.
+ *    of the previous block are done.
+ *  - A GEMM entering its device's queue prefetches its inputs there, C tile included
+ *    (an application prefetch of C would wait for the task holding it); a held GEMM
+ *    prefetches nothing, so the next C block is loaded only once it may run.
  *  - CPU workers take no GEMM when the rank has GPUs; they run the other tasks (tile
  *    fills). Without GPUs, every task goes to the CPU workers' queue.
  *  - C blocks do not overlap on a device: a GEMM of block beta is held back until the
@@ -23,8 +25,8 @@
  *    inputs are prefetched by the lookahead — but their C tiles are only allocated
  *    once the previous block's C tiles are done and released, so a device never
  *    holds two C blocks. Tasks with priority >= 0 (plain stargemm_pdgemm) are not held.
- * Input prefetching (A and B tiles of the chunks released by the lookahead) is issued
- * by the executor with stargemm__device_node(), the same mapping as here.
+ * The lookahead's prefetching (A and B tiles of the chunks inserted ahead) is issued by
+ * the executor with stargemm__device_node(), the same mapping as here.
  *
  * The C tile's local column index is carried by the handle's user data (set by
  * src/matrix.c), so the policy needs no knowledge of the matrices.

@@ -8,10 +8,11 @@
  * chunk n - (ell + 1): submission itself is throttled, because StarPU-MPI posts the
  * receives (and StarPU the prefetches) of a task as soon as it is submitted — inserting
  * everything at once would request every A and B tile at the start, which is exactly
- * the flood the paper describes. After a chunk is inserted, its A and B tiles are
- * flushed from the MPI cache and marked "won't use" (both take effect once the chunk's
- * tasks have run), so received copies and device copies do not outlive the chunk; after
- * a block, its C tiles are marked "won't use", which writes them back and frees the
+ * the flood the paper describes. A chunk's own A and B tiles are prefetched, in the
+ * order its tasks use them, when it is inserted; once its tasks have run (before chunk
+ * n + ell + 1 is inserted) they are flushed from the MPI cache and marked "won't use",
+ * so received copies and device copies do not outlive the chunk's window. After a
+ * block, its C tiles are marked "won't use", which writes them back and frees the
  * device. Each C tile's chain runs on one device: see sched/ooc.c.
  */
 #include <inttypes.h>
