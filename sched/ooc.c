@@ -57,6 +57,7 @@ struct ooc_data {
 	struct fifo *device;     /* ndevices queues */
 	struct fifo cpu;         /* non-GEMM tasks (and GEMMs without GPU: == device[0]) */
 	struct fifo *of_worker[STARPU_NMAXWORKERS];
+	int64_t on_demand_k;     /* GEMMs of this inner extent are not prefetched (0: none) */
 };
 
 /* Device of local C column @p jl: cyclic over the G devices. */
@@ -76,6 +77,15 @@ static int64_t task_column(const struct starpu_task *task)
 	uintptr_t tag = (uintptr_t)starpu_data_get_user_data(STARPU_TASK_GET_HANDLE(task, 2));
 
 	return tag ? (int64_t)tag - 1 : 0;
+}
+
+/* Inner dimension of a GEMM: A holds rows(C) x K elements, whatever op(A) is. */
+static int64_t task_k_extent(const struct starpu_task *task)
+{
+	starpu_data_handle_t a = STARPU_TASK_GET_HANDLE(task, 0);
+	int64_t rows = starpu_matrix_get_nx(STARPU_TASK_GET_HANDLE(task, 2));
+
+	return rows ? (int64_t)starpu_matrix_get_nx(a) * starpu_matrix_get_ny(a) / rows : 0;
 }
 
 /* The one instance (StarPU runs one policy per context; stargemm uses one context). */
@@ -165,10 +175,13 @@ static int may_run(const struct fifo *q, int64_t block)
  * prefetch, since the task holds it — and A and B tiles that the executor could not
  * prefetch earlier (those received over MPI are readable only now). Their priority is
  * above the lookahead's prefetches (priority 0): what runs next is copied first.
+ * Except the GEMMs of a ragged last K tile, when the executor says so
+ * (stargemm__sched_on_demand_k): their inputs are fetched when they run.
  * Called before the task is visible to the workers. */
-static void prefetch_ready(const struct fifo *q, struct starpu_task *task)
+static void prefetch_ready(const struct ooc_data *d, const struct fifo *q,
+			   struct starpu_task *task)
 {
-	if (is_gemm(task))
+	if (is_gemm(task) && (d->on_demand_k == 0 || task_k_extent(task) != d->on_demand_k))
 		starpu_prefetch_task_input_on_node_prio(task, q->node, 1);
 }
 
@@ -182,7 +195,7 @@ static int push_task(struct starpu_task *task)
 	q = queue_for(d, task);
 	runnable = may_run(q, task_block(task));
 	if (runnable)
-		prefetch_ready(q, task);
+		prefetch_ready(d, q, task);
 	starpu_task_list_push_back(runnable ? &q->tasks : &q->held, task);
 	starpu_push_task_end(task);
 	STARPU_PTHREAD_MUTEX_UNLOCK(&d->mutex);
@@ -192,7 +205,7 @@ static int push_task(struct starpu_task *task)
 }
 
 /* Move the held tasks that may now run to the queue (called with the mutex held). */
-static int release_held(struct fifo *q)
+static int release_held(const struct ooc_data *d, struct fifo *q)
 {
 	struct starpu_task_list keep;
 	int released = 0;
@@ -202,7 +215,7 @@ static int release_held(struct fifo *q)
 		struct starpu_task *t = starpu_task_list_pop_front(&q->held);
 
 		if (may_run(q, task_block(t))) {
-			prefetch_ready(q, t);
+			prefetch_ready(d, q, t);
 			starpu_task_list_push_back(&q->tasks, t);
 			released = 1;
 		} else {
@@ -233,7 +246,7 @@ static void post_exec(struct starpu_task *task, unsigned ctx)
 	q = queue_for(d, task);
 	if (q->pending[block % BLOCK_RING] > 0 && --q->pending[block % BLOCK_RING] == 0) {
 		advance_oldest(q, q->newest);
-		released = release_held(q);
+		released = release_held(d, q);
 	}
 	STARPU_PTHREAD_MUTEX_UNLOCK(&d->mutex);
 	if (released)
@@ -288,6 +301,12 @@ int stargemm__sched_expect(int64_t local_column, int64_t block)
 		q->newest = block;
 	STARPU_PTHREAD_MUTEX_UNLOCK(&d->mutex);
 	return 0;
+}
+
+void stargemm__sched_on_demand_k(int64_t k_extent)
+{
+	if (active)
+		active->on_demand_k = k_extent;
 }
 
 unsigned stargemm__device_node(int64_t local_column)

@@ -93,6 +93,8 @@ int stargemm__gemm_check(struct stargemm__gemm *p);
 /* The k-th tile of row i of op(A), and of column j of op(B). */
 starpu_data_handle_t stargemm__gemm_a_tile(const struct stargemm__gemm *p, int64_t i, int64_t k);
 starpu_data_handle_t stargemm__gemm_b_tile(const struct stargemm__gemm *p, int64_t k, int64_t j);
+/* Extent (elements) of the k-th tile of the inner dimension. */
+int64_t stargemm__gemm_k_extent(const struct stargemm__gemm *p, int64_t k);
 
 /* Insert the update of C(i, j) by the k-th tiles of op(A) and op(B) (beta applied when
  * k = 0), with a StarPU priority and an optional callback run on the rank that
@@ -107,6 +109,9 @@ unsigned stargemm__device_node(int64_t local_column);
 /* Announce a GEMM of C block @p block for the device of @p local_column before it is
  * inserted (a no-op unless stargemm-ooc is the active policy). */
 int stargemm__sched_expect(int64_t local_column, int64_t block);
+/* GEMMs whose inner dimension is @p k_extent are not prefetched by the policy (0: all
+ * are); see src/ooc.c, on_demand_k(). */
+void stargemm__sched_on_demand_k(int64_t k_extent);
 
 /* Codelets (codelets/). */
 extern struct starpu_codelet stargemm_gemm_cl;            /* C = a op(A) op(B) + b C, C in RW */
