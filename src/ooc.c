@@ -295,8 +295,6 @@ static int block_nodes(const struct executor *ex, const int64_t *cols, int64_t n
 	return nnodes;
 }
 
-/* Prefetch a released chunk's A and B tiles in the order its tasks use them (k outer),
- * so that the copy engine never serves a tile needed later before one needed now. */
 /* The K tile whose A and B tiles are fetched on demand instead of prefetched: the last
  * one, when it is smaller than all the others, which are equal (a regular tiling with
  * a ragged end); otherwise -1. Why: StarPU 1.3, allocating a buffer on a full device,
@@ -327,6 +325,8 @@ static int prefetch_priority(const struct executor *ex, int64_t n, int64_t kk)
 	return seq < INT_MAX / 2 ? -(int)seq : -(INT_MAX / 2);
 }
 
+/* Prefetch a released chunk's A and B tiles in the order its tasks use them (k outer),
+ * so that the copy engine never serves a tile needed later before one needed now. */
 static void prefetch_chunk_inputs(struct executor *ex, const int64_t *rows, int64_t nrows,
 				  const int64_t *cols, int64_t ncols, int64_t z, int64_t n)
 {
@@ -338,7 +338,9 @@ static void prefetch_chunk_inputs(struct executor *ex, const int64_t *rows, int6
 
 	if (nnodes == 0)
 		return;  /* no C column of this block here */
-	for (int64_t k = z * d; k < k_end && k != ex->on_demand_k; k++) {
+	for (int64_t k = z * d; k < k_end; k++) {
+		if (k == ex->on_demand_k)
+			continue;
 		for (int64_t jj = 0; jj < ncols; jj++)
 			if (cols[jj] % C->Q == v)
 				prefetch_own(stargemm__gemm_b_tile(&ex->gemm, k, cols[jj]),
