@@ -110,8 +110,8 @@ unsigned stargemm__device_node(int64_t local_column);
  * inserted (a no-op unless stargemm-ooc is the active policy). */
 int stargemm__sched_expect(int64_t local_column, int64_t block);
 /* GEMMs whose inner dimension is @p k_extent are not prefetched by the policy (0: all
- * are); see src/ooc.c, on_demand_k(). */
-void stargemm__sched_on_demand_k(int64_t k_extent);
+ * are); see src/ooc.c, pinned_k(). */
+void stargemm__sched_skip_prefetch_k(int64_t k_extent);
 
 /* Codelets (codelets/). */
 extern struct starpu_codelet stargemm_gemm_cl;            /* C = a op(A) op(B) + b C, C in RW */

@@ -33,6 +33,15 @@ struct chunk_ref {
 	int64_t n;
 };
 
+/* The ragged K tiles of one chunk, held on the devices that use them (pin_ragged()). */
+struct pin_set {
+	struct chunk_sync *sync;
+	starpu_data_handle_t *handle;
+	unsigned *node;
+	int64_t count;      /* acquisitions requested */
+	int64_t acquired;   /* acquisitions completed (under sync->mutex) */
+};
+
 struct executor {
 	struct stargemm__gemm gemm;
 	struct stargemm_plan plan;
@@ -40,7 +49,8 @@ struct executor {
 	struct chunk_ref *refs;
 	int64_t nchunks;
 	int64_t *rel_rows, *rel_cols;  /* scratch: the block of a chunk being released */
-	int64_t on_demand_k;           /* K tile not prefetched (on_demand_k()), or -1 */
+	int64_t pinned_k;              /* ragged K tile held on the devices (pinned_k()), or -1 */
+	struct pin_set *pins;          /* lookahead + 1 slots: chunk n uses slot n % (ell + 1) */
 	int me;
 };
 
@@ -295,15 +305,15 @@ static int block_nodes(const struct executor *ex, const int64_t *cols, int64_t n
 	return nnodes;
 }
 
-/* The K tile whose A and B tiles are fetched on demand instead of prefetched: the last
- * one, when it is smaller than all the others, which are equal (a regular tiling with
- * a ragged end); otherwise -1. Why: StarPU 1.3, allocating a buffer on a full device,
- * first reuses one of the same size. The ragged K tiles are the only ones of their
- * size, so a prefetched one was taken back by the next ragged fetch before its use and
- * loaded again — in simulation, almost once per task: N = 70,000 loaded 9-13% more
- * tiles than the model (24,576 x 24,576 x 24,944 on one 4000 MiB GPU: 1.169), and
- * 1.005 with these few tiles fetched on demand. */
-static int64_t on_demand_k(const struct executor *ex)
+/* The K tile whose A and B tiles the executor holds on the devices (pin_ragged())
+ * instead of prefetching them: the last one, when it is smaller than all the others,
+ * which are equal (a regular tiling with a ragged end); otherwise -1. Why: StarPU 1.3,
+ * allocating a buffer on a full device, first reuses one of the same shape that no task
+ * holds at that instant. The ragged K tiles are the only ones of their shape, read in
+ * turn by every task of the step, so they took each other's buffers and were loaded
+ * again almost once per task: in simulation, N = 70,000 loaded 8-13% more tiles than
+ * the model (24,576 x 24,576 x 24,944 on six 4000 MiB GPUs: 1.090; held: 1.000). */
+static int64_t pinned_k(const struct executor *ex)
 {
 	int64_t kt = ex->gemm.kt, full = stargemm__gemm_k_extent(&ex->gemm, 0);
 
@@ -313,6 +323,73 @@ static int64_t on_demand_k(const struct executor *ex)
 		if (stargemm__gemm_k_extent(&ex->gemm, k) != full)
 			return -1;
 	return kt - 1;
+}
+
+static void pin_acquired(void *arg)
+{
+	struct pin_set *s = arg;
+
+	starpu_pthread_mutex_lock(&s->sync->mutex);
+	s->acquired++;
+	starpu_pthread_cond_broadcast(&s->sync->done);
+	starpu_pthread_mutex_unlock(&s->sync->mutex);
+}
+
+static int pin(struct pin_set *s, starpu_data_handle_t h, unsigned node, int me)
+{
+	int ret;
+
+	if (starpu_mpi_data_get_rank(h) != me)
+		return 0;  /* received: StarPU 1.3 refuses to acquire it before it lands */
+
+	s->handle[s->count] = h;
+	s->node[s->count] = node;
+	ret = starpu_data_acquire_on_node_cb(h, (int)node, STARPU_R, pin_acquired, s);
+	if (ret)
+		return stargemm__error(ret, "stargemm_pdgemm_ooc: cannot hold a ragged K tile on "
+				       "memory node %u (starpu_data_acquire_on_node_cb: %d)", node, ret);
+	s->count++;
+	return 0;
+}
+
+/* Hold chunk @p n's ragged K tiles (pinned_k()) on the devices whose tasks read them,
+ * from now until the chunk's inputs are released. A held tile cannot be evicted, so a
+ * new one's buffer comes from the "won't use" tiles of released chunks instead of
+ * another ragged tile still to be read. Only this rank's own tiles: a
+ * tile received over MPI cannot be acquired before it lands (StarPU 1.3). */
+static int pin_ragged(struct executor *ex, const int64_t *rows, int64_t nrows,
+		      const int64_t *cols, int64_t ncols, int64_t n)
+{
+	const struct stargemm_matrix *C = ex->gemm.C;
+	struct pin_set *s = &ex->pins[n % (ex->plan.lookahead + 1)];
+	int u = ex->me / C->Q, v = ex->me % C->Q, ret = 0;
+	unsigned nodes[STARPU_MAXNODES];
+	int nnodes = block_nodes(ex, cols, ncols, nodes);
+
+	for (int64_t ii = 0; ii < nrows && !ret; ii++)
+		for (int g = 0; g < nnodes && !ret && rows[ii] % C->P == u; g++)
+			ret = pin(s, stargemm__gemm_a_tile(&ex->gemm, rows[ii], ex->pinned_k),
+				  nodes[g], ex->me);
+	for (int64_t jj = 0; jj < ncols && !ret; jj++)
+		if (cols[jj] % C->Q == v)
+			ret = pin(s, stargemm__gemm_b_tile(&ex->gemm, ex->pinned_k, cols[jj]),
+				  stargemm__device_node(cols[jj] / C->Q), ex->me);
+	return ret;
+}
+
+/* Let go of the tiles pin_ragged() holds for chunk @p n, once their acquisitions are
+ * complete (a release must follow its acquisition). */
+static void unpin(struct executor *ex, int64_t n)
+{
+	struct pin_set *s = &ex->pins[n % (ex->plan.lookahead + 1)];
+
+	starpu_pthread_mutex_lock(&ex->sync.mutex);
+	while (s->acquired < s->count)
+		starpu_pthread_cond_wait(&ex->sync.done, &ex->sync.mutex);
+	starpu_pthread_mutex_unlock(&ex->sync.mutex);
+	for (int64_t p = 0; p < s->count; p++)
+		starpu_data_release_on_node(s->handle[p], (int)s->node[p]);
+	s->count = s->acquired = 0;
 }
 
 /* Priority of the prefetch of step @p kk of chunk @p n: decreasing along the sequence,
@@ -339,7 +416,7 @@ static void prefetch_chunk_inputs(struct executor *ex, const int64_t *rows, int6
 	if (nnodes == 0)
 		return;  /* no C column of this block here */
 	for (int64_t k = z * d; k < k_end; k++) {
-		if (k == ex->on_demand_k)
+		if (k == ex->pinned_k)
 			continue;
 		for (int64_t jj = 0; jj < ncols; jj++)
 			if (cols[jj] % C->Q == v)
@@ -388,12 +465,16 @@ static int run_blocks(struct executor *ex, int64_t *rows, int64_t *cols)
 
 				if (done >= 0) {
 					wait_chunk(ex, done);
+					unpin(ex, done);
 					release_chunk_inputs(ex, done, n);
 				}
 				if ((ret = insert_chunk(ex, rows, nrows, cols, ncols, y * pl->X + x, z,
 							n)))
 					return ret;
 				prefetch_chunk_inputs(ex, rows, nrows, cols, ncols, z, n);
+				if (ex->pinned_k >= 0 && chunk_end(ex, z) > ex->pinned_k &&
+				    (ret = pin_ragged(ex, rows, nrows, cols, ncols, n)))
+					return ret;
 			}
 			release_block(ex, rows, nrows, cols, ncols);
 		}
@@ -401,9 +482,36 @@ static int run_blocks(struct executor *ex, int64_t *rows, int64_t *cols)
 	/* The last chunks' inputs: nothing follows them. */
 	for (int64_t m = n - (pl->lookahead + 1) > 0 ? n - (pl->lookahead + 1) : 0; m < n; m++) {
 		wait_chunk(ex, m);
+		unpin(ex, m);
 		release_chunk_inputs(ex, m, m);
 	}
 	return 0;
+}
+
+/* Room for the tiles pin_ragged() may hold per chunk: a block's rows on each device of
+ * the rank, and its columns. */
+static int alloc_pins(struct executor *ex)
+{
+	int64_t devices = starpu_cuda_worker_get_count() > 0 ? starpu_cuda_worker_get_count() : 1;
+	int64_t cap = ex->plan.b * ex->gemm.C->P * devices + ex->plan.c * ex->gemm.C->Q;
+
+	for (int64_t s = 0; s <= ex->plan.lookahead; s++) {
+		ex->pins[s].sync = &ex->sync;
+		ex->pins[s].handle = malloc((size_t)cap * sizeof(*ex->pins[s].handle));
+		ex->pins[s].node = malloc((size_t)cap * sizeof(*ex->pins[s].node));
+		if (!ex->pins[s].handle || !ex->pins[s].node)
+			return -ENOMEM;
+	}
+	return 0;
+}
+
+static void free_pins(struct executor *ex)
+{
+	for (int64_t s = 0; ex->pins && s <= ex->plan.lookahead; s++) {
+		free(ex->pins[s].handle);
+		free(ex->pins[s].node);
+	}
+	free(ex->pins);
 }
 
 static int setup(struct executor *ex, int64_t **rows, int64_t **cols)
@@ -416,7 +524,9 @@ static int setup(struct executor *ex, int64_t **rows, int64_t **cols)
 	*cols = malloc((size_t)(ex->plan.c * ex->gemm.C->Q) * sizeof(**cols));
 	ex->rel_rows = malloc((size_t)(ex->plan.b * ex->gemm.C->P) * sizeof(*ex->rel_rows));
 	ex->rel_cols = malloc((size_t)(ex->plan.c * ex->gemm.C->Q) * sizeof(*ex->rel_cols));
-	if (!ex->sync.pending || !ex->refs || !*rows || !*cols || !ex->rel_rows || !ex->rel_cols)
+	ex->pins = calloc((size_t)ex->plan.lookahead + 1, sizeof(*ex->pins));
+	if (!ex->sync.pending || !ex->refs || !*rows || !*cols || !ex->rel_rows || !ex->rel_cols ||
+	    !ex->pins || alloc_pins(ex))
 		return stargemm__error(-ENOMEM, "stargemm_pdgemm_ooc: out of memory for %" PRId64
 				       " chunks", ex->nchunks);
 	starpu_pthread_mutex_init(&ex->sync.mutex, NULL);
@@ -441,18 +551,21 @@ int stargemm_pdgemm_ooc(stargemm_trans transa, stargemm_trans transb, double alp
 	if (plan)
 		*plan = ex.plan;
 	if ((ret = setup(&ex, &rows, &cols)) == 0) {
-		ex.on_demand_k = on_demand_k(&ex);
-		stargemm__sched_on_demand_k(ex.on_demand_k >= 0
-						    ? stargemm__gemm_k_extent(&ex.gemm, ex.on_demand_k)
+		ex.pinned_k = pinned_k(&ex);
+		stargemm__sched_skip_prefetch_k(ex.pinned_k >= 0
+						    ? stargemm__gemm_k_extent(&ex.gemm, ex.pinned_k)
 						    : 0);
 		ret = run_blocks(&ex, rows, cols);
 		/* Whatever was submitted must finish before the counters go away; on error,
 		 * without clearing the message that says what failed. */
-		if (ret)
+		if (ret) {
 			starpu_mpi_wait_for_all(stargemm__comm());
-		else
+			for (int64_t m = 0; m <= ex.plan.lookahead; m++)
+				unpin(&ex, m);
+		} else {
 			ret = stargemm_wait();
-		stargemm__sched_on_demand_k(0);
+		}
+		stargemm__sched_skip_prefetch_k(0);
 		starpu_pthread_mutex_destroy(&ex.sync.mutex);
 		starpu_pthread_cond_destroy(&ex.sync.done);
 	}
@@ -460,6 +573,7 @@ int stargemm_pdgemm_ooc(stargemm_trans transa, stargemm_trans transb, double alp
 	free(ex.refs);
 	free(ex.rel_rows);
 	free(ex.rel_cols);
+	free_pins(&ex);
 	free(rows);
 	free(cols);
 	return ret;

@@ -65,6 +65,13 @@ static void export_settings(const struct stargemm_config *cfg)
 
 	if (cfg->count_transfers)
 		setenv("STARPU_COMM_STATS", "1", 0);
+	/* No early write-back of modified tiles to keep a share of each device's buffers
+	 * clean (StarPU's default is 5-10%): here the modified tiles are the C tiles of
+	 * the current block, rewritten by every chunk and written back once, when their
+	 * block ends; copying them earlier only takes bandwidth from the loads (simulated
+	 * H100, N = 65,536, 16 GiB: 97.3% -> 98.5% of the model peak, d2h 1122 -> 876). */
+	setenv("STARPU_MINIMUM_CLEAN_BUFFERS", "0", 0);
+	setenv("STARPU_TARGET_CLEAN_BUFFERS", "0", 0);
 	if (cfg->ram_limit_mib > 0) {
 		snprintf(buf, sizeof(buf), "%lld", (long long)cfg->ram_limit_mib);
 		setenv("STARPU_LIMIT_CPU_MEM", buf, 1);
