@@ -355,8 +355,8 @@ static int pin(struct pin_set *s, starpu_data_handle_t h, unsigned node, int me)
 /* Hold chunk @p n's ragged K tiles (pinned_k()) on the devices whose tasks read them,
  * from now until the chunk's inputs are released. A held tile cannot be evicted, so a
  * new one's buffer comes from the "won't use" tiles of released chunks instead of
- * another ragged tile still to be read. Only this rank's own tiles: a
- * tile received over MPI cannot be acquired before it lands (StarPU 1.3). */
+ * another ragged tile still to be read. Only this rank's own tiles: a tile received
+ * over MPI cannot be acquired before it lands (StarPU 1.3). */
 static int pin_ragged(struct executor *ex, const int64_t *rows, int64_t nrows,
 		      const int64_t *cols, int64_t ncols, int64_t n)
 {
