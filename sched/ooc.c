@@ -5,9 +5,10 @@
  *
  * What it enforces (Herault et al. 2019, §2):
  *  - Static device assignment: GPU g of a rank computes the C tiles of its local
- *    columns jl with jl mod G = g (the paper's j = v + q g mod qG), so each C tile's
- *    whole chain of updates runs on one device and the tile stays there until its
- *    block is done. Without GPUs the "device" is the host RAM, shared by the CPU
+ *    columns jl with jl mod G = g (the paper's j = v + q g mod qG) — except the last
+ *    L mod G columns of a block of L, which the executor splits in row ranges over
+ *    all G devices (src/plan.c) — so each C tile's whole chain of updates runs on one
+ *    device and the tile stays there until its block is done. Without GPUs the "device" is the host RAM, shared by the CPU
  *    workers.
  *  - One FIFO queue per device, served in the order tasks became ready: the executor
  *    (src/ooc.c) inserts tasks chunk by chunk, so a device finishes a chunk's work
@@ -30,8 +31,9 @@
  * The lookahead's prefetching (A and B tiles of the chunks inserted ahead) is issued by
  * the executor with stargemm__device_node(), the same mapping as here.
  *
- * The C tile's local column index is carried by the handle's user data (set by
- * src/matrix.c), so the policy needs no knowledge of the matrices.
+ * The C tile's device slot (its local column index, or the device of its split range;
+ * taken mod G) is carried by the handle's user data (set by src/matrix.c, changed by
+ * src/ooc.c for split columns), so the policy needs no knowledge of the matrices.
  */
 #include <limits.h>
 #include <stdlib.h>

@@ -51,6 +51,10 @@ struct executor {
 	int64_t *rel_rows, *rel_cols;  /* scratch: the block of a chunk being released */
 	int64_t pinned_k;              /* ragged K tile held on the devices (pinned_k()), or -1 */
 	struct pin_set *pins;          /* lookahead + 1 slots: chunk n uses slot n % (ell + 1) */
+	int64_t *slot;                 /* block being inserted: device slot of tile (ii, jj) */
+	uint64_t *col_devices;         /* ... the devices computing tiles of column jj */
+	uint64_t *row_devices;         /* ... and of row ii (bit g: device g) */
+	int ndevices;
 	int me;
 };
 
@@ -197,7 +201,8 @@ static int insert_chunk(struct executor *ex, const int64_t *rows, int64_t nrows,
 					starpu_pthread_mutex_lock(&ex->sync.mutex);
 					ex->sync.pending[n]++;
 					starpu_pthread_mutex_unlock(&ex->sync.mutex);
-					ret = stargemm__sched_expect(cols[jj] / C->Q, block);
+					ret = stargemm__sched_expect(ex->slot[ii * ncols + jj],
+								     block);
 					if (ret)
 						return ret;
 				}
@@ -283,25 +288,77 @@ static void prefetch_own(starpu_data_handle_t h, unsigned node, int me, int prio
 		starpu_data_prefetch_on_node_prio(h, node, 1, prio);
 }
 
-/* The devices of this rank that compute the block's local columns, each once. */
-static int block_nodes(const struct executor *ex, const int64_t *cols, int64_t ncols,
-		       unsigned *nodes)
+/* Assign the block's C tiles to this rank's devices: local column t of the block goes
+ * to device (its local column index) mod G, the paper's cyclic rule — except the last
+ * L mod G local columns (L in the block), whose tiles are dealt out in row ranges over
+ * all G devices (stargemm__split_device(), the planner's model), so that every device
+ * gets the same number of C tiles. With whole columns, 69 columns on 6 GPUs gave three
+ * GPUs 12 and three 11: the others waited for them (simulated N = 70,000: 17.71 s of
+ * GEMMs on the first, 16.38 s on the others). The price: the B tiles of a split column
+ * are loaded by each of its devices. The policy finds a tile's device from the C
+ * handle's user data (a device slot: slot mod G); split tiles get slot = device until
+ * the GEMM ends (restore_slots()). */
+static void assign_devices(struct executor *ex, const int64_t *rows, int64_t nrows,
+			   const int64_t *cols, int64_t ncols)
 {
-	const struct stargemm_matrix *C = ex->gemm.C;
-	int v = ex->me % C->Q, nnodes = 0;
+	struct stargemm_matrix *C = ex->gemm.C;
+	int u = ex->me / C->Q, v = ex->me % C->Q, G = ex->ndevices;
+	int64_t L = 0, R = 0, t = 0;
 
-	for (int64_t jj = 0; jj < ncols; jj++) {
-		unsigned node;
-		int seen = 0;
-
-		if (cols[jj] % C->Q != v)
-			continue;
-		node = stargemm__device_node(cols[jj] / C->Q);
-		for (int n = 0; n < nnodes; n++)
-			seen |= nodes[n] == node;
-		if (!seen && nnodes < STARPU_MAXNODES)
-			nodes[nnodes++] = node;
+	for (int64_t jj = 0; jj < ncols; jj++)
+		L += cols[jj] % C->Q == v;
+	for (int64_t ii = 0; ii < nrows; ii++) {
+		R += rows[ii] % C->P == u;
+		ex->row_devices[ii] = 0;
 	}
+	for (int64_t jj = 0; jj < ncols; jj++) {
+		int local = cols[jj] % C->Q == v, split = local && t >= L / G * G;
+		int64_t r = 0;
+
+		ex->col_devices[jj] = 0;
+		for (int64_t ii = 0; ii < nrows; ii++) {
+			int64_t *slot = &ex->slot[ii * ncols + jj];
+			uint64_t bit;
+
+			*slot = cols[jj] / C->Q;
+			if (!local || rows[ii] % C->P != u)
+				continue;
+			if (split) {
+				/* tile e of the (L mod G) x R split ones, in column order */
+				int64_t e = (t - L / G * G) * R + r++;
+
+				*slot = stargemm__split_device(e, (L % G) * R, G);
+				starpu_data_set_user_data(stargemm__tile(C, rows[ii], cols[jj]),
+							  (void *)(uintptr_t)(*slot + 1));
+			}
+			bit = UINT64_C(1) << (*slot % G);
+			ex->col_devices[jj] |= bit;
+			ex->row_devices[ii] |= bit;
+		}
+		t += local;
+	}
+}
+
+/* Give the tiles assign_devices() dealt out their column's slot back (matrix.c's). */
+static void restore_slots(struct executor *ex)
+{
+	struct stargemm_matrix *C = ex->gemm.C;
+
+	for (int64_t i = 0; i < C->mt; i++)
+		for (int64_t j = 0; j < C->nt; j++)
+			if (stargemm_matrix_owner(C, i, j) == ex->me)
+				starpu_data_set_user_data(stargemm__tile(C, i, j),
+							  (void *)(uintptr_t)(j / C->Q + 1));
+}
+
+/* The memory nodes of the devices in @p mask, each once; returns their number. */
+static int mask_nodes(uint64_t mask, int ndevices, unsigned *nodes)
+{
+	int nnodes = 0;
+
+	for (int g = 0; g < ndevices && g < 64; g++)
+		if (mask & (UINT64_C(1) << g))
+			nodes[nnodes++] = stargemm__device_node(g);
 	return nnodes;
 }
 
@@ -360,20 +417,24 @@ static int pin(struct pin_set *s, starpu_data_handle_t h, unsigned node, int me)
 static int pin_ragged(struct executor *ex, const int64_t *rows, int64_t nrows,
 		      const int64_t *cols, int64_t ncols, int64_t n)
 {
-	const struct stargemm_matrix *C = ex->gemm.C;
 	struct pin_set *s = &ex->pins[n % (ex->plan.lookahead + 1)];
-	int u = ex->me / C->Q, v = ex->me % C->Q, ret = 0;
+	int ret = 0;
 	unsigned nodes[STARPU_MAXNODES];
-	int nnodes = block_nodes(ex, cols, ncols, nodes);
 
-	for (int64_t ii = 0; ii < nrows && !ret; ii++)
-		for (int g = 0; g < nnodes && !ret && rows[ii] % C->P == u; g++)
+	for (int64_t ii = 0; ii < nrows && !ret; ii++) {
+		int nrow = mask_nodes(ex->row_devices[ii], ex->ndevices, nodes);
+
+		for (int g = 0; g < nrow && !ret; g++)
 			ret = pin(s, stargemm__gemm_a_tile(&ex->gemm, rows[ii], ex->pinned_k),
 				  nodes[g], ex->me);
-	for (int64_t jj = 0; jj < ncols && !ret; jj++)
-		if (cols[jj] % C->Q == v)
+	}
+	for (int64_t jj = 0; jj < ncols && !ret; jj++) {
+		int ncol = mask_nodes(ex->col_devices[jj], ex->ndevices, nodes);
+
+		for (int g = 0; g < ncol && !ret; g++)
 			ret = pin(s, stargemm__gemm_b_tile(&ex->gemm, ex->pinned_k, cols[jj]),
-				  stargemm__device_node(cols[jj] / C->Q), ex->me);
+				  nodes[g], ex->me);
+	}
 	return ret;
 }
 
@@ -407,31 +468,31 @@ static int prefetch_priority(const struct executor *ex, int64_t n, int64_t kk)
 static void prefetch_chunk_inputs(struct executor *ex, const int64_t *rows, int64_t nrows,
 				  const int64_t *cols, int64_t ncols, int64_t z, int64_t n)
 {
-	const struct stargemm_matrix *C = ex->gemm.C;
 	int64_t d = ex->plan.d, k_end = chunk_end(ex, z);
-	int u = ex->me / C->Q, v = ex->me % C->Q;
 	unsigned nodes[STARPU_MAXNODES];
-	int nnodes = block_nodes(ex, cols, ncols, nodes);
 
-	if (nnodes == 0)
-		return;  /* no C column of this block here */
 	for (int64_t k = z * d; k < k_end; k++) {
 		if (k == ex->pinned_k)
 			continue;
-		for (int64_t jj = 0; jj < ncols; jj++)
-			if (cols[jj] % C->Q == v)
-				prefetch_own(stargemm__gemm_b_tile(&ex->gemm, k, cols[jj]),
-					     stargemm__device_node(cols[jj] / C->Q), ex->me,
-					     prefetch_priority(ex, n, k - z * d));
-		/* An A tile is needed by every device of the rank: prefetch it to one of
-		 * them (rotating), and let the others fetch it when their task starts — by
-		 * then a device holds it, and StarPU copies it GPU -> GPU when that link is
-		 * the faster one (the paper's device-to-device fetch, §4.1). */
-		for (int64_t ii = 0; ii < nrows; ii++)
-			if (rows[ii] % C->P == u)
+		for (int64_t jj = 0; jj < ncols; jj++) {
+			int nb = mask_nodes(ex->col_devices[jj], ex->ndevices, nodes);
+
+			for (int g = 0; g < nb; g++)
+				prefetch_own(stargemm__gemm_b_tile(&ex->gemm, k, cols[jj]), nodes[g],
+					     ex->me, prefetch_priority(ex, n, k - z * d));
+		}
+		/* An A tile is needed by every device with tiles in its row: prefetch it to
+		 * one of them (rotating), and let the others fetch it when their task starts
+		 * — by then a device holds it, and StarPU copies it GPU -> GPU when that link
+		 * is the faster one (the paper's device-to-device fetch, §4.1). */
+		for (int64_t ii = 0; ii < nrows; ii++) {
+			int na = mask_nodes(ex->row_devices[ii], ex->ndevices, nodes);
+
+			if (na > 0)
 				prefetch_own(stargemm__gemm_a_tile(&ex->gemm, rows[ii], k),
-					     nodes[(rows[ii] / C->P + k) % nnodes], ex->me,
+					     nodes[(rows[ii] / ex->gemm.C->P + k) % na], ex->me,
 					     prefetch_priority(ex, n, k - z * d));
+		}
 	}
 }
 
@@ -459,6 +520,8 @@ static int run_blocks(struct executor *ex, int64_t *rows, int64_t *cols)
 
 		for (int64_t x = 0; x < pl->X; x++) {
 			int64_t nrows = block_indices(x, pl->b, C->P, C->mt, rows);
+
+			assign_devices(ex, rows, nrows, cols, ncols);
 
 			for (int64_t z = 0; z < pl->Z; z++, n++) {
 				int64_t done = n - (pl->lookahead + 1);
@@ -492,8 +555,8 @@ static int run_blocks(struct executor *ex, int64_t *rows, int64_t *cols)
  * the rank, and its columns. */
 static int alloc_pins(struct executor *ex)
 {
-	int64_t devices = starpu_cuda_worker_get_count() > 0 ? starpu_cuda_worker_get_count() : 1;
-	int64_t cap = ex->plan.b * ex->gemm.C->P * devices + ex->plan.c * ex->gemm.C->Q;
+	int64_t devices = ex->ndevices;
+	int64_t cap = (ex->plan.b * ex->gemm.C->P + ex->plan.c * ex->gemm.C->Q) * devices;
 
 	for (int64_t s = 0; s <= ex->plan.lookahead; s++) {
 		ex->pins[s].sync = &ex->sync;
@@ -518,6 +581,10 @@ static int setup(struct executor *ex, int64_t **rows, int64_t **cols)
 {
 	ex->nchunks = ex->plan.X * ex->plan.Y * ex->plan.Z;
 	ex->me = stargemm_rank();
+	ex->ndevices = starpu_cuda_worker_get_count() > 0 ? (int)starpu_cuda_worker_get_count() : 1;
+	if (ex->ndevices > 64)
+		return stargemm__error(-EINVAL, "stargemm_pdgemm_ooc: at most 64 GPUs per rank, "
+				       "StarPU has %d", ex->ndevices);
 	ex->sync.pending = calloc((size_t)ex->nchunks, sizeof(*ex->sync.pending));
 	ex->refs = calloc((size_t)ex->nchunks, sizeof(*ex->refs));
 	*rows = malloc((size_t)(ex->plan.b * ex->gemm.C->P) * sizeof(**rows));
@@ -525,8 +592,13 @@ static int setup(struct executor *ex, int64_t **rows, int64_t **cols)
 	ex->rel_rows = malloc((size_t)(ex->plan.b * ex->gemm.C->P) * sizeof(*ex->rel_rows));
 	ex->rel_cols = malloc((size_t)(ex->plan.c * ex->gemm.C->Q) * sizeof(*ex->rel_cols));
 	ex->pins = calloc((size_t)ex->plan.lookahead + 1, sizeof(*ex->pins));
+	ex->slot = malloc((size_t)(ex->plan.b * ex->gemm.C->P * ex->plan.c * ex->gemm.C->Q) *
+			  sizeof(*ex->slot));
+	ex->col_devices = malloc((size_t)(ex->plan.c * ex->gemm.C->Q) * sizeof(*ex->col_devices));
+	ex->row_devices = malloc((size_t)(ex->plan.b * ex->gemm.C->P) * sizeof(*ex->row_devices));
 	if (!ex->sync.pending || !ex->refs || !*rows || !*cols || !ex->rel_rows || !ex->rel_cols ||
-	    !ex->pins || alloc_pins(ex))
+	    !ex->pins || !ex->slot || !ex->col_devices ||
+	    !ex->row_devices || alloc_pins(ex))
 		return stargemm__error(-ENOMEM, "stargemm_pdgemm_ooc: out of memory for %" PRId64
 				       " chunks", ex->nchunks);
 	starpu_pthread_mutex_init(&ex->sync.mutex, NULL);
@@ -565,6 +637,7 @@ int stargemm_pdgemm_ooc(stargemm_trans transa, stargemm_trans transb, double alp
 		} else {
 			ret = stargemm_wait();
 		}
+		restore_slots(&ex);
 		stargemm__sched_skip_prefetch_k(0);
 		starpu_pthread_mutex_destroy(&ex.sync.mutex);
 		starpu_pthread_cond_destroy(&ex.sync.done);
@@ -574,6 +647,9 @@ int stargemm_pdgemm_ooc(stargemm_trans transa, stargemm_trans transb, double alp
 	free(ex.rel_rows);
 	free(ex.rel_cols);
 	free_pins(&ex);
+	free(ex.slot);
+	free(ex.col_devices);
+	free(ex.row_devices);
 	free(rows);
 	free(cols);
 	return ret;

@@ -4,7 +4,7 @@
  * transfers its communication model predicts.
  *
  * Each rank owns mloc x nloc tiles of C (2D block-cyclic over P x Q); its G devices
- * share the C columns cyclically, so one device computes b x ceil(c/G) tiles of a
+ * share the C columns cyclically, so one device computes about b x c/G tiles of a
  * block. The planner picks the largest C block that fits in c_fraction (75%) of a
  * device, square when possible and evened out over the local C; then the deepest chunk
  * such that the block plus ell + 1 chunks of A and B (b d + ceil(c/G) d tiles each) fit
@@ -12,9 +12,18 @@
  * flight. Everything is in tiles of the largest tile's footprint. The paper's case (b)
  * is not planned (see stargemm.h): loads are predicted with Eq. (1) (a) or (c).
  *
+ * A block of L local columns whose L is not a multiple of G is not dealt out in whole
+ * columns — G - L mod G devices would wait for the others: its last L mod G columns
+ * are split in row ranges over all G devices (stargemm__split_device()). The memory
+ * check and Eq. (1) are therefore evaluated per device from that deal: a device with
+ * w whole columns and a range of s split tiles holds w R + s C tiles and needs, per k,
+ * the A tiles of its rows and the B tiles of its columns (a split column's B tile is
+ * loaded by each device that has some of its tiles).
+ *
  * Pure: no MPI, no StarPU. Unit-tested in tests/test_plan.c.
  */
 #include <inttypes.h>
+#include <stdint.h>
 #include <string.h>
 
 #include "internal.h"
@@ -120,48 +129,120 @@ static int choose_block(const struct stargemm_plan_request *r, struct stargemm_p
 	return 0;
 }
 
+int stargemm__split_device(int64_t e, int64_t nsplit, int G)
+{
+	return (int)(e * G / nsplit);
+}
+
+/* What the devices of a rank need, accumulated over its blocks and devices. */
+struct need {
+	int64_t capacity, ahead, d;  /* in: tiles a device holds; ell + 1; chunk depth */
+	int64_t dmax;                /* out: deepest chunk every device can hold */
+	int64_t tiles;               /* out: most tiles a device needs at depth d */
+	int64_t c_max;               /* out: most C tiles a device holds */
+	double sum_a, sum_b, sum_c;  /* out: A rows, B columns, C tiles, summed */
+};
+
+/* One device of @p blocks blocks: c C tiles, a A rows and b B columns per k. */
+static void account(struct need *n, int64_t c, int64_t a, int64_t b, int64_t blocks)
+{
+	int64_t room;
+
+	if (blocks == 0)
+		return;
+	room = a + b ? (n->capacity - c) / (n->ahead * (a + b)) : INT64_MAX;
+	n->dmax = room < n->dmax ? room : n->dmax;
+	n->tiles = c + n->ahead * (a + b) * n->d > n->tiles ? c + n->ahead * (a + b) * n->d
+							    : n->tiles;
+	n->c_max = c > n->c_max ? c : n->c_max;
+	n->sum_a += (double)(a * blocks);
+	n->sum_b += (double)(b * blocks);
+	n->sum_c += (double)(c * blocks);
+}
+
+/* The devices of a block of R x L local tiles (@p blocks of them): w = L / G whole
+ * columns each, then the split tiles in ranges (stargemm__split_device()); devices
+ * are visited in order, a range being contiguous in column-major order. */
+static void account_block(struct need *n, int64_t R, int64_t L, int G, int64_t blocks)
+{
+	int64_t w = L / G, nsplit = (L % G) * R, e = 0;
+
+	for (int g = 0; g < G; g++) {
+		int64_t first = e;
+
+		while (e < nsplit && stargemm__split_device(e, nsplit, G) == g)
+			e++;
+		int64_t len = e - first, cols = len ? (e - 1) / R - first / R + 1 : 0;
+		int64_t rows = w ? R : (len < R ? len : R);
+
+		account(n, w * R + len, rows, w + cols, blocks);
+	}
+}
+
+/* Visit the (at most four) block shapes of the plan: b or the last rows, c or the last
+ * columns, each with its number of blocks. */
+static void account_plan(const struct stargemm_plan_request *r, const struct stargemm_plan *p,
+			 struct need *n)
+{
+	int64_t R[2] = { p->b, p->mloc - (p->X - 1) * p->b };
+	int64_t L[2] = { p->c, p->nloc - (p->Y - 1) * p->c };
+	int64_t nx[2] = { p->X - 1, 1 }, ny[2] = { p->Y - 1, 1 };
+
+	n->dmax = INT64_MAX;
+	n->tiles = n->c_max = 0;
+	n->sum_a = n->sum_b = n->sum_c = 0.0;
+	for (int sx = 0; sx < 2; sx++)
+		for (int sy = 0; sy < 2; sy++)
+			account_block(n, R[sx], L[sy], r->devices, nx[sx] * ny[sy]);
+}
+
 /* Choose (or check) the chunk depth and lookahead; fills p->d, p->lookahead. */
 static int choose_depth(const struct stargemm_plan_request *r, struct stargemm_plan *p)
 {
 	static const char fn[] = "stargemm_plan_compute";
-	int64_t cg = cdiv(p->c, r->devices), block = p->b * cg, per_chunk = p->b + cg;
-	int64_t ahead;
+	struct need n = { .capacity = p->capacity };
 
 	p->X = cdiv(p->mloc, p->b);
 	p->Y = cdiv(p->nloc, p->c);
 	p->lookahead = r->lookahead ? r->lookahead : (p->X * p->Y == 1 ? 1 : 2);
-	ahead = p->lookahead + 1;
+	n.ahead = p->lookahead + 1;
 	if (r->d > r->kt)
 		return stargemm__error(-EINVAL, "%s: the chunk depth override d=%" PRId64 " exceeds "
 				       "kt=%" PRId64, fn, r->d, r->kt);
+	account_plan(r, p, &n);
 	if (r->d) {
 		p->d = r->d;
 	} else {
-		p->d = (p->capacity - block) / (ahead * per_chunk);
+		p->d = n.dmax;
 		if (p->d < 1)
-			return stargemm__error(-EINVAL, "%s: no chunk fits: the C block (%" PRId64
-					       " x %" PRId64 " = %" PRId64 " tiles per device) leaves %"
-					       PRId64 " of %" PRId64 " tiles, and %d chunk(s) of depth 1 "
-					       "need %" PRId64, fn, p->b, cg, block, p->capacity - block,
-					       p->capacity, (int)ahead, ahead * per_chunk);
+			return stargemm__error(-EINVAL, "%s: no chunk fits: the C block (b=%" PRId64
+					       " x c=%" PRId64 ", up to %" PRId64 " tiles per device) "
+					       "leaves too little of %" PRId64 " tiles for %d chunk(s) "
+					       "of depth 1", fn, p->b, p->c, n.c_max, p->capacity,
+					       (int)n.ahead);
 		p->d = p->d < r->kt ? p->d : r->kt;
 		p->d = cdiv(r->kt, cdiv(r->kt, p->d));
 	}
 	p->Z = cdiv(r->kt, p->d);
-	p->tiles_needed = block + ahead * per_chunk * p->d;
+	n.d = p->d;
+	account_plan(r, p, &n);
+	p->tiles_needed = n.tiles;
 	if (p->tiles_needed > p->capacity)
 		return stargemm__error(-EINVAL, "%s: the plan b=%" PRId64 " c=%" PRId64 " d=%" PRId64
-				       " lookahead=%d needs %" PRId64 " tiles per device (b*ceil(c/G)"
-				       " + (lookahead+1)*(b+ceil(c/G))*d) but a device holds %" PRId64
-				       " tiles (%" PRId64 " bytes / %" PRId64 " bytes per tile)", fn,
-				       p->b, p->c, p->d, p->lookahead, p->tiles_needed, p->capacity,
-				       r->device_bytes, r->tile_bytes);
+				       " lookahead=%d needs %" PRId64 " tiles on a device (its C "
+				       "tiles + (lookahead+1)*(its A rows + B columns)*d) but a "
+				       "device holds %" PRId64 " tiles (%" PRId64 " bytes / %" PRId64
+				       " bytes per tile)", fn, p->b, p->c, p->d, p->lookahead,
+				       p->tiles_needed, p->capacity, r->device_bytes, r->tile_bytes);
 	return 0;
 }
 
-/* Regime and predicted transfers (Eq. 1 and §3.2.1). */
+/* Regime and predicted transfers (Eq. 1 and §3.2.1). Loads per device are the mean
+ * over the devices of what each one's tiles need (account_block()); with whole columns
+ * that is Eq. (1): A Y mloc Kt, B X Kt nloc / G, C mloc nloc / G. */
 static void predict(const struct stargemm_plan_request *r, struct stargemm_plan *p)
 {
+	struct need n = { .capacity = p->capacity, .ahead = 1, .d = p->d };
 	int64_t G = r->devices;
 	int64_t a_slice = p->mloc * r->kt, b_slice = r->kt * cdiv(p->nloc, G);
 	double mloc = (double)p->mloc, nloc = (double)p->nloc, kt = (double)r->kt;
@@ -171,9 +252,10 @@ static void predict(const struct stargemm_plan_request *r, struct stargemm_plan 
 				    ? STARGEMM_CASE_A : STARGEMM_CASE_C1;
 	else
 		p->regime = STARGEMM_CASE_C2;
-	p->loads_c = mloc * nloc / (double)G;
-	p->loads_a = (double)p->Y * mloc * kt;
-	p->loads_b = (double)p->X * kt * nloc / (double)G;
+	account_plan(r, p, &n);
+	p->loads_c = n.sum_c / (double)G;
+	p->loads_a = n.sum_a * kt / (double)G;
+	p->loads_b = n.sum_b * kt / (double)G;
 	p->loads_total = p->loads_a + p->loads_b + p->loads_c;
 	p->mpi_tiles = (mloc * (1.0 - 1.0 / r->Q) * (double)p->Y +
 			nloc * (1.0 - 1.0 / r->P) * (double)p->X) * kt;

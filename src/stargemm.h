@@ -244,8 +244,11 @@ struct stargemm_plan {
 	int64_t X, Y, Z;        /**< blocks in each dimension, chunks per block */
 	enum stargemm_plan_case regime;
 	int64_t capacity;       /**< tiles one device can hold */
-	int64_t tiles_needed;   /**< bc/G + (ell + 1)(b + c/G) d, per device */
-	/* Predicted tile loads into each device over the whole product (Eq. 1), and
+	int64_t tiles_needed;   /**< the most tiles a device needs: its C tiles + (ell + 1)
+				     (its A rows + its B columns) d; with whole columns
+				     b ceil(c/G) + (ell + 1)(b + ceil(c/G)) d */
+	/* Predicted tile loads into each device over the whole product (Eq. 1, averaged
+	 * over the devices when the last columns of a block are split), and
 	 * tiles received by each rank over MPI (§3.2.1). */
 	double loads_a, loads_b, loads_c, loads_total;
 	double mpi_tiles;

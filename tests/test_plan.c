@@ -162,6 +162,36 @@ static void errors(void)
 	expect_error(r, "lookahead=-1", "a negative lookahead is refused");
 }
 
+static void split_columns(void)
+{
+	/* One 4 x 2 block on 3 devices: fewer columns than devices, so both are split
+	 * over the 3 devices in ranges of the 8 tiles taken column by column: tiles 0-2
+	 * (column 0), 3-5 (row 3 of column 0 and rows 0-1 of column 1), 6-7 (column 1).
+	 * Per k, the devices load 3 + 3 + 2 = 8 A tiles and 1 + 2 + 1 = 4 B tiles; the
+	 * busiest needs 3 C tiles + 2 chunks x (3 A + 2 B) x d=10. */
+	struct stargemm_plan_request r = summit(3);
+	struct stargemm_plan p;
+	char buf[256];
+	int ret;
+
+	r.mt = 4;
+	r.nt = 2;
+	r.kt = 10;
+	ret = stargemm_plan_compute(&r, &p);
+	describe(&p, buf, sizeof(buf));
+	ok(ret == 0 && p.d == 10 && fabs(p.loads_a - 80.0 / 3) < 1e-9 &&
+	   fabs(p.loads_b - 40.0 / 3) < 1e-9 && fabs(p.loads_c - 8.0 / 3) < 1e-9 &&
+	   p.tiles_needed == 103, "2 columns on 3 devices: split in row ranges, loads and "
+	   "memory per device from the deal", buf);
+	/* Summit, G = 6: 69 columns = 11 whole per device + 3 split in 6 ranges of 34 or
+	 * 35 tiles, one column each: B loads per device (11 + 1) Kt instead of 11.5 Kt. */
+	r = summit(6);
+	ret = stargemm_plan_compute(&r, &p);
+	describe(&p, buf, sizeof(buf));
+	ok(ret == 0 && fabs(p.loads_b - 12.0 * 69) < 1e-9 && fabs(p.loads_c - 69.0 * 69 / 6) < 1e-9,
+	   "Summit G=6: the 3 split columns' B tiles counted once per device holding some", buf);
+}
+
 static void overrides_are_kept(void)
 {
 	struct stargemm_plan_request r = summit(2);
@@ -180,12 +210,13 @@ static void overrides_are_kept(void)
 
 int main(void)
 {
-	printf("1..28\n");
+	printf("1..30\n");
 	paper_configurations();
 	small_problem_fits();
 	model_numbers();
 	ragged_even_blocks();
 	errors();
 	overrides_are_kept();
+	split_columns();
 	return 0;
 }
