@@ -16,9 +16,11 @@
  *    of the previous block are done.
  *  - A GEMM entering its device's queue prefetches its inputs there, C tile included
  *    (an application prefetch of C would wait for the task holding it), in the order
- *    the device will run them. GEMMs of the block after the current one prefetch
- *    theirs as they arrive, though held: a prefetch only takes free memory or buffers
- *    marked "won't use", so the next block loads while the current one ends.
+ *    the device will run them — except an A tile on its way to another device, fetched
+ *    from that device when the task starts (leave_a_to_peer()). GEMMs of the block
+ *    after the current one prefetch theirs as they arrive, though held: a prefetch only
+ *    takes free memory or buffers marked "won't use", so the next block loads while the
+ *    current one ends.
  *  - CPU workers take no GEMM when the rank has GPUs; they run the other tasks (tile
  *    fills). Without GPUs, every task goes to the CPU workers' queue.
  *  - C blocks do not overlap on a device: a GEMM of block beta is held back until the
@@ -176,6 +178,38 @@ static int may_run(const struct fifo *q, int64_t block)
 	return block < 0 || q->oldest < 0 || block <= q->oldest;
 }
 
+/* Whether a GEMM should leave its A tile to be fetched when it starts: its C tile is on
+ * its device @p node already, and its A tile is neither there nor requested, but on its
+ * way to another device of the rank (the executor prefetches each A tile to one of the
+ * devices that need it). StarPU picks the source of a copy when the request is made:
+ * made now, it would come from host memory; made when the task starts (the CUDA worker
+ * fetches a task's inputs while the task before it runs), the other device holds the
+ * tile and StarPU copies it from there if that link is the faster one. The C tile must
+ * be there already: a C tile is prefetched only by its GEMMs, and a block's first C
+ * tiles must not wait for their tasks to start. */
+static int leave_a_to_peer(const struct ooc_data *d, struct starpu_task *task, unsigned node)
+{
+	int allocated, valid, requested, coming = 0;
+	starpu_data_handle_t a = STARPU_TASK_GET_HANDLE(task, 0);
+
+	if (d->ndevices < 2 || node == STARPU_MAIN_RAM)
+		return 0;
+	starpu_data_query_status(STARPU_TASK_GET_HANDLE(task, 2), (int)node, &allocated, &valid,
+				 &requested);
+	if (!valid)
+		return 0;
+	starpu_data_query_status(a, (int)node, &allocated, &valid, &requested);
+	if (valid || requested)
+		return 0;
+	for (int g = 0; g < d->ndevices && !coming; g++) {
+		if (d->device[g].node == node)
+			continue;
+		starpu_data_query_status(a, (int)d->device[g].node, &allocated, &valid, &requested);
+		coming = requested && !valid;
+	}
+	return coming;
+}
+
 /* A GEMM that is ready has its inputs fetched to its device: its C tile (unless the task
  * only writes it) — which nothing else may prefetch, since the task holds it — and A
  * and B tiles that the executor could not prefetch earlier (those received over MPI are
@@ -183,13 +217,13 @@ static int may_run(const struct fifo *q, int64_t block)
  * order the device runs them, and stay above the lookahead's prefetches (priority <= 0):
  * what runs next is copied first. Except the GEMMs of a ragged last K tile, when the
  * executor says so (stargemm__sched_skip_prefetch_k): it holds their A and B tiles on
- * the device itself (src/ooc.c, pin_ragged()). Called before the task is visible to
- * the workers. */
+ * the device itself (src/ooc.c, pin_ragged()); and a GEMM that leaves its A tile to a
+ * peer (leave_a_to_peer()). Called before the task is visible to the workers. */
 static void prefetch_ready(const struct ooc_data *d, struct fifo *q, struct starpu_task *task)
 {
 	int64_t seq = q->prefetched++;
 
-	if (is_gemm(task) &&
+	if (is_gemm(task) && !leave_a_to_peer(d, task, q->node) &&
 	    (d->skip_prefetch_k == 0 || task_k_extent(task) != d->skip_prefetch_k))
 		starpu_prefetch_task_input_on_node_prio(task, q->node,
 							seq < INT_MAX / 2 ? (int)(INT_MAX / 2 - seq) : 1);

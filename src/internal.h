@@ -102,11 +102,13 @@ int64_t stargemm__gemm_k_extent(const struct stargemm__gemm *p, int64_t k);
 int stargemm__gemm_insert(const struct stargemm__gemm *p, int64_t i, int64_t j, int64_t k,
 			  int priority, void (*callback)(void *), void *callback_arg);
 
-/* The device (0..G-1) of split tile e of a C block (src/plan.c): the last L mod G
+/* The device (0..G-1) of a split tile of a C block (src/plan.c): the last L mod G
  * local columns of a block of L are not given whole to devices; their (L mod G) x R
- * tiles, numbered column by column, are dealt out in G equal ranges. The planner's
- * model and the executor both use it. */
-int stargemm__split_device(int64_t e, int64_t nsplit, int G);
+ * tiles, taken column by column, are dealt out in G ranges of equal weight. @p before:
+ * the weight of the split tiles before this one, @p total: of all of them. The
+ * planner's model weighs every tile 1; the executor weighs a tile by its area (its
+ * share of the work). */
+int stargemm__split_device(int64_t before, int64_t total, int G);
 
 /* The out-of-core scheduling policy (sched/ooc.c) and the memory node of the device
  * that computes the C tiles of a given local column. */

@@ -288,13 +288,46 @@ static void prefetch_own(starpu_data_handle_t h, unsigned node, int me, int prio
 		starpu_data_prefetch_on_node_prio(h, node, 1, prio);
 }
 
+/* Elements of C tile (i, j): its share of a block's work. */
+static int64_t tile_area(const struct stargemm_matrix *C, int64_t i, int64_t j)
+{
+	return (C->row_off[i + 1] - C->row_off[i]) * (C->col_off[j + 1] - C->col_off[j]);
+}
+
+/* Whether local column @p t of a block of @p L local columns is split (the last L mod G). */
+static int is_split(int64_t t, int64_t L, int G)
+{
+	return t >= L / G * G;
+}
+
+/* Total area of the block's split tiles on this rank. */
+static int64_t split_area(const struct executor *ex, const int64_t *rows, int64_t nrows,
+			  const int64_t *cols, int64_t ncols, int64_t L)
+{
+	struct stargemm_matrix *C = ex->gemm.C;
+	int u = ex->me / C->Q, v = ex->me % C->Q;
+	int64_t total = 0, t = 0;
+
+	for (int64_t jj = 0; jj < ncols; jj++) {
+		if (cols[jj] % C->Q != v)
+			continue;
+		for (int64_t ii = 0; ii < nrows && is_split(t, L, ex->ndevices); ii++)
+			if (rows[ii] % C->P == u)
+				total += tile_area(C, rows[ii], cols[jj]);
+		t++;
+	}
+	return total;
+}
+
 /* Assign the block's C tiles to this rank's devices: local column t of the block goes
  * to device (its local column index) mod G, the paper's cyclic rule — except the last
- * L mod G local columns (L in the block), whose tiles are dealt out in row ranges over
- * all G devices (stargemm__split_device(), the planner's model), so that every device
- * gets the same number of C tiles. With whole columns, 69 columns on 6 GPUs gave three
+ * L mod G local columns (L in the block), whose tiles are dealt out, column by column,
+ * in row ranges of equal area over all G devices (stargemm__split_device(); the
+ * planner's model deals them by count, which is the same for equal tiles), so that
+ * every device gets the same work. With whole columns, 69 columns on 6 GPUs gave three
  * GPUs 12 and three 11: the others waited for them (simulated N = 70,000: 17.71 s of
- * GEMMs on the first, 16.38 s on the others). The price: the B tiles of a split column
+ * GEMMs on the first, 16.38 s on the others); dealt by count, the two GPUs that got the
+ * narrow last column finished 0.56 s early. The price: the B tiles of a split column
  * are loaded by each of its devices. The policy finds a tile's device from the C
  * handle's user data (a device slot: slot mod G); split tiles get slot = device until
  * the GEMM ends (restore_slots()). */
@@ -303,17 +336,15 @@ static void assign_devices(struct executor *ex, const int64_t *rows, int64_t nro
 {
 	struct stargemm_matrix *C = ex->gemm.C;
 	int u = ex->me / C->Q, v = ex->me % C->Q, G = ex->ndevices;
-	int64_t L = 0, R = 0, t = 0;
+	int64_t L = 0, t = 0, before = 0, total;
 
 	for (int64_t jj = 0; jj < ncols; jj++)
 		L += cols[jj] % C->Q == v;
-	for (int64_t ii = 0; ii < nrows; ii++) {
-		R += rows[ii] % C->P == u;
+	for (int64_t ii = 0; ii < nrows; ii++)
 		ex->row_devices[ii] = 0;
-	}
+	total = split_area(ex, rows, nrows, cols, ncols, L);
 	for (int64_t jj = 0; jj < ncols; jj++) {
-		int local = cols[jj] % C->Q == v, split = local && t >= L / G * G;
-		int64_t r = 0;
+		int local = cols[jj] % C->Q == v, split = local && is_split(t, L, G);
 
 		ex->col_devices[jj] = 0;
 		for (int64_t ii = 0; ii < nrows; ii++) {
@@ -324,10 +355,8 @@ static void assign_devices(struct executor *ex, const int64_t *rows, int64_t nro
 			if (!local || rows[ii] % C->P != u)
 				continue;
 			if (split) {
-				/* tile e of the (L mod G) x R split ones, in column order */
-				int64_t e = (t - L / G * G) * R + r++;
-
-				*slot = stargemm__split_device(e, (L % G) * R, G);
+				*slot = stargemm__split_device(before, total, G);
+				before += tile_area(C, rows[ii], cols[jj]);
 				starpu_data_set_user_data(stargemm__tile(C, rows[ii], cols[jj]),
 							  (void *)(uintptr_t)(*slot + 1));
 			}

@@ -18,7 +18,9 @@
  * check and Eq. (1) are therefore evaluated per device from that deal: a device with
  * w whole columns and a range of s split tiles holds w R + s C tiles and needs, per k,
  * the A tiles of its rows and the B tiles of its columns (a split column's B tile is
- * loaded by each device that has some of its tiles).
+ * loaded by each device that has some of its tiles). The model deals the split tiles
+ * by count; the executor by area (ragged tiles are smaller), which is the same deal
+ * when the tiles are equal and moves a range boundary by a few tiles otherwise.
  *
  * Pure: no MPI, no StarPU. Unit-tested in tests/test_plan.c.
  */
@@ -129,9 +131,9 @@ static int choose_block(const struct stargemm_plan_request *r, struct stargemm_p
 	return 0;
 }
 
-int stargemm__split_device(int64_t e, int64_t nsplit, int G)
+int stargemm__split_device(int64_t before, int64_t total, int G)
 {
-	return (int)(e * G / nsplit);
+	return (int)(before * G / total);
 }
 
 /* What the devices of a rank need, accumulated over its blocks and devices. */
