@@ -12,7 +12,8 @@
 #     (same b, c, d for both; the margin is small on this problem, see
 #     doc/out-of-core.md; the simulation is deterministic);
 #   * on 2 simulated nodes (StarPU-MPI over SMPI), tiles received per rank = the
-#     model's count, and GPU loads within the band;
+#     model's count, and GPU loads within the band, with 1 GPU per node and with 3
+#     (a split column on each rank);
 #   * loads within the band when K ends with a ragged tile and GPU memory is full, on 1
 #     and on 6 GPUs (6 GPUs: 1.090 before the ragged tiles were held on the devices);
 #   * on that 6-GPU problem, StarPU's dmdas policy (same executor) moves more tiles and
@@ -63,6 +64,9 @@ run split2 2 "" --m 8192 --n 4096 --k 8192
 run split3 3 "" --m 8192 --n 4096 --k 8192
 # 2 x 1 grid: every A tile is read by one rank, B tiles by both.
 runnp mpi 2 1 420 --m 8192 --n 8192 --k 8192 --P 2 --Q 1
+# 1 x 2 grid, 3 GPUs per node: 4 local C columns per rank, the last one split over the
+# 3 GPUs of its rank; B tiles received over MPI.
+runnp mpi3g 2 3 420 --m 8192 --n 8192 --k 8192 --P 1 --Q 2
 # K ends with a ragged tile (24 x 1024 + 368), device memory full: its tiles are held
 # on the devices (src/ooc.c, pin_ragged); prefetched, they were loaded 1.17x (1 GPU).
 run raggedk 1 4000 --m 24576 --n 24576 --k 24944
@@ -83,7 +87,7 @@ awk -F, '
 			label, $col["case"], t[label], $col["loads"], $col["pred_loads"], r,
 			$col["d2d_tiles"], $col["d2h_tiles"]
 		want = label; sub(/-l1$/, "", want); sub(/^(d2d|mpi)$/, "", want)
-		sub(/^split[23]$/, "a", want)
+		sub(/^split[23]$/, "a", want); sub(/^mpi3g$/, "c1", want)
 		sub(/^(raggedk|h100)$/, "c2", want); sub(/^raggedk6(-dmdas)?$/, "c1", want)
 		ld[label] = $col["loads"]
 		ctiles = int(($col["m"] + $col["nb"] - 1) / $col["nb"]) * int(($col["n"] + $col["nb"] - 1) / $col["nb"])
@@ -99,7 +103,7 @@ awk -F, '
 			printf "       %s%% of the model peak (at least 90)\n", $col["pct_peak"]
 			if ($col["pct_peak"] < 90) { print "  below 90% of the model peak"; bad = 1 }
 		}
-		if (label == "mpi") {
+		if (label ~ /^mpi/) {
 			mr = $col["mpi_ratio"]
 			printf "       rank %d: MPI tiles %s / model %s = %s\n", n[label] - 1,
 				$col["mpi_tiles"], $col["pred_mpi_tiles"], mr
@@ -109,7 +113,7 @@ awk -F, '
 	END {
 		runs = n["a"] + n["c1"] + n["c2"] + n["c2-l1"] + n["d2d"] + n["raggedk"]
 		runs += n["raggedk6"] + n["raggedk6-dmdas"] + n["h100"] + n["split2"] + n["split3"]
-		if (runs != 11 || n["mpi"] < 1) {
+		if (runs != 11 || n["mpi"] < 1 || n["mpi3g"] < 1) {
 			print "missing runs"; exit 1
 		}
 		printf "lookahead 2: %.4f s, lookahead 1: %.4f s (c2): %.1f%% sooner\n", t["c2"],
