@@ -17,7 +17,9 @@
 #   * loads within the band when K ends with a ragged tile and GPU memory is full, on 1
 #     and on 6 GPUs (6 GPUs: 1.090 before the ragged tiles were held on the devices);
 #   * on that 6-GPU problem, StarPU's dmdas policy (same executor) moves more tiles and
-#     finishes later than stargemm-ooc;
+#     finishes later than stargemm-ooc, and at least a third of stargemm-ooc's loads
+#     come from a peer GPU (35.9%; 31.6% before a GEMM left an A tile on its way to a
+#     peer to be fetched from there, sched/ooc.c);
 #   * 4 tile columns on 3 GPUs finish sooner than on 2: with whole columns per GPU
 #     (2, 1, 1) they could not (0.0648 s against 0.0581 s); the last column split in
 #     row ranges over the 3 GPUs, 0.0565 s;
@@ -99,6 +101,11 @@ awk -F, '
 			print "  a C tile left its GPU early"; bad = 1
 		}
 		if (label == "d2d" && $col["d2d_tiles"] <= 0) { print "  no GPU->GPU load"; bad = 1 }
+		if (label == "raggedk6") {
+			share = $col["d2d_tiles"] / ($col["loads"] * 6)
+			printf "       GPU<-GPU share %.1f%% (at least 33)\n", 100 * share
+			if (share < 1 / 3) { print "  less than a third of the loads from a peer"; bad = 1 }
+		}
 		if (label == "h100") {
 			printf "       %s%% of the model peak (at least 90)\n", $col["pct_peak"]
 			if ($col["pct_peak"] < 90) { print "  below 90% of the model peak"; bad = 1 }
