@@ -13,7 +13,9 @@
  *  - One FIFO queue per device, served in the order tasks became ready: the executor
  *    (src/ooc.c) inserts tasks chunk by chunk, so a device finishes a chunk's work
  *    before it starts the next one's, and never starts a new C block before its tasks
- *    of the previous block are done.
+ *    of the previous block are done. One exception: when the oldest GEMM waits for
+ *    copies under way, a later one whose inputs are all on the device goes first
+ *    (take_next()).
  *  - A GEMM entering its device's queue prefetches its inputs there, C tile included
  *    (an application prefetch of C would wait for the task holding it), in the order
  *    the device will run them — except an A tile on its way to another device, fetched
@@ -308,6 +310,56 @@ static void post_exec(struct starpu_task *task, unsigned ctx)
 		wake(q);
 }
 
+/* Where a task's inputs stand on memory node @p node: INPUTS_HERE (all valid there),
+ * INPUTS_COMING (none missing without a request, some still being copied) or
+ * INPUTS_MISSING (some neither there nor requested: taking the task starts the copy). */
+enum inputs_state { INPUTS_HERE, INPUTS_COMING, INPUTS_MISSING };
+
+static enum inputs_state inputs_state(struct starpu_task *task, unsigned node)
+{
+	enum inputs_state st = INPUTS_HERE;
+	unsigned n = STARPU_TASK_GET_NBUFFERS(task);
+
+	for (unsigned i = 0; i < n; i++) {
+		int allocated, valid, requested;
+
+		if (!(STARPU_TASK_GET_MODE(task, i) & STARPU_R))
+			continue;
+		starpu_data_query_status(STARPU_TASK_GET_HANDLE(task, i), (int)node, &allocated,
+					 &valid, &requested);
+		if (!valid && !requested)
+			return INPUTS_MISSING;
+		if (!valid)
+			st = INPUTS_COMING;
+	}
+	return st;
+}
+
+/* The task a device takes next: the oldest, unless it waits for copies already under
+ * way and a later one has all its inputs on the device — then that one, so the device
+ * computes instead of waiting. This matters when the copies are the bottleneck: in a
+ * run's first chunk every GEMM's C tile is loaded, and a C tile that has arrived allows
+ * its next k update at once while the oldest GEMMs still wait for theirs. Simulated:
+ * H100 N = 65,536, 16 GiB 10.022 -> 10.011 s; N = 32,768, 4 GiB 1.339 -> 1.313 s (and
+ * loads 1.021 -> 1.000 of the model); 6 V100s, 24576^2 x 24944: 1.057 -> 1.047 s.
+ * Otherwise the oldest task is ready and is taken, as in a FIFO. Only for GPUs (the
+ * host's queue is shared by its CPU workers). Called with the mutex held. */
+static struct starpu_task *take_next(struct fifo *q)
+{
+	struct starpu_task *head = starpu_task_list_front(&q->tasks);
+
+	if (q->node != STARPU_MAIN_RAM && is_gemm(head) &&
+	    inputs_state(head, q->node) == INPUTS_COMING) {
+		for (struct starpu_task *t = starpu_task_list_next(head);
+		     t != starpu_task_list_end(&q->tasks); t = starpu_task_list_next(t))
+			if (is_gemm(t) && inputs_state(t, q->node) == INPUTS_HERE) {
+				starpu_task_list_erase(&q->tasks, t);
+				return t;
+			}
+	}
+	return starpu_task_list_pop_front(&q->tasks);
+}
+
 static struct starpu_task *pop_task(unsigned ctx)
 {
 	struct ooc_data *d = starpu_sched_ctx_get_policy_data(ctx);
@@ -318,7 +370,7 @@ static struct starpu_task *pop_task(unsigned ctx)
 		return NULL;
 	STARPU_PTHREAD_MUTEX_LOCK(&d->mutex);
 	if (!starpu_task_list_empty(&q->tasks))
-		task = starpu_task_list_pop_front(&q->tasks);
+		task = take_next(q);
 	STARPU_PTHREAD_MUTEX_UNLOCK(&d->mutex);
 	return task;
 }

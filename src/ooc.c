@@ -525,6 +525,88 @@ static void prefetch_chunk_inputs(struct executor *ex, const int64_t *rows, int6
 	}
 }
 
+/* Whether the GEMMs of C tile (i, j) in the first chunk read only tiles of this rank. */
+static int reads_own_tiles(const struct executor *ex, int64_t i, int64_t j, int64_t k_end)
+{
+	for (int64_t k = 0; k < k_end; k++)
+		if (starpu_mpi_data_get_rank(stargemm__gemm_a_tile(&ex->gemm, i, k)) != ex->me ||
+		    starpu_mpi_data_get_rank(stargemm__gemm_b_tile(&ex->gemm, k, j)) != ex->me)
+			return 0;
+	return 1;
+}
+
+/* Whether the run's first chunk is prefetched by prefetch_first_chunk(): on a rank with
+ * one GPU. With several, a row's A tiles are shared by the devices, and the policy's
+ * peer rule orders them better (2 and 3 simulated GPUs, one chunk: 7% slower with
+ * this order). */
+static int orders_first_chunk(const struct executor *ex)
+{
+	return ex->ndevices == 1 && stargemm__device_node(0) != STARPU_MAIN_RAM;
+}
+
+/* Next priority of prefetch_first_chunk()'s sequence: decreasing, above every other
+ * prefetch (the policy's own stay at or below INT_MAX / 2). */
+static int first_priority(int *prio)
+{
+	return *prio > INT_MAX / 2 + 1 ? (*prio)-- : *prio;
+}
+
+/* The run's first chunk starts with nothing on the GPU, and copies, not GEMMs, are then
+ * the bottleneck: every C tile of the block comes in with the chunk's A and B. Its tiles
+ * are prefetched here, before its tasks exist (a C tile cannot be prefetched once a
+ * task holds it), in the order the GPU can use them: C tile by C tile, column by
+ * column, each with the chunk's A tiles of its row and B tiles of its column the first
+ * time they are needed, so that a C tile that has arrived lets its d updates run (the
+ * policy takes a GEMM whose inputs are all there before one still waiting,
+ * sched/ooc.c). Left to the lookahead's order (k = 0's tiles and every C tile, then
+ * k = 1's), the GPU waited for the later k steps' A tiles after the C tiles: simulated
+ * H100, N = 65,536, 16 GiB: 10.011 s -> 9.958 s. Priorities decrease along the
+ * sequence, above every other prefetch. A C tile is prefetched only if its GEMMs read no tile received over MPI: a prefetch
+ * holds its tile until it lands, and the GEMM — whose readiness is what prefetches its
+ * received inputs — would wait for it (2 simulated nodes: 11% slower). @p seen:
+ * scratch, nrows + ncols bytes. */
+static void prefetch_first_chunk(struct executor *ex, const int64_t *rows, int64_t nrows,
+				 const int64_t *cols, int64_t ncols, char *seen)
+{
+	struct stargemm_matrix *C = ex->gemm.C;
+	int64_t k_end = chunk_end(ex, 0);
+	unsigned node = stargemm__device_node(0);
+	int prio = INT_MAX - 1;
+
+	for (int64_t jj = 0; jj < ncols; jj++)
+		for (int64_t ii = 0; ii < nrows; ii++) {
+			if (stargemm_matrix_owner(C, rows[ii], cols[jj]) != ex->me)
+				continue;
+			/* beta = 0: the first update only writes C */
+			if (ex->gemm.beta != 0.0 && reads_own_tiles(ex, rows[ii], cols[jj], k_end))
+				prefetch_own(stargemm__tile(C, rows[ii], cols[jj]), node, ex->me,
+					     first_priority(&prio));
+			for (int64_t k = 0; k < k_end; k++) {
+				if (k == ex->pinned_k)
+					continue;
+				if (!seen[nrows + jj])
+					prefetch_own(stargemm__gemm_b_tile(&ex->gemm, k, cols[jj]), node,
+						     ex->me, first_priority(&prio));
+				if (!seen[ii])
+					prefetch_own(stargemm__gemm_a_tile(&ex->gemm, rows[ii], k), node,
+						     ex->me, first_priority(&prio));
+			}
+			seen[ii] = seen[nrows + jj] = 1;
+		}
+}
+
+static int first_chunk_prefetch(struct executor *ex, const int64_t *rows, int64_t nrows,
+				const int64_t *cols, int64_t ncols)
+{
+	char *seen = calloc((size_t)(nrows + ncols), 1);
+
+	if (!seen)
+		return stargemm__error(-ENOMEM, "stargemm_pdgemm_ooc: out of memory");
+	prefetch_first_chunk(ex, rows, nrows, cols, ncols, seen);
+	free(seen);
+	return 0;
+}
+
 /* A finished block's C tiles go back to host memory and leave the devices. */
 static void release_block(struct executor *ex, const int64_t *rows, int64_t nrows,
 			  const int64_t *cols, int64_t ncols)
@@ -560,10 +642,14 @@ static int run_blocks(struct executor *ex, int64_t *rows, int64_t *cols)
 					unpin(ex, done);
 					release_chunk_inputs(ex, done, n);
 				}
+				if (n == 0 && orders_first_chunk(ex) &&
+				    (ret = first_chunk_prefetch(ex, rows, nrows, cols, ncols)))
+					return ret;
 				if ((ret = insert_chunk(ex, rows, nrows, cols, ncols, y * pl->X + x, z,
 							n)))
 					return ret;
-				prefetch_chunk_inputs(ex, rows, nrows, cols, ncols, z, n);
+				if (n > 0 || !orders_first_chunk(ex))
+					prefetch_chunk_inputs(ex, rows, nrows, cols, ncols, z, n);
 				if (ex->pinned_k >= 0 && chunk_end(ex, z) > ex->pinned_k &&
 				    (ret = pin_ragged(ex, rows, nrows, cols, ncols, n)))
 					return ret;
