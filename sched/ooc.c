@@ -13,9 +13,9 @@
  *  - One FIFO queue per device, served in the order tasks became ready: the executor
  *    (src/ooc.c) inserts tasks chunk by chunk, so a device finishes a chunk's work
  *    before it starts the next one's, and never starts a new C block before its tasks
- *    of the previous block are done. One exception: when the oldest GEMM waits for
- *    copies under way, a later one whose inputs are all on the device goes first
- *    (take_next()).
+ *    of the previous block are done. One exception, on a rank with one GPU: when the
+ *    oldest GEMM waits for copies under way, a later one whose inputs are all on the
+ *    device goes first (take_next()).
  *  - A GEMM entering its device's queue prefetches its inputs there, C tile included
  *    (an application prefetch of C would wait for the task holding it), in the order
  *    the device will run them — except an A tile on its way to another device, fetched
@@ -341,14 +341,19 @@ static enum inputs_state inputs_state(struct starpu_task *task, unsigned node)
  * run's first chunk every GEMM's C tile is loaded, and a C tile that has arrived allows
  * its next k update at once while the oldest GEMMs still wait for theirs. Simulated:
  * H100 N = 65,536, 16 GiB 10.022 -> 10.011 s; N = 32,768, 4 GiB 1.339 -> 1.313 s (and
- * loads 1.021 -> 1.000 of the model); 6 V100s, 24576^2 x 24944: 1.057 -> 1.047 s.
- * Otherwise the oldest task is ready and is taken, as in a FIFO. Only for GPUs (the
- * host's queue is shared by its CPU workers). Called with the mutex held. */
-static struct starpu_task *take_next(struct fifo *q)
+ * loads 1.021 -> 1.000 of the model).
+ * Otherwise the oldest task is ready and is taken, as in a FIFO. Only on a rank with
+ * one GPU: with several, a device that runs ahead reaches sooner the GEMMs whose A tile
+ * is still on its way to a peer (leave_a_to_peer()), and they take it from the host
+ * (N = 70,000 on 6 simulated GPUs: 17.20 -> 17.17 s, but GPU<-GPU share 43% -> 38%;
+ * also waiting for such peer copies: 17.20 s and 44%, but 1.6% slower on the 6-GPU
+ * test case). Not for the host's queue either, shared by its CPU workers. Called with
+ * the mutex held. */
+static struct starpu_task *take_next(const struct ooc_data *d, struct fifo *q)
 {
 	struct starpu_task *head = starpu_task_list_front(&q->tasks);
 
-	if (q->node != STARPU_MAIN_RAM && is_gemm(head) &&
+	if (d->ndevices == 1 && q->node != STARPU_MAIN_RAM && is_gemm(head) &&
 	    inputs_state(head, q->node) == INPUTS_COMING) {
 		for (struct starpu_task *t = starpu_task_list_next(head);
 		     t != starpu_task_list_end(&q->tasks); t = starpu_task_list_next(t))
@@ -370,7 +375,7 @@ static struct starpu_task *pop_task(unsigned ctx)
 		return NULL;
 	STARPU_PTHREAD_MUTEX_LOCK(&d->mutex);
 	if (!starpu_task_list_empty(&q->tasks))
-		task = take_next(q);
+		task = take_next(d, q);
 	STARPU_PTHREAD_MUTEX_UNLOCK(&d->mutex);
 	return task;
 }

@@ -22,7 +22,7 @@
 #     peer to be fetched from there, sched/ooc.c);
 #   * 4 tile columns on 3 GPUs finish sooner than on 2: with whole columns per GPU
 #     (2, 1, 1) they could not (0.0648 s against 0.0581 s); the last column split in
-#     row ranges over the 3 GPUs, 0.0569 s;
+#     row ranges over the 3 GPUs, 0.0565 s;
 #   * efficiency in case (c2) on the simulated H100 (tile 2048, 4 GiB): at least 90% of
 #     the model's peak (94.1% measured). Simulated time is deterministic, not a timing:
 #     this catches a prefetch or release that comes too late (68.8% when a chunk's
