@@ -8,7 +8,7 @@
 #include <stdint.h>
 
 struct bench_opts {
-	const char *impl;      /* stargemm | blas | scalapack */
+	const char *impl;      /* stargemm | blas | scalapack | cublas | cublasxt */
 	int64_t m, n, k, nb;
 	int P, Q;
 	char transA, transB;
@@ -18,6 +18,7 @@ struct bench_opts {
 	const char *trace_dir; /* NULL: no trace */
 	double peak;           /* GFLOP/s; <= 0: measure */
 	int ncpus;             /* CPU workers (stargemm) or BLAS threads (blas); -1 = all */
+	int ngpus;             /* GPUs (stargemm, cublasxt); -1 = StarPU's / all visible */
 	const char *sched;     /* StarPU scheduling policy; NULL = default */
 	uint64_t seed;
 	/* Out-of-core (stargemm only). */
@@ -56,11 +57,20 @@ double bench_gflop(const struct bench_opts *o);
 /* Rate (GFLOP/s) of one local dgemm call of size n^3 with @p threads BLAS threads. */
 double bench_local_dgemm_rate(int64_t n, int threads);
 
+/* A newly allocated rows x cols column-major array of stargemm_random_element(seed, i, j)
+ * (the values stargemm_matrix_fill_random() gives the same matrix); NULL if out of memory. */
+double *bench_random_array(int64_t rows, int64_t cols, uint64_t seed);
+void bench_fill_random(double *x, int64_t rows, int64_t cols, uint64_t seed);
+
 /* Set the number of BLAS threads (OpenBLAS only; no-op otherwise). */
 void bench_set_blas_threads(int threads);
 
 /* Implementations; each prints its CSV rows and returns 0, or 1 on failure. */
 int bench_run_blas(const struct bench_opts *o);
 int bench_run_scalapack(const struct bench_opts *o);
+/* GPU peers (bench/cublas.c, built with CUDA): one in-core cublasDgemm on device-resident
+ * matrices, and cublasXtDgemm on host-resident ones. Return 77 when no GPU is visible. */
+int bench_run_cublas(const struct bench_opts *o);
+int bench_run_cublasxt(const struct bench_opts *o);
 
 #endif

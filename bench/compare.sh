@@ -48,7 +48,7 @@ run() {
 }
 
 "$bench" --help >/dev/null
-"$bench" --help >/dev/null; "$bench" --impl blas --m 1 --n 1 --k 1 --niter 1 --warmup 0 --csv | head -n1
+"$bench" --help >/dev/null; "$bench" --impl blas --m 1 --n 1 --k 1 --niter 1 --warmup 0 --csv | sed -n 1p
 for ((round = 0; round < rounds; round++)); do
 	"$bench" --impl blas --ncpus "$cores" "$@" | grep -v '^impl,' | tee -a "$out"
 	run "$ranks" --impl scalapack "$@" || echo "# scalapack not available" >&2

@@ -2,9 +2,11 @@
  * bench/pdgemm.c — the dense PDGEMM benchmark.
  *
  * Runs C = alpha op(A) op(B) + beta C with stargemm (default), with one BLAS dgemm call
- * (--impl blas) or with ScaLAPACK pdgemm (--impl scalapack), and prints one CSV line per
- * timed repetition on rank 0. Option names equal the CSV columns. bench/compare.sh runs
- * the three implementations one after the other on the same problem and prints ratios.
+ * (--impl blas), with ScaLAPACK pdgemm (--impl scalapack) or, on a GPU node, with one
+ * in-core cublasDgemm (--impl cublas) or cublasXtDgemm (--impl cublasxt), and prints one
+ * CSV line per timed repetition on rank 0. Option names equal the CSV columns.
+ * bench/compare.sh runs the CPU implementations one after the other on the same problem
+ * and prints ratios; bench/compare_gpu.sh does the same with the GPU peers.
  *
  * Timing (stargemm): C is refilled before every repetition (untimed), all ranks meet at
  * a barrier, and the time runs until C is complete on its owners. With --check the
@@ -27,8 +29,11 @@ static void usage(FILE *f)
 {
 	fprintf(f,
 		"Usage: stargemm_pdgemm [options]   (run under mpiexec for several ranks)\n"
-		"  --impl NAME      stargemm (default), blas (one dgemm call, 1 process) or\n"
-		"                   scalapack (pdgemm on the P x Q grid, when built)\n"
+		"  --impl NAME      stargemm (default), blas (one dgemm call, 1 process),\n"
+		"                   scalapack (pdgemm on the P x Q grid, when built), cublas\n"
+		"                   (one in-core cublasDgemm, matrices already on the GPU) or\n"
+		"                   cublasxt (cublasXtDgemm on host-resident matrices; --nb is\n"
+		"                   its block size); the last two need a GPU and a CUDA build\n"
 		"  --m --n --k N    matrix sizes: C is m x n, op(A) m x k (default 4096 each)\n"
 		"  --nb N           tile size (stargemm) or block size (ScaLAPACK), default 512\n"
 		"  --P --Q N        process grid (default: P = ranks, Q = 1)\n"
@@ -42,6 +47,8 @@ static void usage(FILE *f)
 		"  --peak GFLOPS    stated peak for the pct_peak column (default: measured with\n"
 		"                   one local dgemm call per rank, n = min(max(m,n,k), 4096))\n"
 		"  --ncpus N        CPU workers per rank (stargemm) / BLAS threads (blas)\n"
+		"  --ngpus N        GPUs per rank (stargemm: CUDA workers) or for cublasxt\n"
+		"                   (default: StarPU's / all visible)\n"
 		"  --sched NAME     StarPU scheduling policy (stargemm)\n"
 		"  --seed N         random seed (default 1)\n"
 		"Out-of-core (stargemm):\n"
@@ -78,6 +85,7 @@ static int parse(int argc, char **argv, struct bench_opts *o)
 		{ "b", 1, 0, 1001 }, { "c", 1, 0, 1002 }, { "d", 1, 0, 1003 },
 		{ "lookahead", 1, 0, 1004 }, { "device-mem", 1, 0, 1005 },
 		{ "ram-limit", 1, 0, 1006 }, { "disk", 1, 0, 1007 }, { "disk-mib", 1, 0, 1008 },
+		{ "ngpus", 1, 0, 1009 },
 		{ 0, 0, 0, 0 }
 	};
 	int c;
@@ -85,7 +93,7 @@ static int parse(int argc, char **argv, struct bench_opts *o)
 	*o = (struct bench_opts){ .impl = "stargemm", .m = 4096, .n = 4096, .k = 4096,
 				  .nb = 512, .P = -1, .Q = -1, .transA = 'N', .transB = 'N',
 				  .alpha = 1.0, .beta = 1.0, .niter = 3, .warmup = 1,
-				  .ncpus = -1, .seed = 1, .disk_mib = 4096 };
+				  .ncpus = -1, .ngpus = -1, .seed = 1, .disk_mib = 4096 };
 	while ((c = getopt_long(argc, argv, "", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'i': o->impl = optarg; break;
@@ -117,6 +125,7 @@ static int parse(int argc, char **argv, struct bench_opts *o)
 		case 1006: o->ram_limit_mib = atoll(optarg); break;
 		case 1007: o->disk_dir = optarg; break;
 		case 1008: o->disk_mib = atoll(optarg); break;
+		case 1009: o->ngpus = atoi(optarg); break;
 		case 'h': usage(stdout); exit(0);
 		default: usage(stderr); return -1;
 		}
@@ -287,6 +296,7 @@ static int run_stargemm(struct bench_opts *o)
 
 	stargemm_config_init(&cfg);
 	cfg.ncpus = o->ncpus;
+	cfg.ncuda = o->ngpus;
 	cfg.sched_policy = o->sched;
 	cfg.ram_limit_mib = o->ram_limit_mib;
 	cfg.disk_dir = o->disk_dir;
@@ -381,6 +391,18 @@ static int setup_trace(const struct bench_opts *o)
 	return 0;
 }
 
+/* --impl cublas | cublasxt: one process, rank 0; 77 when not built with the peers. */
+static int run_gpu_peer(const struct bench_opts *o)
+{
+#ifdef HAVE_GPU_PEERS
+	return !strcmp(o->impl, "cublas") ? bench_run_cublas(o) : bench_run_cublasxt(o);
+#else
+	fprintf(stderr, "stargemm_pdgemm: --impl %s needs a CUDA build of StarPU and cuBLASXt "
+		"(this build has none); skipped\n", o->impl);
+	return 77;
+#endif
+}
+
 int main(int argc, char **argv)
 {
 	struct bench_opts o;
@@ -423,10 +445,13 @@ int main(int argc, char **argv)
 				"(install libscalapack-mpich-dev and reconfigure)\n");
 		ret = 77;
 #endif
+	} else if (!strcmp(o.impl, "cublas") || !strcmp(o.impl, "cublasxt")) {
+		o.P = o.Q = 1;
+		ret = rank == 0 ? run_gpu_peer(&o) : 0;
 	} else {
 		if (rank == 0)
 			fprintf(stderr, "stargemm_pdgemm: unknown --impl '%s' (stargemm, blas, "
-				"scalapack)\n", o.impl);
+				"scalapack, cublas, cublasxt)\n", o.impl);
 		ret = 2;
 	}
 	MPI_Barrier(MPI_COMM_WORLD);

@@ -99,21 +99,26 @@ void bench_print_row(const struct bench_opts *o, int nranks, int workers, int it
 	fflush(stdout);
 }
 
-static double *random_array(int64_t rows, int64_t cols, uint64_t seed)
+void bench_fill_random(double *x, int64_t rows, int64_t cols, uint64_t seed)
 {
-	double *x = malloc((size_t)(rows * cols) * sizeof(double));
-
-	if (!x)
-		return NULL;
 	for (int64_t j = 0; j < cols; j++)
 		for (int64_t i = 0; i < rows; i++)
 			x[i + j * rows] = stargemm_random_element(seed, i, j);
+}
+
+double *bench_random_array(int64_t rows, int64_t cols, uint64_t seed)
+{
+	double *x = malloc((size_t)(rows * cols) * sizeof(double));
+
+	if (x)
+		bench_fill_random(x, rows, cols, seed);
 	return x;
 }
 
 double bench_local_dgemm_rate(int64_t n, int threads)
 {
-	double *a = random_array(n, n, 1), *b = random_array(n, n, 2), *c = random_array(n, n, 3);
+	double *a = bench_random_array(n, n, 1), *b = bench_random_array(n, n, 2);
+	double *c = bench_random_array(n, n, 3);
 	double t = 0.0;
 
 	if (threads <= 0)
@@ -136,8 +141,9 @@ int bench_run_blas(const struct bench_opts *o)
 	int ta = o->transA == 'T', tb = o->transB == 'T';
 	int64_t am = ta ? o->k : o->m, an = ta ? o->m : o->k;
 	int64_t bm = tb ? o->n : o->k, bn = tb ? o->k : o->n;
-	double *a = random_array(am, an, o->seed), *b = random_array(bm, bn, o->seed + 1);
-	double *c = random_array(o->m, o->n, o->seed + 2);
+	double *a = bench_random_array(am, an, o->seed);
+	double *b = bench_random_array(bm, bn, o->seed + 1);
+	double *c = bench_random_array(o->m, o->n, o->seed + 2);
 	int threads = o->ncpus > 0 ? o->ncpus : 0;
 
 	if (!a || !b || !c) {

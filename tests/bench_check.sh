@@ -1,6 +1,7 @@
 #!/bin/sh
 # tests/bench_check.sh — the benchmark's CSV output and --check on small ragged runs:
-# every repetition line must end in PASS, and the peers must run when built.
+# every repetition line must end in PASS, and the peers must run when built (the GPU
+# peers exit 77 where no GPU is visible, as on CI).
 set -e
 out="$BUILDDIR/tests/bench_check.out"
 : >"$out"
@@ -14,6 +15,12 @@ set +e
 "$SRCDIR/tests/mpirun.sh" 2 "$bench" --impl scalapack --m 200 --n 100 --k 150 --nb 32 \
 	--niter 1 >>"$out"
 scalapack=$?
+"$SRCDIR/tests/mpirun.sh" 1 "$bench" --impl cublas --m 200 --n 100 --k 150 --transA T \
+	--beta 0.5 --niter 2 --warmup 1 --check >>"$out"
+cublas=$?
+"$SRCDIR/tests/mpirun.sh" 1 "$bench" --impl cublasxt --m 300 --n 257 --k 190 --nb 64 \
+	--transB T --niter 1 --warmup 1 --check >>"$out"
+cublasxt=$?
 set -e
 cat "$out"
 head -n1 "$out" | grep -q "^impl,m,n,k,nb,P,Q,transA,transB,alpha,beta,ranks,workers,iter,time_s,gflops,peak_gflops,pct_peak,residual,check,b,c,d,lookahead,case,pred_loads,loads,loads_ratio,peer_loads,pred_mpi_tiles,mpi_tiles,mpi_ratio,h2d_tiles,d2d_tiles,d2h_tiles$"
@@ -25,4 +32,14 @@ if [ $scalapack -eq 0 ]; then
 elif [ $scalapack -ne 77 ]; then
 	echo "scalapack run failed ($scalapack)"; exit 1
 fi
+# GPU peers: 77 without a GPU or without a CUDA build, else checked results.
+for peer in cublas:$cublas:2 cublasxt:$cublasxt:1; do
+	name=${peer%%:*} rest=${peer#*:}; rc=${rest%%:*} lines=${rest#*:}
+	if [ "$rc" -eq 0 ]; then
+		[ "$(grep -c "^$name,.*,PASS," "$out")" -eq "$lines" ] ||
+			{ echo "expected $lines checked $name lines"; exit 1; }
+	elif [ "$rc" -ne 77 ]; then
+		echo "$name run failed ($rc)"; exit 1
+	fi
+done
 echo "benchmark output OK"

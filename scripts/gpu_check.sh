@@ -1,0 +1,85 @@
+#!/bin/sh
+# scripts/gpu_check.sh — issue 3's checks on a real GPU, run from the bundle that
+# scripts/gpu_bundle.sh packs (it lies beside bin/ and lib/ there). Phases, in the
+# order given (default: info correct small):
+#   info     the GPU, the driver, and that every library the programs load is found
+#   correct  the CUDA codelets against BLAS: tests/test_pdgemm (ragged, transposed,
+#            irregular tiles; in core and out of core) with the GEMMs on the GPU, a
+#            ragged out-of-core run forced into case (c2) by a 1 GiB GPU limit with
+#            --check, and the cuBLAS peers with --check
+#   small    bench/compare_gpu.sh, N = 32,768, t = 2048, 4 GiB of GPU memory (c2)
+#   large    bench/compare_gpu.sh, N = 65,536, t = 2048, 16 GiB (the issue's case; the
+#            host needs ~100 GiB: three 32 GiB matrices, one program at a time)
+# Every log goes to ${OUT:-/tmp/stargemm-gpu-out}; the summary is printed last.
+# Exit status: 0 when every phase passed.
+set -u
+
+here=$(cd "$(dirname "$0")" && pwd)
+out=${OUT:-/tmp/stargemm-gpu-out}
+mkdir -p "$out"
+export LD_LIBRARY_PATH="$here/lib:${CUDA_DIR:-/usr/local/cuda}/lib64${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
+export STARPU_HOME=${STARPU_HOME:-/tmp/stargemm-starpu-home} STARPU_SILENT=1
+export STARPU_FXT_TRACE=0 STARPU_NCUDA=${STARPU_NCUDA:-1}
+export STARGEMM_BENCH="$here/bin/stargemm_pdgemm"
+mkdir -p "$STARPU_HOME"
+bench=$STARGEMM_BENCH
+summary=$out/summary.txt
+: >"$summary"
+failed=0
+
+# step NAME COMMAND...: run, log to $out/NAME.log, one summary line.
+step() {
+	name=$1
+	shift
+	start=$(date +%s)
+	"$@" >"$out/$name.log" 2>&1
+	rc=$?
+	[ $rc -eq 0 ] || failed=1
+	printf '%-22s rc=%-3s %4ss  %s\n' "$name" "$rc" $(($(date +%s) - start)) \
+		"$(grep -v '^\[starpu' "$out/$name.log" | grep . | tail -n 1)" >>"$summary"
+}
+
+phase_info() {
+	step info sh -c "nvidia-smi -L && nvidia-smi --query-gpu=name,memory.total,driver_version \
+		--format=csv && cat '$here/COMMIT' && ! ldd '$bench' | grep 'not found'"
+}
+
+phase_correct() {
+	step test_pdgemm "$here/bin/test_pdgemm" 1 1
+	step test_pdgemm_ooc "$here/bin/test_pdgemm" 1 1 ooc
+	step ooc_c2_check env STARPU_LIMIT_CUDA_MEM=1024 "$bench" --ooc --m 10000 --n 9001 \
+		--k 7003 --nb 1024 --transB T --beta 0.5 --niter 1 --warmup 0 --check --csv
+	step cublas_check "$bench" --impl cublas --m 3001 --n 2999 --k 1501 --transA T \
+		--niter 1 --warmup 1 --check --csv
+	step cublasxt_check "$bench" --impl cublasxt --m 5001 --n 4999 --k 3001 --nb 1024 \
+		--niter 1 --warmup 1 --check --csv
+	# The out-of-core run must have planned case (c2) and moved tiles to the GPU.
+	step ooc_c2_on_gpu awk -F, '$1 == "stargemm" { ok = $25 == "c2" && $33 > 0
+		print "case " $25 ", loads/model " $28 ", host->GPU tiles " $33 }
+		END { exit !ok }' "$out/ooc_c2_check.log"
+	grep -h ',FAIL,' "$out"/*_check.log >/dev/null 2>&1 && failed=1
+}
+
+phase_small() {
+	step compare_32768 "$here/bench/compare_gpu.sh" --device-mem 4096 -- --m 32768 \
+		--n 32768 --k 32768 --nb 2048 --niter 2 --warmup 1
+}
+
+phase_large() {
+	step compare_65536 "$here/bench/compare_gpu.sh" --device-mem 16384 -- --m 65536 \
+		--n 65536 --k 65536 --nb 2048 --niter 1 --warmup 1
+}
+
+[ $# -gt 0 ] || set -- info correct small
+for phase in "$@"; do
+	case $phase in
+	info | correct | small | large) "phase_$phase" ;;
+	*) echo "gpu_check.sh: unknown phase '$phase' (info correct small large)" >&2; exit 2 ;;
+	esac
+done
+for f in "$out"/compare_*.log; do
+	[ -f "$f" ] && { echo "== $f"; tail -n 8 "$f"; }
+done
+echo "== summary ($out)"
+cat "$summary"
+exit $failed
