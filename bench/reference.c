@@ -3,6 +3,7 @@
  * arrays in one process, and the CSV output shared by all implementations.
  */
 #include <cblas.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <time.h>
@@ -99,11 +100,47 @@ void bench_print_row(const struct bench_opts *o, int nranks, int workers, int it
 	fflush(stdout);
 }
 
+/* Columns [first, last) of one array, filled by one thread of bench_fill_random(). */
+struct fill_part {
+	double *x;
+	int64_t rows, first, last;
+	uint64_t seed;
+};
+
+static void *fill_columns(void *arg)
+{
+	const struct fill_part *p = arg;
+
+	for (int64_t j = p->first; j < p->last; j++)
+		for (int64_t i = 0; i < p->rows; i++)
+			p->x[i + j * p->rows] = stargemm_random_element(p->seed, i, j);
+	return NULL;
+}
+
+/* One thread per core, each a range of columns: the GPU benchmarks fill matrices of
+ * tens of GiB, 5 ns an element on one core. A thread that cannot start leaves its
+ * columns to the caller. */
 void bench_fill_random(double *x, int64_t rows, int64_t cols, uint64_t seed)
 {
-	for (int64_t j = 0; j < cols; j++)
-		for (int64_t i = 0; i < rows; i++)
-			x[i + j * rows] = stargemm_random_element(seed, i, j);
+	enum { MAX_THREADS = 64 };
+	struct fill_part part[MAX_THREADS];
+	pthread_t tid[MAX_THREADS];
+	int started[MAX_THREADS] = { 0 };
+	long cores = sysconf(_SC_NPROCESSORS_ONLN);
+	int nt = cores < 1 ? 1 : cores > MAX_THREADS ? MAX_THREADS : (int)cores;
+
+	if ((int64_t)nt > cols)
+		nt = cols > 0 ? (int)cols : 1;
+	for (int t = 0; t < nt; t++) {
+		part[t] = (struct fill_part){ x, rows, cols * t / nt, cols * (t + 1) / nt, seed };
+		started[t] = t > 0 && pthread_create(&tid[t], NULL, fill_columns, &part[t]) == 0;
+	}
+	for (int t = 0; t < nt; t++)
+		if (!started[t])
+			fill_columns(&part[t]);
+	for (int t = 1; t < nt; t++)
+		if (started[t])
+			pthread_join(tid[t], NULL);
 }
 
 double *bench_random_array(int64_t rows, int64_t cols, uint64_t seed)

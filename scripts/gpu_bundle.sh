@@ -47,7 +47,7 @@ strip --strip-unneeded "$dest"/lib/*.so* "$dest"/bin/* 2>/dev/null || true
 cp "$top/bench/compare_gpu.sh" "$dest/bench/"
 cp "$top/scripts/gpu_check.sh" "$dest/"
 chmod +x "$dest/gpu_check.sh" "$dest/bench/compare_gpu.sh"
-(cd "$top" && git rev-parse --short HEAD 2>/dev/null || echo unknown) >"$dest/COMMIT"
+(cd "$top" && git describe --always --dirty 2>/dev/null || echo unknown) >"$dest/COMMIT"
 
 mkdir -p "$(dirname "$outfile")"
 tar -C "$stage" -cJf "$outfile" stargemm-gpu

@@ -18,6 +18,12 @@ here=$(cd "$(dirname "$0")" && pwd)
 out=${OUT:-/tmp/stargemm-gpu-out}
 mkdir -p "$out"
 export LD_LIBRARY_PATH="$here/lib:${CUDA_DIR:-/usr/local/cuda}/lib64${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
+# CUDA's libraries elsewhere than the toolkit (e.g. only in Python's nvidia-* wheels):
+# add the folder of each one the programs miss.
+for lib in $(ldd "$here/bin/stargemm_pdgemm" | awk '/not found/ { print $1 }'); do
+	found=$(find / \( -path /proc -o -path /sys \) -prune -o -name "$lib" -print 2>/dev/null | head -n 1)
+	[ -n "$found" ] && LD_LIBRARY_PATH="$LD_LIBRARY_PATH:$(dirname "$found")"
+done
 export STARPU_HOME=${STARPU_HOME:-/tmp/stargemm-starpu-home} STARPU_SILENT=1
 export STARPU_FXT_TRACE=0 STARPU_NCUDA=${STARPU_NCUDA:-1}
 export STARGEMM_BENCH="$here/bin/stargemm_pdgemm"
