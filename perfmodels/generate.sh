@@ -55,7 +55,12 @@ pairs() { # ngpus host_GBps same_GBps other_GBps per_group host_lat peer_lat
 	done
 }
 
-# bandwidth (MB/s) or latency (us) matrix over STARPU_MAXNODES (32) rows.
+# bandwidth (MB/s) or latency (us) matrix over STARPU_MAXNODES (32) rows. Each row ends
+# with one padding column (NaN): StarPU 1.3's reader sets the last value it reads in a
+# row to NaN (it stops on the newline before storing it, then fills the rest of the row
+# with NaN from that column on). Without the pad, the last GPU had no transfer
+# prediction, so StarPU never chose a peer GPU as the source of its copies (1 GPU of 6
+# on the Summit node) and dmda-style policies had no transfer cost for it.
 matrix() { # ngpus column(3=GBps,4=lat) pairs...
 	local G=$1 colno=$2
 	shift 2
@@ -69,9 +74,9 @@ matrix() { # ngpus column(3=GBps,4=lat) pairs...
 				if (i > G) { print "nan"; continue }
 				for (j = 0; j <= G; j++) {
 					x = (i == j) ? 0 : v[i "," j]
-					printf "%s%.6f", (j ? "\t" : ""), x
+					printf "%.6f\t", x
 				}
-				printf "\n"
+				printf "nan\n"
 			}
 		}'
 }
