@@ -11,6 +11,8 @@
 #   large    bench/compare_gpu.sh, N = 65,536, t = 2048, 16 GiB (the case; the
 #            host needs ~100 GiB: three 32 GiB matrices, one program at a time)
 # Every log goes to ${OUT:-/tmp/stargemm-gpu-out}; the summary is printed last.
+# GPU_CHECK_OOC_SIZE and GPU_CHECK_OOC_LIMIT (MiB) change the forced-(c2) run's size
+# and GPU memory (tests/gpu_bundle.sh runs the bundle small on machines without GPU).
 # Exit status: 0 when every phase passed.
 set -u
 
@@ -29,6 +31,8 @@ export STARPU_FXT_TRACE=0 STARPU_NCUDA=${STARPU_NCUDA:-1}
 export STARGEMM_BENCH="$here/bin/stargemm_pdgemm"
 mkdir -p "$STARPU_HOME"
 bench=$STARGEMM_BENCH
+ooc_size=${GPU_CHECK_OOC_SIZE:-"--m 10000 --n 9001 --k 7003 --nb 1024"}
+ooc_limit=${GPU_CHECK_OOC_LIMIT:-1024}
 summary=$out/summary.txt
 : >"$summary"
 failed=0
@@ -53,8 +57,9 @@ phase_info() {
 phase_correct() {
 	step test_pdgemm "$here/bin/test_pdgemm" 1 1
 	step test_pdgemm_ooc "$here/bin/test_pdgemm" 1 1 ooc
-	step ooc_c2_check env STARPU_LIMIT_CUDA_MEM=1024 "$bench" --ooc --m 10000 --n 9001 \
-		--k 7003 --nb 1024 --transB T --beta 0.5 --niter 1 --warmup 0 --check --csv
+	# shellcheck disable=SC2086 # the size is a list of options
+	step ooc_c2_check env STARPU_LIMIT_CUDA_MEM=$ooc_limit "$bench" --ooc $ooc_size \
+		--transB T --beta 0.5 --niter 1 --warmup 0 --check --csv
 	step cublas_check "$bench" --impl cublas --m 3001 --n 2999 --k 1501 --transA T \
 		--niter 1 --warmup 1 --check --csv
 	step cublasxt_check "$bench" --impl cublasxt --m 5001 --n 4999 --k 3001 --nb 1024 \
