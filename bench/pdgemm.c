@@ -72,6 +72,23 @@ static void usage(FILE *f)
 		"  --help           this text\n");
 }
 
+/* A matrix or tile size: a whole number >= 1, or an error naming the option. */
+static int parse_size(const char *opt, const char *arg, int64_t *out)
+{
+	char *end = NULL;
+	long long v;
+
+	errno = 0;
+	v = strtoll(arg, &end, 10);
+	if (errno || end == arg || *end != '\0' || v < 1) {
+		fprintf(stderr, "stargemm_pdgemm: %s must be a whole number >= 1, got '%s'\n", opt,
+			arg);
+		return -1;
+	}
+	*out = v;
+	return 0;
+}
+
 static int parse(int argc, char **argv, struct bench_opts *o)
 {
 	static const struct option longopts[] = {
@@ -97,10 +114,10 @@ static int parse(int argc, char **argv, struct bench_opts *o)
 	while ((c = getopt_long(argc, argv, "", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'i': o->impl = optarg; break;
-		case 'm': o->m = atoll(optarg); break;
-		case 'n': o->n = atoll(optarg); break;
-		case 'k': o->k = atoll(optarg); break;
-		case 'b': o->nb = atoll(optarg); break;
+		case 'm': if (parse_size("--m", optarg, &o->m)) return -1; break;
+		case 'n': if (parse_size("--n", optarg, &o->n)) return -1; break;
+		case 'k': if (parse_size("--k", optarg, &o->k)) return -1; break;
+		case 'b': if (parse_size("--nb", optarg, &o->nb)) return -1; break;
 		case 'P': o->P = atoi(optarg); break;
 		case 'Q': o->Q = atoi(optarg); break;
 		case 'A': o->transA = optarg[0]; break;

@@ -11,6 +11,16 @@ bench="$BUILDDIR/bench/stargemm_pdgemm"
 "$SRCDIR/tests/mpirun.sh" 1 "$bench" --m 200 --n 100 --k 150 --nb 48 --transB T \
 	--niter 1 --warmup 0 --check >>"$out"
 "$SRCDIR/tests/mpirun.sh" 1 "$bench" --impl blas --m 200 --n 100 --k 150 --niter 1 >>"$out"
+# Bad sizes are refused before anything runs, naming the option (exit 2).
+for bad in "--m 0" "--n abc" "--k 12x" "--nb -4"; do
+	# shellcheck disable=SC2086 # option and value
+	if "$bench" --impl blas $bad --niter 1 2>"$out.err"; then
+		echo "accepted $bad"; exit 1
+	fi
+	grep -q -e "${bad%% *} must be a whole number >= 1" "$out.err" ||
+		{ echo "no clear error for $bad"; cat "$out.err"; exit 1; }
+done
+rm -f "$out.err"
 set +e
 "$SRCDIR/tests/mpirun.sh" 2 "$bench" --impl scalapack --m 200 --n 100 --k 150 --nb 32 \
 	--niter 1 >>"$out"
