@@ -742,34 +742,28 @@ static int setup(struct executor *ex, int64_t **rows, int64_t **cols)
  * ends (sched/ooc.c), and the 4 GiB H100 case of tests/sim_ooc.sh lost 0.35%. */
 static void hold_unplanned(struct executor *ex)
 {
-	int cuda[STARPU_NMAXWORKERS];
-	int ncuda = starpu_worker_get_ids_by_type(STARPU_CUDA_WORKER, cuda, STARPU_NMAXWORKERS);
 	int64_t budget = ex->plan.capacity * ex->tile_bytes;
 
-	if (ex->plan.X * ex->plan.Y > 1)
+	if (ex->plan.X * ex->plan.Y > 1 || stargemm__device_node(0) == STARPU_MAIN_RAM)
 		return;
-	for (int w = 0; w < ncuda && w < STARGEMM_MAX_DEVICES; w++) {
-		unsigned node = starpu_worker_get_memory_node((unsigned)cuda[w]);
+	for (int g = 0; g < ex->ndevices && g < STARGEMM_MAX_DEVICES; g++) {
+		unsigned node = stargemm__device_node(g);
 		int64_t total = (int64_t)starpu_memory_get_total(node);
 		int64_t slack = total - budget > total / 10 ? total - budget : total / 10;
 		int64_t hold = total - ex->plan.tiles_needed * ex->tile_bytes - slack;
 
-		ex->held[w] = hold > 0 ? hold : 0;
-		if (ex->held[w] > 0)
-			starpu_memory_allocate(node, (size_t)ex->held[w], STARPU_MEMORY_OVERFLOW);
+		ex->held[g] = hold > 0 ? hold : 0;
+		if (ex->held[g] > 0)
+			starpu_memory_allocate(node, (size_t)ex->held[g], STARPU_MEMORY_OVERFLOW);
 	}
 }
 
 static void release_unplanned(struct executor *ex)
 {
-	int cuda[STARPU_NMAXWORKERS];
-	int ncuda = starpu_worker_get_ids_by_type(STARPU_CUDA_WORKER, cuda, STARPU_NMAXWORKERS);
-
-	for (int w = 0; w < ncuda && w < STARGEMM_MAX_DEVICES; w++) {
-		if (ex->held[w] > 0)
-			starpu_memory_deallocate(starpu_worker_get_memory_node((unsigned)cuda[w]),
-						 (size_t)ex->held[w]);
-		ex->held[w] = 0;
+	for (int g = 0; g < ex->ndevices && g < STARGEMM_MAX_DEVICES; g++) {
+		if (ex->held[g] > 0)
+			starpu_memory_deallocate(stargemm__device_node(g), (size_t)ex->held[g]);
+		ex->held[g] = 0;
 	}
 }
 
