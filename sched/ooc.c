@@ -228,7 +228,7 @@ static int leave_a_to_peer(const struct ooc_data *d, struct starpu_task *task, u
  * order the device runs them, and stay above the lookahead's prefetches (priority <= 0):
  * what runs next is copied first. Except the GEMMs of a ragged last K tile, when the
  * executor says so (stargemm__sched_skip_prefetch_k): it holds their A and B tiles on
- * the device itself (src/ooc.c, pin_ragged()); and a GEMM that leaves its A tile to a
+ * the device itself (src/ooc.c, pin_block()); and a GEMM that leaves its A tile to a
  * peer (leave_a_to_peer()). A GEMM held back (next block, prefetch_held()) gets
  * priority 0, below every GEMM that may run: it arrives when its block's first chunk is
  * inserted, before the current block's last GEMMs (each becomes ready only when the

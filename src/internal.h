@@ -85,6 +85,9 @@ struct stargemm__gemm {
 	const struct stargemm_matrix *A, *B;
 	struct stargemm_matrix *C;
 	int64_t kt;   /* tiles of the inner dimension, set by stargemm__gemm_check() */
+	/* Workers that may run the GEMMs (STARPU_CPU | STARPU_CUDA, set by
+	 * stargemm__gemm_check(); the out-of-core executor narrows it to STARPU_CUDA). */
+	uint32_t where;
 };
 
 /* Validate a problem (sizes, tilings, grids, aliasing); sets p->kt. */

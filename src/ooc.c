@@ -33,7 +33,7 @@ struct chunk_ref {
 	int64_t n;
 };
 
-/* The ragged K tiles of one chunk, held on the devices that use them (pin_ragged()). */
+/* The ragged K tiles of one C block, held on the devices that use them (pin_block()). */
 struct pin_set {
 	struct chunk_sync *sync;
 	starpu_data_handle_t *handle;
@@ -52,7 +52,9 @@ struct executor {
 	int64_t pinned_k;              /* ragged K tile held on the devices (pinned_k()), or -1 */
 	int64_t tile_bytes;            /* the largest tile's, as planned */
 	int64_t held[STARGEMM_MAX_DEVICES]; /* bytes held back on each GPU (hold_unplanned()) */
-	struct pin_set *pins;          /* lookahead + 1 slots: chunk n uses slot n % (ell + 1) */
+	struct pin_set *pins;          /* lookahead + 1 slots: block B uses slot B % (ell + 1) */
+	int64_t pinned_block;          /* the last block whose ragged K tiles were held, or -1 */
+	int live_pins;                 /* blocks whose ragged K tiles are held now */
 	int64_t *slot;                 /* block being inserted: device slot of tile (ii, jj) */
 	uint64_t *col_devices;         /* ... the devices computing tiles of column jj */
 	uint64_t *row_devices;         /* ... and of row ii (bit g: device g) */
@@ -137,7 +139,7 @@ int stargemm_pdgemm_plan(stargemm_trans transa, stargemm_trans transb,
 			 const struct stargemm_ooc_options *opt, struct stargemm_plan *plan)
 {
 	struct stargemm__gemm g = { transa, transb, 1.0, 0.0, A, B,
-				    (struct stargemm_matrix *)C, 0 };
+				    (struct stargemm_matrix *)C, 0, 0 };
 
 	stargemm__clear_error();
 	if (!plan)
@@ -395,7 +397,7 @@ static int mask_nodes(uint64_t mask, int ndevices, unsigned *nodes)
 	return nnodes;
 }
 
-/* The K tile whose A and B tiles the executor holds on the devices (pin_ragged())
+/* The K tile whose A and B tiles the executor holds on the devices (pin_block())
  * instead of prefetching them: the last one, when it is smaller than all the others,
  * which are equal (a regular tiling with a ragged end); otherwise -1. Why: StarPU 1.3,
  * allocating a buffer on a full device, first reuses one of the same shape that no task
@@ -442,18 +444,32 @@ static int pin(struct pin_set *s, starpu_data_handle_t h, unsigned node, int me)
 	return 0;
 }
 
-/* Hold chunk @p n's ragged K tiles (pinned_k()) on the devices whose tasks read them,
- * from now until the chunk's inputs are released. A held tile cannot be evicted, so a
- * new one's buffer comes from the "won't use" tiles of released chunks instead of
- * another ragged tile still to be read. Only this rank's own tiles: a tile received
- * over MPI cannot be acquired before it lands (StarPU 1.3). */
-static int pin_ragged(struct executor *ex, const int64_t *rows, int64_t nrows,
-		      const int64_t *cols, int64_t ncols, int64_t n)
+/* Hold block @p blk's ragged K tiles (pinned_k()) on the devices whose tasks read them,
+ * until the block's last chunk is released (unpin_done()). A held tile cannot be
+ * evicted, so a new one's buffer comes from the "won't use" tiles of released chunks
+ * instead of another ragged tile still to be read. Only this rank's own tiles: a tile
+ * received over MPI cannot be acquired before it lands (StarPU 1.3).
+ * When: as soon as no other block's ragged tiles are held — the first block's at the
+ * start of the call, each next block's right after the previous block's are let go —
+ * and at the latest when the block's last chunk is inserted (blocks of fewer chunks
+ * than the lookahead window). Why so early: on a full device, StarPU makes room for a
+ * buffer of a new shape by freeing others (simulated cudaFree 750 us, cudaMalloc 175
+ * us, both on the GPU worker's thread, which then feeds the GPU no task). Held when
+ * their chunk was inserted, the ragged tiles of every block needed such frees: one
+ * simulated V100, N = 35,184, 3855 MiB, 4 blocks, the GPU waited 5-17 ms per block.
+ * Held early, the first block's are allocated while the device is still empty, and
+ * each next block's take over the buffers of the previous block's, just marked "won't
+ * use" (same shapes): 12.1383 -> 12.1316 s there; six V100s, 24576^2 x 24944, 4000
+ * MiB, one block (c1): 1.0045 -> 0.9471 s (second repetition unchanged, 0.716 s). */
+static int pin_block(struct executor *ex, const int64_t *rows, int64_t nrows,
+		     const int64_t *cols, int64_t ncols, int64_t blk)
 {
-	struct pin_set *s = &ex->pins[n % (ex->plan.lookahead + 1)];
+	struct pin_set *s = &ex->pins[blk % (ex->plan.lookahead + 1)];
 	int ret = 0;
 	unsigned nodes[STARPU_MAXNODES];
 
+	ex->pinned_block = blk;
+	ex->live_pins++;
 	for (int64_t ii = 0; ii < nrows && !ret; ii++) {
 		int nrow = mask_nodes(ex->row_devices[ii], ex->ndevices, nodes);
 
@@ -471,11 +487,19 @@ static int pin_ragged(struct executor *ex, const int64_t *rows, int64_t nrows,
 	return ret;
 }
 
-/* Let go of the tiles pin_ragged() holds for chunk @p n, once their acquisitions are
- * complete (a release must follow its acquisition). */
-static void unpin(struct executor *ex, int64_t n)
+/* Whether block @p blk, whose chunk @p z is about to be inserted, holds its ragged K
+ * tiles now (pin_block()). */
+static int pins_now(const struct executor *ex, int64_t blk, int64_t z)
 {
-	struct pin_set *s = &ex->pins[n % (ex->plan.lookahead + 1)];
+	return ex->pinned_k >= 0 && ex->pinned_block < blk &&
+	       (ex->live_pins == 0 || z == ex->plan.Z - 1);
+}
+
+/* Let go of the tiles pin_block() holds in slot @p slot, once their acquisitions are
+ * complete (a release must follow its acquisition). */
+static void unpin(struct executor *ex, int64_t slot)
+{
+	struct pin_set *s = &ex->pins[slot];
 
 	starpu_pthread_mutex_lock(&ex->sync.mutex);
 	while (s->acquired < s->count)
@@ -484,6 +508,21 @@ static void unpin(struct executor *ex, int64_t n)
 	for (int64_t p = 0; p < s->count; p++)
 		starpu_data_release_on_node(s->handle[p], (int)s->node[p]);
 	s->count = s->acquired = 0;
+}
+
+/* Chunk @p m is done: if it was its block's last one, which reads the ragged K tile,
+ * let go of the block's ragged tiles. */
+static void unpin_done(struct executor *ex, int64_t m)
+{
+	int64_t x, y, z;
+
+	if (ex->pinned_k < 0)
+		return;
+	chunk_coords(ex, m, &x, &y, &z);
+	if (z != ex->plan.Z - 1)
+		return;
+	unpin(ex, (y * ex->plan.X + x) % (ex->plan.lookahead + 1));
+	ex->live_pins--;
 }
 
 /* Priority of the prefetch of step @p kk of chunk @p n: decreasing along the sequence,
@@ -637,6 +676,8 @@ static int run_blocks(struct executor *ex, int64_t *rows, int64_t *cols)
 		for (int64_t x = 0; x < pl->X; x++) {
 			int64_t nrows = block_indices(x, pl->b, C->P, C->mt, rows);
 
+			int64_t blk = y * pl->X + x;
+
 			assign_devices(ex, rows, nrows, cols, ncols);
 
 			for (int64_t z = 0; z < pl->Z; z++, n++) {
@@ -644,9 +685,12 @@ static int run_blocks(struct executor *ex, int64_t *rows, int64_t *cols)
 
 				if (done >= 0) {
 					wait_chunk(ex, done);
-					unpin(ex, done);
+					unpin_done(ex, done);
 					release_chunk_inputs(ex, done, n);
 				}
+				if (pins_now(ex, blk, z) &&
+				    (ret = pin_block(ex, rows, nrows, cols, ncols, blk)))
+					return ret;
 				if (n == 0 && orders_first_chunk(ex) &&
 				    (ret = first_chunk_prefetch(ex, rows, nrows, cols, ncols)))
 					return ret;
@@ -655,9 +699,6 @@ static int run_blocks(struct executor *ex, int64_t *rows, int64_t *cols)
 					return ret;
 				if (n > 0 || !orders_first_chunk(ex))
 					prefetch_chunk_inputs(ex, rows, nrows, cols, ncols, z, n);
-				if (ex->pinned_k >= 0 && chunk_end(ex, z) > ex->pinned_k &&
-				    (ret = pin_ragged(ex, rows, nrows, cols, ncols, n)))
-					return ret;
 			}
 			release_block(ex, rows, nrows, cols, ncols);
 		}
@@ -665,13 +706,13 @@ static int run_blocks(struct executor *ex, int64_t *rows, int64_t *cols)
 	/* The last chunks' inputs: nothing follows them. */
 	for (int64_t m = n - (pl->lookahead + 1) > 0 ? n - (pl->lookahead + 1) : 0; m < n; m++) {
 		wait_chunk(ex, m);
-		unpin(ex, m);
+		unpin_done(ex, m);
 		release_chunk_inputs(ex, m, m);
 	}
 	return 0;
 }
 
-/* Room for the tiles pin_ragged() may hold per chunk: a block's rows on each device of
+/* Room for the tiles pin_block() may hold per block: a block's rows on each device of
  * the rank, and its columns. */
 static int alloc_pins(struct executor *ex)
 {
@@ -701,10 +742,17 @@ static int setup(struct executor *ex, int64_t **rows, int64_t **cols)
 {
 	ex->nchunks = ex->plan.X * ex->plan.Y * ex->plan.Z;
 	ex->me = stargemm_rank();
+	ex->pinned_block = -1;
 	ex->ndevices = starpu_cuda_worker_get_count() > 0 ? (int)starpu_cuda_worker_get_count() : 1;
 	if (ex->ndevices > 64)
 		return stargemm__error(-EINVAL, "stargemm_pdgemm_ooc: at most 64 GPUs per rank, "
 				       "StarPU has %d", ex->ndevices);
+	/* With GPUs, the GEMMs run on them only, whatever the policy: a C tile's chain of
+	 * updates stays on its device, and a GEMM on a CPU worker would take the tile off it
+	 * (stargemm-ooc never gives one to a CPU worker; dmdas did, on one simulated GPU:
+	 * 0.3% of the GEMMs, with 25% more C tiles written back). */
+	if (starpu_cuda_worker_get_count() > 0)
+		ex->gemm.where = STARPU_CUDA;
 	ex->sync.pending = calloc((size_t)ex->nchunks, sizeof(*ex->sync.pending));
 	ex->refs = calloc((size_t)ex->nchunks, sizeof(*ex->refs));
 	*rows = malloc((size_t)(ex->plan.b * ex->gemm.C->P) * sizeof(**rows));
@@ -772,7 +820,7 @@ int stargemm_pdgemm_ooc(stargemm_trans transa, stargemm_trans transb, double alp
 			double beta, struct stargemm_matrix *C,
 			const struct stargemm_ooc_options *opt, struct stargemm_plan *plan)
 {
-	struct executor ex = { .gemm = { transa, transb, alpha, beta, A, B, C, 0 } };
+	struct executor ex = { .gemm = { transa, transb, alpha, beta, A, B, C, 0, 0 } };
 	int64_t *rows = NULL, *cols = NULL;
 	int ret;
 

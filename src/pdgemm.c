@@ -89,6 +89,7 @@ int stargemm__gemm_check(struct stargemm__gemm *p)
 	    (ret = check_dim(ak, akt, "columns of op(A)", bk, bkt, "rows of op(B)", "K")))
 		return ret;
 	p->kt = akt;
+	p->where = STARPU_CPU | STARPU_CUDA;
 	return 0;
 }
 
@@ -130,6 +131,7 @@ int stargemm__gemm_insert(const struct stargemm__gemm *p, int64_t i, int64_t j, 
 				     first && p->beta == 0.0 ? STARPU_W : STARPU_RW,
 				     stargemm__tile(p->C, i, j),
 				     STARPU_PRIORITY, priority,
+				     STARPU_EXECUTE_WHERE, (unsigned long long)p->where,
 				     STARPU_CALLBACK_WITH_ARG_NFREE, callback, callback_arg, 0);
 	if (ret)
 		return stargemm__error(-EIO, "stargemm_pdgemm: task submission failed for C(%"
@@ -142,7 +144,7 @@ int stargemm_pdgemm_submit(stargemm_trans transa, stargemm_trans transb, double 
 			   const struct stargemm_matrix *B, double beta,
 			   struct stargemm_matrix *C)
 {
-	struct stargemm__gemm p = { transa, transb, alpha, beta, A, B, C, 0 };
+	struct stargemm__gemm p = { transa, transb, alpha, beta, A, B, C, 0, 0 };
 	int ret;
 
 	stargemm__clear_error();
