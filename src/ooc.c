@@ -675,7 +675,6 @@ static int run_blocks(struct executor *ex, int64_t *rows, int64_t *cols)
 
 		for (int64_t x = 0; x < pl->X; x++) {
 			int64_t nrows = block_indices(x, pl->b, C->P, C->mt, rows);
-
 			int64_t blk = y * pl->X + x;
 
 			assign_devices(ex, rows, nrows, cols, ncols);

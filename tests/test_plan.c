@@ -208,9 +208,27 @@ static void overrides_are_kept(void)
 	   "valid overrides are used as given", buf);
 }
 
+/* With several devices the block is square on each device (b x c/G), not per rank:
+ * Summit, G = 3, the block spans the 69 columns (35 x 23 per device) and the model's
+ * loads are below those of the rank-square block b = c = 35. */
+static void square_per_device(void)
+{
+	struct stargemm_plan_request r = summit(3);
+	struct stargemm_plan p, q;
+	char buf[256];
+	int ret = stargemm_plan_compute(&r, &p);
+
+	r.b = r.c = 35;
+	r.d = p.d;
+	describe(&p, buf, sizeof(buf));
+	ok(ret == 0 && p.c == 69 && p.b == 35 && stargemm_plan_compute(&r, &q) == 0 &&
+	   p.loads_total < 0.8 * q.loads_total,
+	   "G=3: block square per device (b=35, c=69), loads < 80% of b=c=35's", buf);
+}
+
 int main(void)
 {
-	printf("1..30\n");
+	printf("1..31\n");
 	paper_configurations();
 	small_problem_fits();
 	model_numbers();
@@ -218,5 +236,6 @@ int main(void)
 	errors();
 	overrides_are_kept();
 	split_columns();
+	square_per_device();
 	return 0;
 }
