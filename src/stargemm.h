@@ -258,7 +258,8 @@ struct stargemm_plan {
 const char *stargemm_plan_case_name(enum stargemm_plan_case regime);
 
 /** Choose b, c, d and ell as §3.2.3 does (largest C block within c_fraction of the
- *  device memory, b = c when square, even blocks; then the largest d such that the C
+ *  device memory, square on each device — b x c/G, the paper's per-GPU block — when
+ *  possible, even blocks; then the largest d such that the C
  *  block and ell + 1 chunks of A and B fit; ell = 1 when C stays resident, 2 when C
  *  blocks change), classify the regime and predict the transfers. Every field of the
  *  request that is non-zero is used as given and checked. A pure function: it needs
