@@ -739,10 +739,13 @@ static void free_pins(struct executor *ex)
 
 static int setup(struct executor *ex, int64_t **rows, int64_t **cols)
 {
+	int ncuda;
+
 	ex->nchunks = ex->plan.X * ex->plan.Y * ex->plan.Z;
 	ex->me = stargemm_rank();
 	ex->pinned_block = -1;
-	ex->ndevices = starpu_cuda_worker_get_count() > 0 ? (int)starpu_cuda_worker_get_count() : 1;
+	ncuda = (int)starpu_cuda_worker_get_count();
+	ex->ndevices = ncuda > 0 ? ncuda : 1;
 	if (ex->ndevices > 64)
 		return stargemm__error(-EINVAL, "stargemm_pdgemm_ooc: at most 64 GPUs per rank, "
 				       "StarPU has %d", ex->ndevices);
@@ -750,7 +753,7 @@ static int setup(struct executor *ex, int64_t **rows, int64_t **cols)
 	 * updates stays on its device, and a GEMM on a CPU worker would take the tile off it
 	 * (stargemm-ooc never gives one to a CPU worker; dmdas did, on one simulated GPU:
 	 * 0.3% of the GEMMs, with 25% more C tiles written back). */
-	if (starpu_cuda_worker_get_count() > 0)
+	if (ncuda > 0)
 		ex->gemm.where = STARPU_CUDA;
 	ex->sync.pending = calloc((size_t)ex->nchunks, sizeof(*ex->sync.pending));
 	ex->refs = calloc((size_t)ex->nchunks, sizeof(*ex->refs));

@@ -80,6 +80,14 @@ static int64_t widest(int64_t b, int64_t budget, int64_t cmax, int G)
 	return per_device * G < cmax ? per_device * G : cmax;
 }
 
+/* Largest b <= bmax with b * ceil(c / G) <= budget (0 if none). */
+static int64_t tallest(int64_t c, int64_t budget, int64_t bmax, int G)
+{
+	int64_t rows = budget / cdiv(c, G);  /* rows of C one device may hold */
+
+	return rows < bmax ? rows : bmax;
+}
+
 /* Choose (or check) the C block within @p budget tiles per device; fills p->b, p->c. */
 static int choose_block(const struct stargemm_plan_request *r, struct stargemm_plan *p,
 			int64_t budget)
@@ -106,7 +114,7 @@ static int choose_block(const struct stargemm_plan_request *r, struct stargemm_p
 		p->c = widest(p->b, budget, p->nloc, (int)G);
 	} else if (r->c) {
 		p->c = r->c;
-		p->b = budget / cdiv(p->c, G) < p->mloc ? budget / cdiv(p->c, G) : p->mloc;
+		p->b = tallest(p->c, budget, p->mloc, (int)G);
 	} else if (p->mloc * cdiv(p->nloc, G) <= budget) {
 		p->b = p->mloc;  /* all of this rank's C stays resident */
 		p->c = p->nloc;
@@ -119,8 +127,8 @@ static int choose_block(const struct stargemm_plan_request *r, struct stargemm_p
 			s++;
 		p->b = s < p->mloc ? s : p->mloc;
 		p->c = widest(p->b, budget, p->nloc, (int)G);
-		if (p->c == p->nloc && budget / cdiv(p->c, G) > p->b)
-			p->b = budget / cdiv(p->c, G) < p->mloc ? budget / cdiv(p->c, G) : p->mloc;
+		if (p->c == p->nloc && tallest(p->c, budget, p->mloc, (int)G) > p->b)
+			p->b = tallest(p->c, budget, p->mloc, (int)G);
 	}
 	if (p->b < 1 || p->c < 1)
 		return stargemm__error(-EINVAL, "%s: no C block fits: with b=%" PRId64 " the "

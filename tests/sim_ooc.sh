@@ -20,8 +20,8 @@
 #     StarPU's dmdas policy with the same executor (GEMMs on the GPUs only), on the
 #     first repetition (0.9471 s and 796 tiles per GPU against 0.9681 s and 982) and on
 #     the second, whose device buffers were allocated by the first (0.7160 s and 769
-#     against 0.7187 s and 937). Until session 7 dmdas was sooner (1.0294 s against 1.0525 s; second repetition
-#     0.7196 s against 0.7451 s): a GEMM that leaves its A tile to a peer now prefetches
+#     against 0.7187 s and 937). Until session 7 dmdas was sooner (1.0294 s against
+#     1.0525 s; second repetition 0.7196 s against 0.7451 s): a GEMM that leaves its A tile to a peer now prefetches
 #     it 16 tasks ahead (sched/ooc.c), and the executor holds back the device memory
 #     its plan does not use (src/ooc.c; StarPU's simulated cudaMalloc, 175 us under one
 #     lock for all GPUs, was a third of the first repetition). The second repetition
