@@ -4,14 +4,13 @@
  * Select it with struct stargemm_config.sched_policy = "stargemm-ooc" (the default).
  *
  * What it enforces (Herault et al. 2019, §2):
- *  - Static device assignment: GPU g of a rank computes the C tiles of its local
- *    columns jl with jl mod G = g (the paper's j = v + q g mod qG) — except the last
- *    L mod G columns of a block of L, which the executor splits in row ranges over
- *    all G devices (src/plan.c) — so each C tile's whole chain of updates runs on one
- *    device and the tile stays there until its block is done. Without GPUs the "device" is the host RAM, shared by the CPU
- *    workers.
+ *  - Static device assignment: a GEMM runs on the device its task info names
+ *    (src/contract.h); the inspector (src/inspect.c) gives every update of a C tile
+ *    the same device, so each C tile's whole chain runs on one device and the tile
+ *    stays there until its block is done. Without GPUs the "device" is the host RAM,
+ *    shared by the CPU workers.
  *  - One FIFO queue per device, served in the order tasks became ready: the executor
- *    (src/ooc.c) inserts tasks chunk by chunk, so a device finishes a chunk's work
+ *    (src/execute.c) inserts tasks chunk by chunk, so a device finishes a chunk's work
  *    before it starts the next one's, and never starts a new C block before its tasks
  *    of the previous block are done. One exception, on a rank with one GPU: when the
  *    oldest GEMM waits for copies under way, a later one whose inputs are all on the
@@ -28,17 +27,14 @@
  *    fills). Without GPUs, every task goes to the CPU workers' queue.
  *  - C blocks do not overlap on a device: a GEMM of block beta is held back until the
  *    device has finished all its GEMMs of earlier blocks (the executor announces each
- *    task with stargemm__sched_expect() when it inserts it, and tags the task with
- *    priority -(beta + 1)). Tasks of the next block may be inserted ahead — their
- *    inputs are prefetched by the lookahead — but their C tiles are only allocated
- *    once the previous block's C tiles are done and released, so a device never
- *    holds two C blocks. Tasks with priority >= 0 (plain stargemm_pdgemm) are not held.
- * The lookahead's prefetching (A and B tiles of the chunks inserted ahead) is issued by
- * the executor with stargemm__device_node(), the same mapping as here.
- *
- * The C tile's device slot (its local column index, or the device of its split range;
- * taken mod G) is carried by the handle's user data (set by src/matrix.c, changed by
- * src/ooc.c for split columns), so the policy needs no knowledge of the matrices.
+ *    task with stargemm__sched_expect() when it inserts it; the block is in its task
+ *    info). Tasks of the next block may be inserted ahead — their inputs are
+ *    prefetched by the lookahead — but their C tiles are only allocated once the
+ *    previous block's C tiles are done and released, so a device never holds two C
+ *    blocks. Tasks of block -1 (the in-core product) are not held.
+ * Everything the policy knows of a task comes from its struct stargemm_task_info
+ * (task->sched_data; the contract is src/contract.h): device, block, prefetch class.
+ * The policy knows nothing of matrices, tilings or plans.
  */
 #include <limits.h>
 #include <stdlib.h>
@@ -68,52 +64,25 @@ struct ooc_data {
 	struct fifo *device;     /* ndevices queues */
 	struct fifo cpu;         /* non-GEMM tasks (and GEMMs without GPU: == device[0]) */
 	struct fifo *of_worker[STARPU_NMAXWORKERS];
-	int64_t skip_prefetch_k; /* GEMMs of this inner extent are not prefetched (0: none) */
 };
-
-/* Device of local C column @p jl: cyclic over the G devices. */
-static int device_of_column(int64_t jl, int ndevices)
-{
-	return (int)(jl % ndevices);
-}
 
 /* How close to the head of its queue a GEMM that left its A tile to a peer gets its
  * inputs prefetched (prefetch_deferred()). */
 #define DEFER_WINDOW 16
 
-/* Marks (in task->sched_data) a GEMM that left its A tile to a peer: its inputs are not
- * prefetched yet. */
-static char deferred;
-
-static int is_gemm(const struct starpu_task *task)
+/* The executor's info of a task (src/contract.h), or NULL for other tasks. */
+static struct stargemm_task_info *info_of(const struct starpu_task *task)
 {
-	return task->cl == &stargemm_gemm_cl || task->cl == &stargemm_gemm_overwrite_cl;
-}
-
-/* Local column of the C tile a GEMM task updates (buffer 2), from its user data. */
-static int64_t task_column(const struct starpu_task *task)
-{
-	uintptr_t tag = (uintptr_t)starpu_data_get_user_data(STARPU_TASK_GET_HANDLE(task, 2));
-
-	return tag ? (int64_t)tag - 1 : 0;
-}
-
-/* Inner dimension of a GEMM: A holds rows(C) x K elements, whatever op(A) is. */
-static int64_t task_k_extent(const struct starpu_task *task)
-{
-	starpu_data_handle_t a = STARPU_TASK_GET_HANDLE(task, 0);
-	int64_t rows = starpu_matrix_get_nx(STARPU_TASK_GET_HANDLE(task, 2));
-
-	return rows ? (int64_t)starpu_matrix_get_nx(a) * starpu_matrix_get_ny(a) / rows : 0;
+	return task->sched_data;
 }
 
 /* The one instance (StarPU runs one policy per context; stargemm uses one context). */
 static struct ooc_data *active;
 
-/* Block of an out-of-core GEMM (priority -(block + 1)), or -1 for untracked tasks. */
+/* Block of an executor task, or -1 for untracked tasks. */
 static int64_t task_block(const struct starpu_task *task)
 {
-	return is_gemm(task) && task->priority < 0 ? -(int64_t)task->priority - 1 : -1;
+	return info_of(task) ? info_of(task)->block : -1;
 }
 
 static void init_fifo(struct fifo *q)
@@ -170,10 +139,18 @@ static void deinit_policy(unsigned ctx)
 	free(d);
 }
 
+/* A device's queue for executor tasks (device in range: the executor counts the same
+ * CUDA workers, src/execute.c), the CPU workers' for the others. */
 static struct fifo *queue_for(struct ooc_data *d, const struct starpu_task *task)
 {
-	if (is_gemm(task))
-		return &d->device[device_of_column(task_column(task), d->ndevices)];
+	const struct stargemm_task_info *info = info_of(task);
+
+	if (info) {
+		STARPU_ASSERT_MSG(info->device >= 0 && info->device < d->ndevices,
+				  "stargemm-ooc: task for device %d of %d", (int)info->device,
+				  d->ndevices);
+		return &d->device[info->device];
+	}
 	return d->cpu.nworkers > 0 ? &d->cpu : &d->device[0];
 }
 
@@ -226,10 +203,9 @@ static int leave_a_to_peer(const struct ooc_data *d, struct starpu_task *task, u
  * and B tiles that the executor could not prefetch earlier (those received over MPI are
  * readable only now). Priorities decrease in the order the GEMMs arrive, which is the
  * order the device runs them, and stay above the lookahead's prefetches (priority <= 0):
- * what runs next is copied first. Except the GEMMs of a ragged last K tile, when the
- * executor says so (stargemm__sched_skip_prefetch_k): it holds their A and B tiles on
- * the device itself (src/ooc.c, pin_block()); and a GEMM that leaves its A tile to a
- * peer (leave_a_to_peer()). A GEMM held back (next block, prefetch_held()) gets
+ * what runs next is copied first. Except the GEMMs of prefetch class HELD, whose A and
+ * B tiles the executor holds on the device itself (src/execute.c, hold_block()); and a
+ * GEMM that leaves its A tile to a peer (leave_a_to_peer()). A GEMM held back (next block, prefetch_held()) gets
  * priority 0, below every GEMM that may run: it arrives when its block's first chunk is
  * inserted, before the current block's last GEMMs (each becomes ready only when the
  * GEMM before it on its C tile ends), and with an earlier rank it took the copy engine
@@ -240,13 +216,13 @@ static int leave_a_to_peer(const struct ooc_data *d, struct starpu_task *task, u
  * Called before the task is visible to the workers. */
 static void prefetch_ready(const struct ooc_data *d, struct fifo *q, struct starpu_task *task)
 {
+	struct stargemm_task_info *info = info_of(task);
 	int64_t seq = q->prefetched++;
 
-	if (!is_gemm(task) ||
-	    (d->skip_prefetch_k != 0 && task_k_extent(task) == d->skip_prefetch_k))
+	if (!info || info->prefetch == STARGEMM_PREFETCH_HELD)
 		return;
 	if (leave_a_to_peer(d, task, q->node)) {
-		task->sched_data = &deferred;
+		info->deferred = 1;
 		return;
 	}
 	starpu_prefetch_task_input_on_node_prio(task, q->node,
@@ -376,11 +352,11 @@ static struct starpu_task *take_next(const struct ooc_data *d, struct fifo *q)
 {
 	struct starpu_task *head = starpu_task_list_front(&q->tasks);
 
-	if (d->ndevices == 1 && q->node != STARPU_MAIN_RAM && is_gemm(head) &&
+	if (d->ndevices == 1 && q->node != STARPU_MAIN_RAM && info_of(head) &&
 	    inputs_state(head, q->node) == INPUTS_COMING) {
 		for (struct starpu_task *t = starpu_task_list_next(head);
 		     t != starpu_task_list_end(&q->tasks); t = starpu_task_list_next(t))
-			if (is_gemm(t) && inputs_state(t, q->node) == INPUTS_HERE) {
+			if (info_of(t) && inputs_state(t, q->node) == INPUTS_HERE) {
 				starpu_task_list_erase(&q->tasks, t);
 				return t;
 			}
@@ -404,8 +380,8 @@ static void prefetch_deferred(struct fifo *q)
 	for (struct starpu_task *t = starpu_task_list_begin(&q->tasks);
 	     t != starpu_task_list_end(&q->tasks) && i < DEFER_WINDOW;
 	     t = starpu_task_list_next(t), i++)
-		if (t->sched_data == &deferred) {
-			t->sched_data = NULL;
+		if (info_of(t) && info_of(t)->deferred) {
+			info_of(t)->deferred = 0;
 			starpu_prefetch_task_input_on_node_prio(t, q->node, INT_MAX / 2 + 1);
 		}
 }
@@ -422,7 +398,8 @@ static struct starpu_task *pop_task(unsigned ctx)
 	if (!starpu_task_list_empty(&q->tasks))
 		task = take_next(d, q);
 	if (task) {
-		task->sched_data = NULL;
+		if (info_of(task))
+			info_of(task)->deferred = 0;
 		prefetch_deferred(q);
 	}
 	STARPU_PTHREAD_MUTEX_UNLOCK(&d->mutex);
@@ -436,20 +413,23 @@ struct starpu_sched_policy stargemm_ooc_policy = {
 	.pop_task = pop_task,
 	.post_exec_hook = post_exec,
 	.policy_name = "stargemm-ooc",
-	.policy_description = "stargemm out-of-core: one FIFO per device, C tiles pinned "
-			      "to a device by column",
+	.policy_description = "stargemm out-of-core: one FIFO per device, each task on "
+			      "the device the executor names",
 	.worker_type = STARPU_WORKER_LIST,
 };
 
-int stargemm__sched_expect(int64_t local_column, int64_t block)
+int stargemm__sched_expect(int device, int64_t block)
 {
 	struct ooc_data *d = active;
 	struct fifo *q;
 
 	if (!d)
 		return 0;  /* another policy runs: nothing to hold */
+	if (device < 0 || device >= d->ndevices)
+		return stargemm__error(-EINVAL, "stargemm-ooc: a task for device %d, but the "
+				       "process has %d", device, d->ndevices);
 	STARPU_PTHREAD_MUTEX_LOCK(&d->mutex);
-	q = &d->device[device_of_column(local_column, d->ndevices)];
+	q = &d->device[device];
 	if (q->oldest >= 0 && block - q->oldest >= BLOCK_RING) {
 		STARPU_PTHREAD_MUTEX_UNLOCK(&d->mutex);
 		return stargemm__error(-EINVAL, "stargemm-ooc: more than %d C blocks in flight "
@@ -462,22 +442,4 @@ int stargemm__sched_expect(int64_t local_column, int64_t block)
 		q->newest = block;
 	STARPU_PTHREAD_MUTEX_UNLOCK(&d->mutex);
 	return 0;
-}
-
-void stargemm__sched_skip_prefetch_k(int64_t k_extent)
-{
-	if (active)
-		active->skip_prefetch_k = k_extent;
-}
-
-unsigned stargemm__device_node(int64_t local_column)
-{
-	int ncuda = (int)starpu_cuda_worker_get_count();
-	int worker;
-
-	if (ncuda == 0)
-		return STARPU_MAIN_RAM;
-	worker = starpu_worker_get_by_type(STARPU_CUDA_WORKER,
-					   device_of_column(local_column, ncuda));
-	return starpu_worker_get_memory_node((unsigned)worker);
 }

@@ -14,6 +14,7 @@
 #include <starpu.h>
 #include <starpu_mpi.h>
 
+#include "contract.h"
 #include "stargemm.h"
 
 struct stargemm_matrix {
@@ -99,30 +100,38 @@ starpu_data_handle_t stargemm__gemm_b_tile(const struct stargemm__gemm *p, int64
 /* Extent (elements) of the k-th tile of the inner dimension. */
 int64_t stargemm__gemm_k_extent(const struct stargemm__gemm *p, int64_t k);
 
+/* Whether a transposition character means op(X) = X^T. */
+int stargemm__is_trans(char t);
+
 /* Insert the update of C(i, j) by the k-th tiles of op(A) and op(B) (beta applied when
- * k = 0), with a StarPU priority and an optional callback run on the rank that
- * executes it. */
+ * k = 0), with a StarPU priority, the policy's task info (src/contract.h; may be NULL)
+ * and an optional callback run on the rank that executes it. */
 int stargemm__gemm_insert(const struct stargemm__gemm *p, int64_t i, int64_t j, int64_t k,
-			  int priority, void (*callback)(void *), void *callback_arg);
+			  int priority, struct stargemm_task_info *info,
+			  void (*callback)(void *), void *callback_arg);
 
 /* The device (0..G-1) of a split tile of a C block (src/plan.c): the last L mod G
  * local columns of a block of L are not given whole to devices; their (L mod G) x R
  * tiles, taken column by column, are dealt out in G ranges of equal weight. @p before:
  * the weight of the split tiles before this one, @p total: of all of them. The
- * planner's model weighs every tile 1; the executor weighs a tile by its area (its
+ * planner's model weighs every tile 1; the inspector weighs a tile by its area (its
  * share of the work). */
 int stargemm__split_device(int64_t before, int64_t total, int G);
 
-/* The out-of-core scheduling policy (sched/ooc.c) and the memory node of the device
- * that computes the C tiles of a given local column. */
+/* The executor (src/execute.c): run a work list of this problem; returns when its
+ * tasks are inserted (in core) or done (out of core). */
+struct stargemm__worklist;
+int stargemm__execute(struct stargemm__gemm *gemm, const struct stargemm__worklist *wl);
+/* A dense product through the inspector and the executor (src/dense.c); @p plan NULL:
+ * in core, else out of core with that plan and tile footprint. */
+int stargemm__run_dense(struct stargemm__gemm *g, const struct stargemm_plan *plan,
+			int64_t tile_bytes);
+/* Keep an in-core work list until the next stargemm_wait() (runtime.c): its tasks
+ * read it. */
+void stargemm__keep_until_wait(struct stargemm__worklist *wl);
+
+/* The out-of-core scheduling policy (sched/ooc.c). */
 extern struct starpu_sched_policy stargemm_ooc_policy;
-unsigned stargemm__device_node(int64_t local_column);
-/* Announce a GEMM of C block @p block for the device of @p local_column before it is
- * inserted (a no-op unless stargemm-ooc is the active policy). */
-int stargemm__sched_expect(int64_t local_column, int64_t block);
-/* GEMMs whose inner dimension is @p k_extent are not prefetched by the policy (0: all
- * are); see src/ooc.c, pinned_k(). */
-void stargemm__sched_skip_prefetch_k(int64_t k_extent);
 
 /* Codelets (codelets/). */
 extern struct starpu_codelet stargemm_gemm_cl;            /* C = a op(A) op(B) + b C, C in RW */

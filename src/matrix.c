@@ -99,8 +99,6 @@ static int register_tile(struct stargemm_matrix *A, int64_t i, int64_t j)
 					    (uint32_t)cols, sizeof(double));
 	}
 	starpu_mpi_data_register(h, A->tag_base + idx, owner);
-	/* Local column index (+1) for the scheduling policy's device mapping. */
-	starpu_data_set_user_data(h, (void *)(uintptr_t)(j / A->Q + 1));
 	A->tiles[idx] = h;
 	return 0;
 }

@@ -7,21 +7,24 @@
  * (beta = 0: C is written without being read, so it is neither transferred nor can its
  * NaNs leak into the result), the following ones accumulate with beta = 1.
  *
- * Tasks are inserted k-outer (one rank-t outer product after the other): the inputs
- * needed first are requested first, and every C tile has work from the start.
+ * The in-core product is the dense work list without a plan (src/dense.c,
+ * src/inspect.c): tasks inserted k-outer (one rank-t outer product after the other),
+ * so the inputs needed first are requested first and every C tile has work from the
+ * start. This file holds what every product shares: the checks of a problem, its
+ * operands' tiles, and the insertion of one tile update.
  */
 #include <inttypes.h>
 
 #include "internal.h"
 
-static int is_trans(char t)
+int stargemm__is_trans(char t)
 {
 	return t == 'T' || t == 't' || t == 'C' || t == 'c';
 }
 
 static int valid_trans(char t)
 {
-	return t == 'N' || t == 'n' || is_trans(t);
+	return t == 'N' || t == 'n' || stargemm__is_trans(t);
 }
 
 /* Row (dim 0) or column (dim 1) tiling of op(X) as an offsets array and count. */
@@ -78,10 +81,10 @@ int stargemm__gemm_check(struct stargemm__gemm *p)
 		return stargemm__error(-EINVAL, "stargemm_pdgemm: A, B and C must live on the "
 				       "same process grid, got %dx%d, %dx%d and %dx%d",
 				       p->A->P, p->A->Q, p->B->P, p->B->Q, p->C->P, p->C->Q);
-	am = op_offsets(p->A, is_trans(p->ta), 0, &amt);
-	ak = op_offsets(p->A, is_trans(p->ta), 1, &akt);
-	bk = op_offsets(p->B, is_trans(p->tb), 0, &bkt);
-	bn = op_offsets(p->B, is_trans(p->tb), 1, &bnt);
+	am = op_offsets(p->A, stargemm__is_trans(p->ta), 0, &amt);
+	ak = op_offsets(p->A, stargemm__is_trans(p->ta), 1, &akt);
+	bk = op_offsets(p->B, stargemm__is_trans(p->tb), 0, &bkt);
+	bn = op_offsets(p->B, stargemm__is_trans(p->tb), 1, &bnt);
 	if ((ret = check_dim(am, amt, "rows of op(A)", p->C->row_off, p->C->mt, "rows of C",
 			     "row")) ||
 	    (ret = check_dim(bn, bnt, "columns of op(B)", p->C->col_off, p->C->nt,
@@ -95,23 +98,24 @@ int stargemm__gemm_check(struct stargemm__gemm *p)
 
 int64_t stargemm__gemm_k_extent(const struct stargemm__gemm *p, int64_t k)
 {
-	const int64_t *off = is_trans(p->ta) ? p->A->row_off : p->A->col_off;
+	const int64_t *off = stargemm__is_trans(p->ta) ? p->A->row_off : p->A->col_off;
 
 	return off[k + 1] - off[k];
 }
 
 starpu_data_handle_t stargemm__gemm_a_tile(const struct stargemm__gemm *p, int64_t i, int64_t k)
 {
-	return is_trans(p->ta) ? stargemm__tile(p->A, k, i) : stargemm__tile(p->A, i, k);
+	return stargemm__is_trans(p->ta) ? stargemm__tile(p->A, k, i) : stargemm__tile(p->A, i, k);
 }
 
 starpu_data_handle_t stargemm__gemm_b_tile(const struct stargemm__gemm *p, int64_t k, int64_t j)
 {
-	return is_trans(p->tb) ? stargemm__tile(p->B, j, k) : stargemm__tile(p->B, k, j);
+	return stargemm__is_trans(p->tb) ? stargemm__tile(p->B, j, k) : stargemm__tile(p->B, k, j);
 }
 
 int stargemm__gemm_insert(const struct stargemm__gemm *p, int64_t i, int64_t j, int64_t k,
-			  int priority, void (*callback)(void *), void *callback_arg)
+			  int priority, struct stargemm_task_info *info,
+			  void (*callback)(void *), void *callback_arg)
 {
 	int first = k == 0;
 	double beta = first ? p->beta : 1.0;
@@ -119,7 +123,7 @@ int stargemm__gemm_insert(const struct stargemm__gemm *p, int64_t i, int64_t j, 
 							    : &stargemm_gemm_cl;
 	starpu_data_handle_t a = stargemm__gemm_a_tile(p, i, k);
 	starpu_data_handle_t b = stargemm__gemm_b_tile(p, k, j);
-	char ta = is_trans(p->ta) ? 'T' : 'N', tb = is_trans(p->tb) ? 'T' : 'N';
+	char ta = stargemm__is_trans(p->ta) ? 'T' : 'N', tb = stargemm__is_trans(p->tb) ? 'T' : 'N';
 	int ret;
 
 	ret = starpu_mpi_task_insert(stargemm__comm(), cl,
@@ -131,6 +135,7 @@ int stargemm__gemm_insert(const struct stargemm__gemm *p, int64_t i, int64_t j, 
 				     first && p->beta == 0.0 ? STARPU_W : STARPU_RW,
 				     stargemm__tile(p->C, i, j),
 				     STARPU_PRIORITY, priority,
+				     STARPU_TASK_SCHED_DATA, info,
 				     STARPU_EXECUTE_WHERE, (unsigned long long)p->where,
 				     STARPU_CALLBACK_WITH_ARG_NFREE, callback, callback_arg, 0);
 	if (ret)
@@ -150,12 +155,7 @@ int stargemm_pdgemm_submit(stargemm_trans transa, stargemm_trans transb, double 
 	stargemm__clear_error();
 	if ((ret = stargemm__gemm_check(&p)))
 		return ret;
-	for (int64_t k = 0; k < p.kt; k++)
-		for (int64_t j = 0; j < C->nt; j++)
-			for (int64_t i = 0; i < C->mt; i++)
-				if ((ret = stargemm__gemm_insert(&p, i, j, k, 0, NULL, NULL)))
-					return ret;
-	return 0;
+	return stargemm__run_dense(&p, NULL, 0);
 }
 
 int stargemm_pdgemm(stargemm_trans transa, stargemm_trans transb, double alpha,

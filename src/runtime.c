@@ -16,6 +16,7 @@
 #include <string.h>
 
 #include "internal.h"
+#include "worklist.h"
 
 #ifdef HAVE_OPENBLAS_SET_NUM_THREADS
 void openblas_set_num_threads(int nthreads);
@@ -29,6 +30,9 @@ static struct {
 	int thread_multiple;  /* MPI calls allowed beside StarPU-MPI's thread */
 	int64_t next_tag;
 	int managed_storage;  /* StarPU allocates tiles (evictable to disk) */
+	/* In-core work lists whose tasks may still run (stargemm__keep_until_wait()). */
+	struct stargemm__worklist **kept;
+	int nkept, cap_kept;
 } rt = { .rank = 0, .nranks = 1, .next_tag = 1 };
 
 static atomic_int kernel_failures;
@@ -219,12 +223,47 @@ int stargemm_init(const struct stargemm_config *user_cfg, int *argc, char ***arg
 	return 0;
 }
 
+void stargemm__keep_until_wait(struct stargemm__worklist *wl)
+{
+	struct stargemm__worklist **k = rt.kept;
+
+	if (rt.nkept == rt.cap_kept) {
+		int cap = rt.cap_kept ? 2 * rt.cap_kept : 8;
+
+		k = realloc(rt.kept, (size_t)cap * sizeof(*k));
+		if (!k) {
+			/* Nowhere to record it: wait for this rank's tasks (the only ones that
+			 * read it) now rather than lose it. */
+			starpu_task_wait_for_all();
+			stargemm__worklist_free(wl);
+			free(wl);
+			return;
+		}
+		rt.kept = k;
+		rt.cap_kept = cap;
+	}
+	rt.kept[rt.nkept++] = wl;
+}
+
+/* Free the kept work lists; their tasks are done (called after a wait for all). */
+static void free_kept(void)
+{
+	for (int i = 0; i < rt.nkept; i++) {
+		stargemm__worklist_free(rt.kept[i]);
+		free(rt.kept[i]);
+	}
+	free(rt.kept);
+	rt.kept = NULL;
+	rt.nkept = rt.cap_kept = 0;
+}
+
 int stargemm_finalize(void)
 {
 	stargemm__clear_error();
 	if (!rt.initialized)
 		return stargemm__error(-EINVAL, "stargemm_finalize: stargemm is not initialised");
 	starpu_mpi_wait_for_all(rt.comm);
+	free_kept();
 	if (starpu_cuda_worker_get_count() > 0)
 		starpu_cublas_shutdown();
 	starpu_mpi_shutdown();
@@ -313,5 +352,6 @@ int stargemm_wait(void)
 	if (!rt.initialized)
 		return stargemm__error(-EINVAL, "stargemm_wait: stargemm is not initialised");
 	starpu_mpi_wait_for_all(rt.comm);
+	free_kept();
 	return stargemm__check_kernel_failures();
 }

@@ -23,7 +23,7 @@
 #     against 0.7187 s and 937). Until session 7 dmdas was sooner (1.0294 s against
 #     1.0525 s; second repetition 0.7196 s against 0.7451 s): a GEMM that leaves its A tile to a peer now prefetches
 #     it 16 tasks ahead (sched/ooc.c), and the executor holds back the device memory
-#     its plan does not use (src/ooc.c; StarPU's simulated cudaMalloc, 175 us under one
+#     its plan does not use (src/execute.c; StarPU's simulated cudaMalloc, 175 us under one
 #     lock for all GPUs, was a third of the first repetition). The second repetition
 #     also checks that the first call gave that memory back (not given back: 1.0574 s);
 #     at least 40% of stargemm-ooc's loads come from a peer GPU (44.4%; 35.9% while
@@ -32,7 +32,7 @@
 #     peer);
 #   * that 6-GPU problem's first repetition at >= 72% of the model's peak (73.6%): the
 #     ragged K tiles are held from the start of the call, while the devices are still
-#     empty (src/ooc.c, pin_block()); held when their chunk was inserted, on full
+#     empty (src/execute.c, hold_block()); held when their chunk was inserted, on full
 #     devices, their buffers cost frees and allocations on the GPU workers' threads
 #     (69.4%, 1.0045 s);
 #   * 2 GPUs in case (c2) (16384^3, 900 MiB, 4 C blocks): at least 95.5% of the model's
@@ -98,7 +98,7 @@ runnp mpi 2 1 420 --m 8192 --n 8192 --k 8192 --P 2 --Q 1
 # 3 GPUs of its rank; B tiles received over MPI.
 runnp mpi3g 2 3 420 --m 8192 --n 8192 --k 8192 --P 1 --Q 2
 # K ends with a ragged tile (24 x 1024 + 368), device memory full: its tiles are held
-# on the devices (src/ooc.c, pin_block); prefetched, they were loaded 1.17x (1 GPU).
+# on the devices (src/execute.c, hold_block); prefetched, they were loaded 1.17x (1 GPU).
 run raggedk 1 4000 --m 24576 --n 24576 --k 24944
 run raggedk6 6 4000 --m 24576 --n 24576 --k 24944 --peak 43200
 run raggedk6-dmdas 6 4000 --m 24576 --n 24576 --k 24944 --peak 43200 --sched dmdas

@@ -1,0 +1,392 @@
+/*
+ * execute.c — the one executor: walks a work list (src/worklist.h) and turns it into
+ * StarPU-MPI task insertion, whatever built the list (dense in core, dense out of
+ * core, and the block-sparse products to come).
+ *
+ * Throttling. Chunk n is inserted only once this rank's tasks of chunk
+ * n - (lookahead + 1) are done: StarPU-MPI posts the receives (and StarPU the
+ * prefetches) of a task as soon as it is submitted, so inserting everything at once
+ * would request every input at the start — the flood of Herault et al. 2019 §2. At
+ * that point the finished chunk's inputs that the list does not keep are let go:
+ * flushed from the MPI cache and marked "won't use", so received and device copies do
+ * not outlive the chunk's window. Not earlier: a "won't use" on a tile that tasks only
+ * read takes effect at once, and would offer the next chunks' prefetched tiles for
+ * eviction before their use. Every rank releases the same tiles at the same point of
+ * the insertion sequence, so senders and receivers agree on what is cached.
+ *
+ * Prefetches: as listed, before or after the chunk's tasks are inserted; only this
+ * rank's tiles are listed. Holds: a block's listed tiles are acquired on their devices
+ * (hold_block()) as soon as no other block's are held, or at the latest when its last
+ * chunk is inserted, and let go once that chunk is done. After a block's last chunk is
+ * inserted, its C tiles are marked "won't use": written back, they leave the devices.
+ *
+ * Devices: device g is the g-th CUDA worker's memory node, or the host RAM without
+ * GPUs (src/contract.h). With GPUs, the throttled executor's GEMMs are inserted for
+ * CUDA workers only, whatever the policy: a C tile's chain of updates stays on its
+ * device (dmdas otherwise ran 0.3% of the GEMMs on a CPU worker, one simulated GPU,
+ * and wrote back 25% more C tiles).
+ */
+#include <inttypes.h>
+#include <stdlib.h>
+
+#include "internal.h"
+#include "worklist.h"
+
+/* StarPU's thread primitives: in SimGrid mode they are simulated ones. */
+struct sync {
+	starpu_pthread_mutex_t mutex;
+	starpu_pthread_cond_t done;
+	int64_t *pending;   /* this rank's tasks of each chunk not yet finished */
+};
+
+struct chunk_ref {
+	struct sync *sync;
+	int64_t n;
+};
+
+/* The held tiles of one block (hold_block()). */
+struct hold_set {
+	struct sync *sync;
+	int64_t count;      /* acquisitions requested */
+	int64_t acquired;   /* acquisitions completed (under sync->mutex) */
+	int64_t first;      /* the block's refs */
+};
+
+struct executor {
+	const struct stargemm__gemm *gemm;
+	const struct stargemm__worklist *wl;
+	struct sync sync;
+	struct chunk_ref *refs;
+	struct hold_set *holds;        /* lookahead + 1 slots: block B uses slot B % (ell + 1) */
+	int64_t held_block;            /* the last block whose tiles were held, or -1 */
+	int live_holds;                /* blocks whose tiles are held now */
+	int64_t held[STARGEMM_MAX_DEVICES]; /* bytes kept from StarPU on each GPU */
+};
+
+int stargemm__device_count(void)
+{
+	int ncuda = (int)starpu_cuda_worker_get_count();
+
+	return ncuda > 0 ? ncuda : 1;
+}
+
+unsigned stargemm__device_node(int g)
+{
+	int worker;
+
+	if (starpu_cuda_worker_get_count() == 0)
+		return STARPU_MAIN_RAM;
+	worker = starpu_worker_get_by_type(STARPU_CUDA_WORKER, g);
+	return starpu_worker_get_memory_node((unsigned)worker);
+}
+
+/* The StarPU handle a tile reference names. */
+static starpu_data_handle_t ref_handle(const struct executor *ex,
+				       const struct stargemm__tile_ref *t)
+{
+	switch (t->operand) {
+	case STARGEMM_OP_A: return stargemm__gemm_a_tile(ex->gemm, t->r, t->c);
+	case STARGEMM_OP_B: return stargemm__gemm_b_tile(ex->gemm, t->r, t->c);
+	default: return stargemm__tile(ex->gemm->C, t->r, t->c);
+	}
+}
+
+static void task_done(void *arg)
+{
+	struct chunk_ref *ref = arg;
+
+	stargemm__sample_memory();
+	starpu_pthread_mutex_lock(&ref->sync->mutex);
+	if (--ref->sync->pending[ref->n] == 0)
+		starpu_pthread_cond_broadcast(&ref->sync->done);
+	starpu_pthread_mutex_unlock(&ref->sync->mutex);
+}
+
+static void wait_chunk(struct executor *ex, int64_t n)
+{
+	starpu_pthread_mutex_lock(&ex->sync.mutex);
+	while (ex->sync.pending[n] > 0)
+		starpu_pthread_cond_wait(&ex->sync.done, &ex->sync.mutex);
+	starpu_pthread_mutex_unlock(&ex->sync.mutex);
+}
+
+/* Priority of a chunk's tasks: earlier blocks first in StarPU-MPI's send queue. */
+static int task_priority(int64_t block)
+{
+	return block >= 0 ? (int)-(block + 1) : 0;
+}
+
+static int insert_chunk(struct executor *ex, int64_t n)
+{
+	const struct stargemm__chunk *ch = &ex->wl->chunks[n];
+	int throttled = ex->wl->throttled;
+	int ret;
+
+	for (int64_t p = ch->first; p < ch->first + ch->count; p++) {
+		struct stargemm__product *x = &ex->wl->products[p];
+		int local = x->info.device >= 0;
+
+		if (local && throttled) {
+			starpu_pthread_mutex_lock(&ex->sync.mutex);
+			ex->sync.pending[n]++;
+			starpu_pthread_mutex_unlock(&ex->sync.mutex);
+			if ((ret = stargemm__sched_expect(x->info.device, x->info.block)))
+				return ret;
+		}
+		ret = stargemm__gemm_insert(ex->gemm, x->i, x->j, x->k, task_priority(ch->block),
+					    &x->info, local && throttled ? task_done : NULL,
+					    local && throttled ? &ex->refs[n] : NULL);
+		if (ret)
+			return ret;
+	}
+	return 0;
+}
+
+static void prefetch_refs(struct executor *ex, int64_t first, int64_t count)
+{
+	for (int64_t e = first; e < first + count; e++) {
+		const struct stargemm__tile_ref *t = &ex->wl->refs[e];
+
+		starpu_data_prefetch_on_node_prio(ref_handle(ex, t),
+						  stargemm__device_node(t->device), 1, t->priority);
+	}
+}
+
+/* Let go of chunk @p m's inputs (all of them when @p all, else those not kept). */
+static void release_inputs(struct executor *ex, int64_t m, int all)
+{
+	const struct stargemm__chunk *ch = &ex->wl->chunks[m];
+	MPI_Comm comm = stargemm__comm();
+
+	for (int64_t e = ch->release_first; e < ch->release_first + ch->release_count; e++) {
+		const struct stargemm__tile_ref *t = &ex->wl->refs[e];
+
+		if (all || !t->keep) {
+			starpu_mpi_cache_flush(comm, ref_handle(ex, t));
+			starpu_data_wont_use(ref_handle(ex, t));
+		}
+	}
+}
+
+/* A finished block's C tiles go back to host memory and leave the devices. */
+static void release_block(struct executor *ex, const struct stargemm__block *bk)
+{
+	for (int64_t e = bk->c_first; e < bk->c_first + bk->c_count; e++)
+		starpu_data_wont_use(ref_handle(ex, &ex->wl->refs[e]));
+}
+
+/* ---- holds ---------------------------------------------------------------------- */
+
+static void hold_acquired(void *arg)
+{
+	struct hold_set *s = arg;
+
+	starpu_pthread_mutex_lock(&s->sync->mutex);
+	s->acquired++;
+	starpu_pthread_cond_broadcast(&s->sync->done);
+	starpu_pthread_mutex_unlock(&s->sync->mutex);
+}
+
+/* Hold block @p blk's listed tiles on their devices until its last chunk is done
+ * (unhold_done()). A held tile cannot be evicted, so a new one's buffer comes from the
+ * released chunks' tiles instead. Why as early as possible (run()): on a full device,
+ * StarPU makes room for a buffer of a new shape by freeing others (simulated cudaFree
+ * 750 us, cudaMalloc 175 us, on the GPU worker's thread); held early, the first
+ * block's are allocated while the device is empty and each next block's take over the
+ * buffers of the previous block's, just released (doc/out-of-core.md). */
+static int hold_block(struct executor *ex, int64_t blk)
+{
+	const struct stargemm__block *bk = &ex->wl->blocks[blk];
+	struct hold_set *s = &ex->holds[blk % (ex->wl->lookahead + 1)];
+
+	ex->held_block = blk;
+	ex->live_holds++;
+	s->first = bk->hold_first;
+	for (int64_t e = bk->hold_first; e < bk->hold_first + bk->hold_count; e++) {
+		const struct stargemm__tile_ref *t = &ex->wl->refs[e];
+		int ret = starpu_data_acquire_on_node_cb(ref_handle(ex, t),
+							 (int)stargemm__device_node(t->device),
+							 STARPU_R, hold_acquired, s);
+
+		if (ret)
+			return stargemm__error(-EIO, "stargemm: cannot hold a tile on memory node "
+					       "%u (starpu_data_acquire_on_node_cb: %d)",
+					       stargemm__device_node(t->device), ret);
+		s->count++;
+	}
+	return 0;
+}
+
+/* Let go of the tiles held in slot @p slot, once their acquisitions are complete (a
+ * release must follow its acquisition). */
+static void unhold(struct executor *ex, int64_t slot)
+{
+	struct hold_set *s = &ex->holds[slot];
+
+	starpu_pthread_mutex_lock(&ex->sync.mutex);
+	while (s->acquired < s->count)
+		starpu_pthread_cond_wait(&ex->sync.done, &ex->sync.mutex);
+	starpu_pthread_mutex_unlock(&ex->sync.mutex);
+	for (int64_t e = s->first; e < s->first + s->count; e++) {
+		const struct stargemm__tile_ref *t = &ex->wl->refs[e];
+
+		starpu_data_release_on_node(ref_handle(ex, t), (int)stargemm__device_node(t->device));
+	}
+	s->count = s->acquired = 0;
+}
+
+/* Whether chunk @p n is its block's last. */
+static int last_of_block(const struct executor *ex, int64_t n)
+{
+	const struct stargemm__chunk *ch = &ex->wl->chunks[n];
+	const struct stargemm__block *bk = &ex->wl->blocks[ch->block];
+
+	return n == bk->first_chunk + bk->nchunks - 1;
+}
+
+/* Whether chunk @p n's block holds its tiles now: as soon as no other block's are
+ * held, at the latest when its last chunk is inserted. */
+static int holds_now(const struct executor *ex, int64_t n)
+{
+	int64_t blk = ex->wl->chunks[n].block;
+
+	return ex->wl->holds && ex->held_block < blk &&
+	       (ex->live_holds == 0 || last_of_block(ex, n));
+}
+
+/* Chunk @p m is done: if it was its block's last, let go of the block's held tiles. */
+static void unhold_done(struct executor *ex, int64_t m)
+{
+	if (!ex->wl->holds || !last_of_block(ex, m))
+		return;
+	unhold(ex, ex->wl->chunks[m].block % (ex->wl->lookahead + 1));
+	ex->live_holds--;
+}
+
+/* ---- device memory the plan does not use ---------------------------------------- */
+
+/* With one C block (cases (a) and (c1)), keep from StarPU's allocator, for the call,
+ * the part of each GPU's memory the plan does not use. StarPU allocates a new buffer
+ * for every tile it copies until the device is full, and only then reuses the buffers
+ * of released tiles; allocations cost (simulated cudaMalloc: 175 us under one lock for
+ * all GPUs). What is left: the plan's tiles plus the slack the planner kept (the memory
+ * beyond its budget, at least 10%). Not when C blocks change: the next block's C tiles
+ * are prefetched into the free memory while the current block ends. */
+static void hold_unplanned(struct executor *ex)
+{
+	const struct stargemm__worklist *wl = ex->wl;
+
+	if (wl->nblocks != 1 || !wl->gpus || wl->need_bytes <= 0)
+		return;
+	for (int g = 0; g < wl->ndevices && g < STARGEMM_MAX_DEVICES; g++) {
+		unsigned node = stargemm__device_node(g);
+		int64_t total = (int64_t)starpu_memory_get_total(node);
+		int64_t slack = total - wl->budget_bytes > total / 10 ? total - wl->budget_bytes
+								       : total / 10;
+		int64_t hold = total - wl->need_bytes - slack;
+
+		ex->held[g] = hold > 0 ? hold : 0;
+		if (ex->held[g] > 0)
+			starpu_memory_allocate(node, (size_t)ex->held[g], STARPU_MEMORY_OVERFLOW);
+	}
+}
+
+static void release_unplanned(struct executor *ex)
+{
+	for (int g = 0; g < ex->wl->ndevices && g < STARGEMM_MAX_DEVICES; g++) {
+		if (ex->held[g] > 0)
+			starpu_memory_deallocate(stargemm__device_node(g), (size_t)ex->held[g]);
+		ex->held[g] = 0;
+	}
+}
+
+/* ---- the walk ------------------------------------------------------------------- */
+
+/* Chunk n waits for n - (ell + 1), whose inputs are then let go. */
+static int run(struct executor *ex)
+{
+	const struct stargemm__worklist *wl = ex->wl;
+	int64_t n;
+	int ret;
+
+	for (n = 0; n < wl->nchunks; n++) {
+		const struct stargemm__chunk *ch = &wl->chunks[n];
+		int64_t done = n - (wl->lookahead + 1);
+
+		if (wl->throttled && done >= 0) {
+			wait_chunk(ex, done);
+			unhold_done(ex, done);
+			release_inputs(ex, done, 0);
+		}
+		if (holds_now(ex, n) && (ret = hold_block(ex, ch->block)))
+			return ret;
+		if (ch->prefetch_before)
+			prefetch_refs(ex, ch->prefetch_first, ch->prefetch_count);
+		if ((ret = insert_chunk(ex, n)))
+			return ret;
+		if (!ch->prefetch_before)
+			prefetch_refs(ex, ch->prefetch_first, ch->prefetch_count);
+		if (ch->block >= 0 && last_of_block(ex, n))
+			release_block(ex, &wl->blocks[ch->block]);
+	}
+	if (!wl->throttled)
+		return 0;
+	/* The last chunks' inputs: nothing follows them. */
+	for (int64_t m = n - (wl->lookahead + 1) > 0 ? n - (wl->lookahead + 1) : 0; m < n; m++) {
+		wait_chunk(ex, m);
+		unhold_done(ex, m);
+		release_inputs(ex, m, 1);
+	}
+	return 0;
+}
+
+static int setup(struct executor *ex)
+{
+	const struct stargemm__worklist *wl = ex->wl;
+
+	ex->held_block = -1;
+	ex->sync.pending = calloc((size_t)wl->nchunks, sizeof(*ex->sync.pending));
+	ex->refs = calloc((size_t)wl->nchunks, sizeof(*ex->refs));
+	ex->holds = calloc((size_t)wl->lookahead + 1, sizeof(*ex->holds));
+	if (!ex->sync.pending || !ex->refs || !ex->holds)
+		return stargemm__error(-ENOMEM, "stargemm: out of memory for %" PRId64 " chunks",
+				       wl->nchunks);
+	starpu_pthread_mutex_init(&ex->sync.mutex, NULL);
+	starpu_pthread_cond_init(&ex->sync.done, NULL);
+	for (int64_t n = 0; n < wl->nchunks; n++)
+		ex->refs[n] = (struct chunk_ref){ &ex->sync, n };
+	for (int64_t s = 0; s <= wl->lookahead; s++)
+		ex->holds[s].sync = &ex->sync;
+	return 0;
+}
+
+int stargemm__execute(struct stargemm__gemm *gemm, const struct stargemm__worklist *wl)
+{
+	struct executor ex = { .gemm = gemm, .wl = wl };
+	int ret;
+
+	if (wl->throttled && wl->gpus)
+		gemm->where = STARPU_CUDA;
+	if (!wl->throttled)
+		return run(&ex);
+	if ((ret = setup(&ex)) == 0) {
+		hold_unplanned(&ex);
+		ret = run(&ex);
+		/* Whatever was submitted must finish before the counters go away; on error,
+		 * without clearing the message that says what failed. */
+		if (ret) {
+			starpu_mpi_wait_for_all(stargemm__comm());
+			for (int64_t m = 0; m <= wl->lookahead; m++)
+				unhold(&ex, m);
+		} else {
+			ret = stargemm_wait();
+		}
+		release_unplanned(&ex);
+		starpu_pthread_mutex_destroy(&ex.sync.mutex);
+		starpu_pthread_cond_destroy(&ex.sync.done);
+	}
+	free(ex.sync.pending);
+	free(ex.refs);
+	free(ex.holds);
+	return ret;
+}

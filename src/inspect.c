@@ -1,0 +1,616 @@
+/*
+ * inspect.c — the inspector of a dense product: the plan of src/plan.c written out as
+ * a work list (src/worklist.h) for the executor.
+ *
+ * Out of core, Algorithm 3 of Herault et al. 2019: blocks of C (b x c local tiles per
+ * rank) one after the other, y (columns) outer and x (rows) inner; inside a block, k
+ * runs in chunks of depth d. What the list says, and why:
+ *  - Devices (deal_block()): local column t of a block of L local columns goes to
+ *    device t' mod G where t' is its local column index (the paper's cyclic rule),
+ *    except the last L mod G local columns, whose tiles are dealt out column by column
+ *    in G row ranges of equal area (stargemm__split_device()), so every device gets the
+ *    same work. With whole columns, 69 columns on 6 GPUs gave three GPUs 12 and three
+ *    11, and the three waited (doc/out-of-core.md).
+ *  - Products of a chunk: k outer, then columns, then rows, every rank's (StarPU-MPI
+ *    runs each on its C tile's owner).
+ *  - Prefetches of a chunk, issued when it is inserted, in the order its tasks use
+ *    them (k outer), priorities decreasing along the run: each B tile to every device
+ *    with tiles in its column; each A tile to one of the devices with tiles in its row
+ *    (rotating), the others fetching it from that peer later (sched/ooc.c). Only this
+ *    rank's tiles: a tile received over MPI cannot be prefetched before it lands
+ *    (StarPU 1.3); the policy prefetches it when its task is ready.
+ *  - The run's first chunk on a rank with one GPU: its tiles are prefetched before its
+ *    tasks exist, C tile by C tile (the C tile, then the A tiles of its row and the B
+ *    tiles of its column the first time they are needed), above every other prefetch:
+ *    the GPU can start on a C tile as soon as it has arrived (doc/out-of-core.md). A C
+ *    tile whose first chunk reads a tile received over MPI is left to its GEMM (a
+ *    prefetch would hold the tile and the GEMM, which fetches the received inputs,
+ *    would wait for it).
+ *  - Releases: once chunk m is done, its input tiles that no chunk of (m, m + ell + 1]
+ *    reads are let go (flushed from the MPI cache, marked "won't use"); after a block's
+ *    last chunk is inserted, its C tiles are written back.
+ *  - Holds (pinned_k()): when K ends with a smaller tile, the A and B tiles of that
+ *    last k are held on the devices that read them for the whole block, and not
+ *    prefetched (class HELD). StarPU 1.3, allocating on a full device, first reuses a
+ *    free buffer of the same shape; the ragged tiles, the only ones of their shape,
+ *    took each other's buffers and were loaded again almost once per task (simulated
+ *    N = 70,000: 8-13% more loads than the model; held: 1.000).
+ *
+ * In core (no plan): one chunk with every product, k outer, devices by column
+ * (local column mod G), nothing prefetched, released or held by the executor.
+ *
+ * Pure: no MPI, no StarPU. Unit-tested in tests/test_inspect.c.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <limits.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "internal.h"
+#include "worklist.h"
+
+int stargemm__operand_owner(const struct stargemm__operand *x, int64_t r, int64_t c)
+{
+	int64_t i = x->trans ? c : r, j = x->trans ? r : c;
+
+	return (int)((i % x->P) * x->Q + (j % x->Q));
+}
+
+/* Growable arrays of the list under construction. */
+struct builder {
+	struct stargemm__worklist *wl;
+	int64_t cap_products, cap_refs;
+};
+
+static int grow(void **p, int64_t *cap, int64_t need, size_t size)
+{
+	int64_t n = *cap ? *cap : 64;
+	void *q;
+
+	if (need <= *cap)
+		return 0;
+	while (n < need)
+		n *= 2;
+	q = realloc(*p, (size_t)n * size);
+	if (!q)
+		return -ENOMEM;
+	*p = q;
+	*cap = n;
+	return 0;
+}
+
+static int add_product(struct builder *bd, int64_t i, int64_t j, int64_t k, int device,
+		       int prefetch, int64_t block, int64_t chunk)
+{
+	struct stargemm__worklist *wl = bd->wl;
+	struct stargemm__product *p;
+
+	if (grow((void **)&wl->products, &bd->cap_products, wl->nproducts + 1, sizeof(*p)))
+		return -ENOMEM;
+	p = &wl->products[wl->nproducts++];
+	*p = (struct stargemm__product){ .i = i, .j = j, .k = k };
+	p->info.device = device;
+	p->info.prefetch = prefetch;
+	p->info.block = block;
+	p->info.chunk = chunk;
+	return 0;
+}
+
+static int add_ref(struct builder *bd, int operand, int64_t r, int64_t c, int device,
+		   int priority)
+{
+	struct stargemm__worklist *wl = bd->wl;
+	struct stargemm__tile_ref *t;
+
+	if (grow((void **)&wl->refs, &bd->cap_refs, wl->nrefs + 1, sizeof(*t)))
+		return -ENOMEM;
+	t = &wl->refs[wl->nrefs++];
+	*t = (struct stargemm__tile_ref){ r, c, operand, device, priority, 0 };
+	return 0;
+}
+
+/* ---- the device deal of a block ------------------------------------------------- */
+
+/* One block being inspected: its global rows and columns, and per tile the device. */
+struct block {
+	int64_t *rows, *cols, nrows, ncols;
+	int *device;            /* nrows x ncols (ii * ncols + jj); -1: not this rank's */
+	uint64_t *row_mask;     /* devices with tiles in row ii (bit g) */
+	uint64_t *col_mask;     /* ... in column jj */
+};
+
+/* Global tile indices covered by block @p blk of @p size local indices along a grid
+ * dimension of @p nproc ranks: local index l of every rank p is global l * nproc + p.
+ * Every rank's share is listed, so that all ranks insert the same tasks. */
+static int64_t block_indices(int64_t blk, int64_t size, int nproc, int64_t total,
+			     int64_t *out)
+{
+	int64_t count = 0;
+
+	for (int64_t l = blk * size; l < (blk + 1) * size; l++)
+		for (int p = 0; p < nproc; p++)
+			if (l * nproc + p < total)
+				out[count++] = l * nproc + p;
+	return count;
+}
+
+static int64_t tile_area(const struct stargemm__dense_request *r, int64_t i, int64_t j)
+{
+	return (r->row_off[i + 1] - r->row_off[i]) * (r->col_off[j + 1] - r->col_off[j]);
+}
+
+/* Whether local column @p t of a block of @p L local columns is split (the last L mod G). */
+static int is_split(int64_t t, int64_t L, int G)
+{
+	return t >= L / G * G;
+}
+
+static int is_local(const struct stargemm__dense_request *r, int64_t i, int64_t j)
+{
+	return stargemm__operand_owner(&r->c, i, j) == r->me;
+}
+
+/* Total area of the block's split tiles on this rank (L: its local columns). */
+static int64_t split_area(const struct stargemm__dense_request *r, const struct block *b,
+			  int64_t L)
+{
+	int64_t total = 0, t = 0;
+	int v = r->me % r->c.Q;
+
+	for (int64_t jj = 0; jj < b->ncols; jj++) {
+		if (b->cols[jj] % r->c.Q != v)
+			continue;
+		if (is_split(t, L, r->ndevices))
+			for (int64_t ii = 0; ii < b->nrows; ii++)
+				if (is_local(r, b->rows[ii], b->cols[jj]))
+					total += tile_area(r, b->rows[ii], b->cols[jj]);
+		t++;
+	}
+	return total;
+}
+
+/* The device of each of this rank's C tiles of the block (see the top of the file). */
+static void deal_block(const struct stargemm__dense_request *r, struct block *b)
+{
+	int v = r->me % r->c.Q, G = r->ndevices;
+	int64_t L = 0, t = 0, before = 0, total;
+
+	for (int64_t jj = 0; jj < b->ncols; jj++)
+		L += b->cols[jj] % r->c.Q == v;
+	total = split_area(r, b, L);
+	memset(b->row_mask, 0, (size_t)b->nrows * sizeof(*b->row_mask));
+	for (int64_t jj = 0; jj < b->ncols; jj++) {
+		int64_t j = b->cols[jj];
+		int local_col = j % r->c.Q == v, split = local_col && is_split(t, L, G);
+
+		b->col_mask[jj] = 0;
+		for (int64_t ii = 0; ii < b->nrows; ii++) {
+			int64_t i = b->rows[ii];
+			int *dev = &b->device[ii * b->ncols + jj];
+
+			*dev = -1;
+			if (!is_local(r, i, j))
+				continue;
+			if (split) {
+				*dev = stargemm__split_device(before, total, G);
+				before += tile_area(r, i, j);
+			} else {
+				*dev = (int)(j / r->c.Q % G);
+			}
+			b->col_mask[jj] |= UINT64_C(1) << *dev;
+			b->row_mask[ii] |= UINT64_C(1) << *dev;
+		}
+		t += local_col;
+	}
+}
+
+/* ---- the lists of a chunk ------------------------------------------------------- */
+
+struct inspector {
+	const struct stargemm__dense_request *r;
+	const struct stargemm_plan *plan;
+	struct builder bd;
+	struct block blk;
+	int64_t pinned_k;       /* the held K tile, or -1 */
+};
+
+static int64_t chunk_begin(const struct inspector *in, int64_t z)
+{
+	return z * in->plan->d;
+}
+
+static int64_t chunk_end(const struct inspector *in, int64_t z)
+{
+	int64_t end = (z + 1) * in->plan->d;
+
+	return end < in->r->kt ? end : in->r->kt;
+}
+
+static int own(const struct inspector *in, int operand, int64_t row, int64_t col)
+{
+	const struct stargemm__operand *x = operand == STARGEMM_OP_A ? &in->r->a
+					   : operand == STARGEMM_OP_B ? &in->r->b : &in->r->c;
+
+	return stargemm__operand_owner(x, row, col) == in->r->me;
+}
+
+static int add_products(struct inspector *in, int64_t block, int64_t z, int64_t n)
+{
+	const struct block *b = &in->blk;
+
+	for (int64_t k = chunk_begin(in, z); k < chunk_end(in, z); k++)
+		for (int64_t jj = 0; jj < b->ncols; jj++)
+			for (int64_t ii = 0; ii < b->nrows; ii++)
+				if (add_product(&in->bd, b->rows[ii], b->cols[jj], k,
+						b->device[ii * b->ncols + jj],
+						k == in->pinned_k ? STARGEMM_PREFETCH_HELD
+								  : STARGEMM_PREFETCH_READY,
+						block, n))
+					return -ENOMEM;
+	return 0;
+}
+
+/* Priority of the prefetches of step @p kk of chunk @p n: decreasing along the run, so
+ * that StarPU's request queue serves them in the order the tasks use them; below the
+ * ready tasks' own prefetches (sched/ooc.c, priority >= 1). */
+static int chunk_priority(const struct inspector *in, int64_t n, int64_t kk)
+{
+	int64_t seq = n * in->plan->d + kk;
+
+	return seq < INT_MAX / 2 ? -(int)seq : -(INT_MAX / 2);
+}
+
+/* The devices of @p mask, in order, into @p out; returns their number. */
+static int mask_devices(uint64_t mask, int G, int *out)
+{
+	int count = 0;
+
+	for (int g = 0; g < G && g < 64; g++)
+		if (mask & (UINT64_C(1) << g))
+			out[count++] = g;
+	return count;
+}
+
+/* A chunk's prefetches, in the order its tasks use them (k outer): B tiles to every
+ * device of their column, A tiles to one device of their row (rotating). */
+static int add_chunk_prefetches(struct inspector *in, int64_t z, int64_t n)
+{
+	const struct block *b = &in->blk;
+	int devs[64];
+
+	for (int64_t k = chunk_begin(in, z); k < chunk_end(in, z); k++) {
+		int prio = chunk_priority(in, n, k - chunk_begin(in, z));
+
+		if (k == in->pinned_k)
+			continue;
+		for (int64_t jj = 0; jj < b->ncols; jj++) {
+			int nd = mask_devices(b->col_mask[jj], in->r->ndevices, devs);
+
+			for (int g = 0; g < nd; g++)
+				if (own(in, STARGEMM_OP_B, k, b->cols[jj]) &&
+				    add_ref(&in->bd, STARGEMM_OP_B, k, b->cols[jj], devs[g], prio))
+					return -ENOMEM;
+		}
+		for (int64_t ii = 0; ii < b->nrows; ii++) {
+			int nd = mask_devices(b->row_mask[ii], in->r->ndevices, devs);
+			int64_t i = b->rows[ii];
+
+			if (nd > 0 && own(in, STARGEMM_OP_A, i, k) &&
+			    add_ref(&in->bd, STARGEMM_OP_A, i, k,
+				    devs[(i / in->r->c.P + k) % nd], prio))
+				return -ENOMEM;
+		}
+	}
+	return 0;
+}
+
+/* Whether the first chunk's GEMMs of C(i, j) read only this rank's tiles. */
+static int reads_own_tiles(const struct inspector *in, int64_t i, int64_t j, int64_t k_end)
+{
+	for (int64_t k = 0; k < k_end; k++)
+		if (!own(in, STARGEMM_OP_A, i, k) || !own(in, STARGEMM_OP_B, k, j))
+			return 0;
+	return 1;
+}
+
+/* Next priority of the first chunk's sequence: decreasing, above every other prefetch
+ * (the policy's own stay at or below INT_MAX / 2). */
+static int first_priority(int *prio)
+{
+	return *prio > INT_MAX / 2 + 1 ? (*prio)-- : *prio;
+}
+
+static int add_first_ref(struct inspector *in, int operand, int64_t row, int64_t col,
+			 int *prio)
+{
+	int p = first_priority(prio);   /* taken by every tile, prefetched or not */
+
+	return own(in, operand, row, col) ? add_ref(&in->bd, operand, row, col, 0, p) : 0;
+}
+
+/* The run's first chunk on one GPU: C tile by C tile (see the top of the file). */
+static int add_first_chunk_prefetches(struct inspector *in)
+{
+	const struct block *b = &in->blk;
+	int64_t k_end = chunk_end(in, 0);
+	int prio = INT_MAX - 1, ret = 0;
+	char *seen = calloc((size_t)(b->nrows + b->ncols), 1);
+
+	if (!seen)
+		return -ENOMEM;
+	for (int64_t jj = 0; jj < b->ncols && !ret; jj++)
+		for (int64_t ii = 0; ii < b->nrows && !ret; ii++) {
+			int64_t i = b->rows[ii], j = b->cols[jj];
+
+			if (!is_local(in->r, i, j))
+				continue;
+			if (!in->r->beta_zero && reads_own_tiles(in, i, j, k_end))
+				ret = add_first_ref(in, STARGEMM_OP_C, i, j, &prio);
+			for (int64_t k = 0; k < k_end && !ret; k++) {
+				if (k == in->pinned_k)
+					continue;
+				if (!seen[b->nrows + jj])
+					ret = add_first_ref(in, STARGEMM_OP_B, k, j, &prio);
+				if (!ret && !seen[ii])
+					ret = add_first_ref(in, STARGEMM_OP_A, i, k, &prio);
+			}
+			seen[ii] = seen[b->nrows + jj] = 1;
+		}
+	free(seen);
+	return ret;
+}
+
+/* A chunk's input tiles, every rank's, in release order (k outer, A rows then B
+ * columns); their keep flags are set by mark_kept(). */
+static int add_chunk_inputs(struct inspector *in, int64_t z)
+{
+	const struct block *b = &in->blk;
+
+	for (int64_t k = chunk_begin(in, z); k < chunk_end(in, z); k++) {
+		for (int64_t ii = 0; ii < b->nrows; ii++)
+			if (add_ref(&in->bd, STARGEMM_OP_A, b->rows[ii], k, 0, 0))
+				return -ENOMEM;
+		for (int64_t jj = 0; jj < b->ncols; jj++)
+			if (add_ref(&in->bd, STARGEMM_OP_B, k, b->cols[jj], 0, 0))
+				return -ENOMEM;
+	}
+	return 0;
+}
+
+/* This rank's C tiles of the block, columns outer. */
+static int add_block_c(struct inspector *in)
+{
+	const struct block *b = &in->blk;
+
+	for (int64_t jj = 0; jj < b->ncols; jj++)
+		for (int64_t ii = 0; ii < b->nrows; ii++)
+			if (is_local(in->r, b->rows[ii], b->cols[jj]) &&
+			    add_ref(&in->bd, STARGEMM_OP_C, b->rows[ii], b->cols[jj], 0, 0))
+				return -ENOMEM;
+	return 0;
+}
+
+/* The held tiles of the block: the pinned K tile's A tiles on each device of their row,
+ * B tiles on each device of their column; this rank's own only (a tile received over
+ * MPI cannot be acquired before it lands, StarPU 1.3). */
+static int add_block_holds(struct inspector *in)
+{
+	const struct block *b = &in->blk;
+	int64_t k = in->pinned_k;
+	int devs[64];
+
+	for (int64_t ii = 0; ii < b->nrows; ii++) {
+		int nd = mask_devices(b->row_mask[ii], in->r->ndevices, devs);
+
+		for (int g = 0; g < nd; g++)
+			if (own(in, STARGEMM_OP_A, b->rows[ii], k) &&
+			    add_ref(&in->bd, STARGEMM_OP_A, b->rows[ii], k, devs[g], 0))
+				return -ENOMEM;
+	}
+	for (int64_t jj = 0; jj < b->ncols; jj++) {
+		int nd = mask_devices(b->col_mask[jj], in->r->ndevices, devs);
+
+		for (int g = 0; g < nd; g++)
+			if (own(in, STARGEMM_OP_B, k, b->cols[jj]) &&
+			    add_ref(&in->bd, STARGEMM_OP_B, k, b->cols[jj], devs[g], 0))
+				return -ENOMEM;
+	}
+	return 0;
+}
+
+/* The K tile held on the devices instead of prefetched: the last one, when it is
+ * smaller than all the others, which are equal (a regular tiling with a ragged end);
+ * otherwise -1. */
+static int64_t pinned_k(const struct stargemm__dense_request *r)
+{
+	int64_t kt = r->kt, full = r->k_off[1] - r->k_off[0];
+
+	if (kt < 2 || r->k_off[kt] - r->k_off[kt - 1] >= full)
+		return -1;
+	for (int64_t k = 1; k < kt - 1; k++)
+		if (r->k_off[k + 1] - r->k_off[k] != full)
+			return -1;
+	return kt - 1;
+}
+
+/* ---- keep flags ----------------------------------------------------------------- */
+
+/* Index of an A or B tile in a dense numbering of op(A) (mt x kt) then op(B) (kt x nt). */
+static int64_t input_index(const struct stargemm__dense_request *r,
+			   const struct stargemm__tile_ref *t)
+{
+	return t->operand == STARGEMM_OP_A ? t->r + t->c * r->mt
+					   : r->mt * r->kt + t->r + t->c * r->kt;
+}
+
+/* Mark the release entries of chunk m that a chunk of (m, m + ell + 1] reads again:
+ * chunks are walked backwards with the next chunk reading each tile. */
+static int mark_kept(const struct stargemm__dense_request *r, struct stargemm__worklist *wl)
+{
+	int64_t ntiles = r->mt * r->kt + r->kt * r->nt;
+	int64_t *next = malloc((size_t)ntiles * sizeof(*next));
+
+	if (!next)
+		return -ENOMEM;
+	for (int64_t t = 0; t < ntiles; t++)
+		next[t] = INT64_MAX;
+	for (int64_t m = wl->nchunks - 1; m >= 0; m--) {
+		const struct stargemm__chunk *ch = &wl->chunks[m];
+
+		for (int64_t e = ch->release_first; e < ch->release_first + ch->release_count; e++) {
+			int64_t idx = input_index(r, &wl->refs[e]);
+
+			wl->refs[e].keep = next[idx] - m <= wl->lookahead + 1;
+		}
+		for (int64_t e = ch->release_first; e < ch->release_first + ch->release_count; e++)
+			next[input_index(r, &wl->refs[e])] = m;
+	}
+	free(next);
+	return 0;
+}
+
+/* ---- the whole list ------------------------------------------------------------- */
+
+static int inspect_chunk(struct inspector *in, int64_t block, int64_t z, int64_t n)
+{
+	struct stargemm__worklist *wl = in->bd.wl;
+	struct stargemm__chunk *ch = &wl->chunks[n];
+	int ret;
+
+	ch->block = block;
+	ch->first = wl->nproducts;
+	if ((ret = add_products(in, block, z, n)))
+		return ret;
+	ch->count = wl->nproducts - ch->first;
+	ch->prefetch_before = n == 0 && wl->gpus && wl->ndevices == 1;
+	ch->prefetch_first = wl->nrefs;
+	ret = ch->prefetch_before ? add_first_chunk_prefetches(in) : add_chunk_prefetches(in, z, n);
+	if (ret)
+		return ret;
+	ch->prefetch_count = wl->nrefs - ch->prefetch_first;
+	ch->release_first = wl->nrefs;
+	if ((ret = add_chunk_inputs(in, z)))
+		return ret;
+	ch->release_count = wl->nrefs - ch->release_first;
+	return 0;
+}
+
+static int inspect_block(struct inspector *in, int64_t x, int64_t y, int64_t *n)
+{
+	const struct stargemm_plan *pl = in->plan;
+	struct stargemm__worklist *wl = in->bd.wl;
+	int64_t id = y * pl->X + x;
+	struct stargemm__block *bk = &wl->blocks[id];
+	int ret;
+
+	in->blk.ncols = block_indices(y, pl->c, in->r->c.Q, in->r->nt, in->blk.cols);
+	in->blk.nrows = block_indices(x, pl->b, in->r->c.P, in->r->mt, in->blk.rows);
+	deal_block(in->r, &in->blk);
+	bk->first_chunk = *n;
+	bk->nchunks = pl->Z;
+	bk->hold_first = wl->nrefs;
+	if (in->pinned_k >= 0 && (ret = add_block_holds(in)))
+		return ret;
+	bk->hold_count = wl->nrefs - bk->hold_first;
+	for (int64_t z = 0; z < pl->Z; z++, (*n)++)
+		if ((ret = inspect_chunk(in, id, z, *n)))
+			return ret;
+	bk->c_first = wl->nrefs;
+	if ((ret = add_block_c(in)))
+		return ret;
+	bk->c_count = wl->nrefs - bk->c_first;
+	return 0;
+}
+
+static int alloc_block(struct block *b, int64_t maxrows, int64_t maxcols)
+{
+	b->rows = malloc((size_t)maxrows * sizeof(*b->rows));
+	b->cols = malloc((size_t)maxcols * sizeof(*b->cols));
+	b->device = malloc((size_t)(maxrows * maxcols) * sizeof(*b->device));
+	b->row_mask = malloc((size_t)maxrows * sizeof(*b->row_mask));
+	b->col_mask = malloc((size_t)maxcols * sizeof(*b->col_mask));
+	return b->rows && b->cols && b->device && b->row_mask && b->col_mask ? 0 : -ENOMEM;
+}
+
+static void free_block(struct block *b)
+{
+	free(b->rows);
+	free(b->cols);
+	free(b->device);
+	free(b->row_mask);
+	free(b->col_mask);
+}
+
+static int inspect_ooc(struct inspector *in)
+{
+	const struct stargemm_plan *pl = in->plan;
+	struct stargemm__worklist *wl = in->bd.wl;
+	int64_t n = 0;
+	int ret;
+
+	wl->nblocks = pl->X * pl->Y;
+	wl->nchunks = wl->nblocks * pl->Z;
+	wl->lookahead = pl->lookahead;
+	wl->throttled = 1;
+	in->pinned_k = pinned_k(in->r);
+	wl->holds = in->pinned_k >= 0;
+	wl->need_bytes = pl->tiles_needed * in->r->tile_bytes;
+	wl->budget_bytes = pl->capacity * in->r->tile_bytes;
+	wl->chunks = calloc((size_t)wl->nchunks, sizeof(*wl->chunks));
+	wl->blocks = calloc((size_t)wl->nblocks, sizeof(*wl->blocks));
+	if (!wl->chunks || !wl->blocks ||
+	    alloc_block(&in->blk, pl->b * in->r->c.P, pl->c * in->r->c.Q))
+		return -ENOMEM;
+	for (int64_t y = 0; y < pl->Y; y++)
+		for (int64_t x = 0; x < pl->X; x++)
+			if ((ret = inspect_block(in, x, y, &n)))
+				return ret;
+	return mark_kept(in->r, wl);
+}
+
+/* In core: one block -1 chunk of every product, k outer, devices by local column. */
+static int inspect_in_core(struct inspector *in)
+{
+	const struct stargemm__dense_request *r = in->r;
+	struct stargemm__worklist *wl = in->bd.wl;
+
+	wl->nblocks = 0;
+	wl->nchunks = 1;
+	wl->chunks = calloc(1, sizeof(*wl->chunks));
+	if (!wl->chunks)
+		return -ENOMEM;
+	wl->chunks[0].block = -1;
+	for (int64_t k = 0; k < r->kt; k++)
+		for (int64_t j = 0; j < r->nt; j++)
+			for (int64_t i = 0; i < r->mt; i++)
+				if (add_product(&in->bd, i, j, k,
+						is_local(r, i, j) ? (int)(j / r->c.Q % r->ndevices)
+								  : -1,
+						STARGEMM_PREFETCH_READY, -1, 0))
+					return -ENOMEM;
+	wl->chunks[0].count = wl->nproducts;
+	return 0;
+}
+
+int stargemm__inspect_dense(const struct stargemm__dense_request *r,
+			    struct stargemm__worklist *wl)
+{
+	struct inspector in = { .r = r, .plan = r->plan, .bd = { .wl = wl } };
+	int ret;
+
+	memset(wl, 0, sizeof(*wl));
+	wl->ndevices = r->ndevices;
+	wl->gpus = r->gpus;
+	if (r->ndevices < 1 || r->ndevices > 64)
+		return stargemm__error(-EINVAL, "stargemm: %d devices per rank; between 1 and 64 "
+				       "are supported", r->ndevices);
+	ret = r->plan ? inspect_ooc(&in) : inspect_in_core(&in);
+	free_block(&in.blk);
+	if (ret) {
+		stargemm__worklist_free(wl);
+		return stargemm__error(ret, "stargemm: out of memory for the work list (%" PRId64
+				       " x %" PRId64 " x %" PRId64 " tiles)", r->mt, r->nt, r->kt);
+	}
+	return 0;
+}

@@ -1,0 +1,114 @@
+/*
+ * worklist.h — the plan of a product as an explicit list of work: what the inspector
+ * (src/inspect.c) produces and the one executor (src/execute.c) walks.
+ *
+ * A work list is a sequence of chunks; each chunk is a sequence of tile products
+ * C(i,j) += op(A)(i,k) op(B)(k,j), one task each, in insertion order, and belongs to a
+ * C block. Around its products a chunk names the tiles to prefetch when it is inserted
+ * and the input tiles to let go once it is done; a block names the C tiles to write
+ * back after its last chunk and the input tiles to hold on the devices while it runs.
+ * Every rank builds the same list (same products, same order), with the devices of its
+ * own products filled in: StarPU-MPI needs every rank to insert the same sequence.
+ *
+ * The inspector is pure (no StarPU, no MPI) and unit-tested (tests/test_inspect.c).
+ * The executor adds no decision of its own: it inserts, throttles (chunk n is inserted
+ * once this rank's tasks of chunk n - (lookahead + 1) are done), prefetches, holds and
+ * releases what the list says, when the list says it.
+ */
+#ifndef STARGEMM_WORKLIST_H
+#define STARGEMM_WORKLIST_H
+
+#include <stdint.h>
+
+#include "contract.h"
+#include "stargemm.h"
+
+/* Operands a tile reference names. */
+enum stargemm__operand_id { STARGEMM_OP_A = 0, STARGEMM_OP_B = 1, STARGEMM_OP_C = 2 };
+
+/* One task: C(i, j) += op(A)(i, k) op(B)(k, j) (tile indices of op(A), op(B), C). */
+struct stargemm__product {
+	struct stargemm_task_info info;   /* device (-1: not this rank's), block, chunk */
+	int64_t i, j, k;
+};
+
+/* A tile of op(A) (r = i, c = k), op(B) (r = k, c = j) or C (r = i, c = j), with what to
+ * do with it: the device to prefetch or hold it on, the prefetch priority, and for a
+ * chunk's inputs whether a chunk inside the lookahead window reads it again (kept). */
+struct stargemm__tile_ref {
+	int64_t r, c;
+	int32_t operand;    /* enum stargemm__operand_id */
+	int32_t device;     /* prefetch / hold target (0..G-1) */
+	int32_t priority;   /* prefetch priority (StarPU's; larger first) */
+	int32_t keep;       /* release list: read again within the window */
+};
+
+struct stargemm__chunk {
+	int64_t block;                       /* its C block */
+	int64_t first, count;                /* products [first, first + count) */
+	int64_t prefetch_first, prefetch_count;  /* refs to prefetch ... */
+	int prefetch_before;                 /* ... before inserting the products (1) or after */
+	int64_t release_first, release_count;    /* inputs to let go once the chunk is done */
+};
+
+struct stargemm__block {
+	int64_t first_chunk, nchunks;
+	int64_t c_first, c_count;            /* this rank's C tiles, written back at the end */
+	int64_t hold_first, hold_count;      /* tiles held on the devices (this rank's own) */
+};
+
+struct stargemm__worklist {
+	int64_t nproducts, nchunks, nblocks, nrefs;
+	struct stargemm__product *products;
+	struct stargemm__chunk *chunks;
+	struct stargemm__block *blocks;
+	struct stargemm__tile_ref *refs;
+	int lookahead;          /* chunks in flight beyond the current one */
+	int ndevices;           /* G */
+	int gpus;               /* devices are GPUs (GEMMs go to CUDA workers only) */
+	int throttled;          /* 0: insert every product and return (in core) */
+	int holds;              /* blocks hold tiles (see execute.c, hold_block()) */
+	/* Device memory the plan fills and may fill, in bytes (0: unknown): with one C
+	 * block, the executor keeps the rest away from StarPU's allocator. */
+	int64_t need_bytes, budget_bytes;
+};
+
+/* Who owns tile (r, c) of op(X) when X is 2D block-cyclic over P x Q. */
+struct stargemm__operand {
+	int P, Q;
+	int trans;              /* op(X) = X^T: tile (r, c) of op(X) is tile (c, r) of X */
+};
+
+int stargemm__operand_owner(const struct stargemm__operand *x, int64_t r, int64_t c);
+
+/* A dense product to inspect. Offsets: mt + 1 rows of C, nt + 1 columns of C, kt + 1
+ * of the inner dimension. */
+struct stargemm__dense_request {
+	int64_t mt, nt, kt;
+	const int64_t *row_off, *col_off, *k_off;
+	struct stargemm__operand a, b, c;  /* owners of op(A), op(B), C tiles */
+	int me;                 /* this rank */
+	int ndevices;           /* G >= 1 */
+	int gpus;               /* the devices are GPUs (not the host RAM) */
+	int beta_zero;          /* beta = 0: the first update only writes C */
+	/* Blocks, chunks, lookahead (src/plan.c); NULL: in core — one chunk of every
+	 * product, k outer, not throttled, no prefetch or release. */
+	const struct stargemm_plan *plan;
+	int64_t tile_bytes;     /* the plan's tile footprint (need_bytes, budget_bytes) */
+};
+
+/* Build the work list of a dense product: Algorithm 3 of Herault et al. 2019 (blocks y
+ * outer, x inner, chunks of depth d; see inspect.c for the device deal, prefetch order
+ * and holds). Returns 0, or -ENOMEM (with a message). */
+int stargemm__inspect_dense(const struct stargemm__dense_request *r,
+			    struct stargemm__worklist *wl);
+
+/* Tiles each device loads if every tile a device reads is loaded once per block (C)
+ * and once per run of consecutive chunks that read it (A, B): @p loads has ndevices
+ * entries. The model of the list, to hold against the planner's Eq. (1). Returns 0 or
+ * -ENOMEM. */
+int stargemm__worklist_loads(const struct stargemm__worklist *wl, double *loads);
+
+void stargemm__worklist_free(struct stargemm__worklist *wl);
+
+#endif /* STARGEMM_WORKLIST_H */

@@ -1,0 +1,562 @@
+/*
+ * tests/test_inspect.c — unit tests of the inspector (src/inspect.c) and of what a work
+ * list implies (src/worklist.c): no MPI, no StarPU run. TAP output.
+ *
+ * Properties checked on dense problems (regular, ragged and irregular tilings; 1-6
+ * devices; several ranks of 1x1, 2x1, 1x2 and 2x3 grids):
+ *  - every C tile gets its kt updates once each, in increasing k, all on one device of
+ *    its owner (a chain stays on one device), and no product of another rank's tile
+ *    has a device;
+ *  - every rank lists the same products in the same order (StarPU-MPI's requirement);
+ *  - chunks hold at most d k steps of one block; blocks run y outer, x inner;
+ *  - per device, a block's C tiles plus the inputs of lookahead + 1 chunks never exceed
+ *    the plan's tiles_needed (the memory the planner checked);
+ *  - the list's loads per device, averaged, equal the planner's Eq. (1) prediction
+ *    when tiles are equal;
+ *  - a chunk's release list names every input it reads, and "keep" exactly when a chunk
+ *    of the lookahead window reads the tile again;
+ *  - a ragged last K tile is held (class HELD, never prefetched, in the block's holds);
+ *  - the in-core list is one unthrottled chunk, k outer;
+ *  - the devices of a block get the same area of C within a column and a tile (whole
+ *    columns are dealt by count, split ones by area).
+ * It also prints the inspector's cost for about 10^6 tile products.
+ */
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "worklist.h"
+
+static int ntests, nfailed;
+
+static void ok(int cond, const char *name, const char *detail)
+{
+	ntests++;
+	nfailed += !cond;
+	printf("%s %d - %s\n", cond ? "ok" : "not ok", ntests, name);
+	if (!cond && detail && *detail)
+		printf("#   %s\n", detail);
+}
+
+/* A dense problem: tilings and grid, and the plan for one rank. */
+struct problem {
+	int64_t mt, nt, kt;
+	int64_t *row_off, *col_off, *k_off;
+	int P, Q, G;
+	struct stargemm_plan plan;
+};
+
+static int64_t *regular(int64_t n, int64_t t, int64_t *count)
+{
+	int64_t c = (n + t - 1) / t, *off = malloc((size_t)(c + 1) * sizeof(*off));
+
+	for (int64_t i = 0; i <= c; i++)
+		off[i] = i * t < n ? i * t : n;
+	*count = c;
+	return off;
+}
+
+/* Irregular: sizes cycling through @p sizes. */
+static int64_t *irregular(int64_t count, const int64_t *sizes, int nsizes)
+{
+	int64_t *off = malloc((size_t)(count + 1) * sizeof(*off));
+
+	off[0] = 0;
+	for (int64_t i = 0; i < count; i++)
+		off[i + 1] = off[i] + sizes[i % nsizes];
+	return off;
+}
+
+static int make_plan(struct problem *p, int64_t device_tiles, int64_t b, int64_t c,
+		     int64_t d)
+{
+	struct stargemm_plan_request r = { 0 };
+
+	r.mt = p->mt;
+	r.nt = p->nt;
+	r.kt = p->kt;
+	r.tile_bytes = 8;
+	r.P = p->P;
+	r.Q = p->Q;
+	r.devices = p->G;
+	r.device_bytes = device_tiles * 8;
+	r.b = b;
+	r.c = c;
+	r.d = d;
+	return stargemm_plan_compute(&r, &p->plan);
+}
+
+static void request(const struct problem *p, int me, int gpus, int ta, int tb, int ooc,
+		    struct stargemm__dense_request *r)
+{
+	*r = (struct stargemm__dense_request){ 0 };
+	r->mt = p->mt;
+	r->nt = p->nt;
+	r->kt = p->kt;
+	r->row_off = p->row_off;
+	r->col_off = p->col_off;
+	r->k_off = p->k_off;
+	r->a = (struct stargemm__operand){ p->P, p->Q, ta };
+	r->b = (struct stargemm__operand){ p->P, p->Q, tb };
+	r->c = (struct stargemm__operand){ p->P, p->Q, 0 };
+	r->me = me;
+	r->ndevices = p->G;
+	r->gpus = gpus;
+	r->plan = ooc ? &p->plan : NULL;
+	r->tile_bytes = 8;
+}
+
+static void free_problem(struct problem *p)
+{
+	free(p->row_off);
+	free(p->col_off);
+	free(p->k_off);
+}
+
+/* ---- properties ----------------------------------------------------------------- */
+
+/* Chains: kt updates per C tile, k increasing, one device, on the owner only. */
+static int check_chains(const struct problem *p, const struct stargemm__dense_request *r,
+			const struct stargemm__worklist *wl, char *why, size_t len)
+{
+	int64_t ntiles = p->mt * p->nt;
+	int64_t *next_k = calloc((size_t)ntiles, sizeof(*next_k));
+	int *dev = malloc((size_t)ntiles * sizeof(*dev));
+	int good = 1;
+
+	for (int64_t t = 0; t < ntiles; t++)
+		dev[t] = -2;
+	for (int64_t q = 0; q < wl->nproducts && good; q++) {
+		const struct stargemm__product *x = &wl->products[q];
+		int64_t t = x->i + x->j * p->mt;
+		int local = stargemm__operand_owner(&r->c, x->i, x->j) == r->me;
+
+		if (x->k != next_k[t]) {
+			snprintf(why, len, "C(%lld,%lld): k=%lld, expected %lld", (long long)x->i,
+				 (long long)x->j, (long long)x->k, (long long)next_k[t]);
+			good = 0;
+		} else if (local != (x->info.device >= 0) || x->info.device >= p->G) {
+			snprintf(why, len, "C(%lld,%lld): device %d, local %d", (long long)x->i,
+				 (long long)x->j, x->info.device, local);
+			good = 0;
+		} else if (dev[t] != -2 && dev[t] != x->info.device) {
+			snprintf(why, len, "C(%lld,%lld) moves from device %d to %d", (long long)x->i,
+				 (long long)x->j, dev[t], x->info.device);
+			good = 0;
+		}
+		dev[t] = x->info.device;
+		next_k[t]++;
+	}
+	for (int64_t t = 0; t < ntiles && good; t++)
+		if (next_k[t] != p->kt) {
+			snprintf(why, len, "tile %lld gets %lld updates, not %lld", (long long)t,
+				 (long long)next_k[t], (long long)p->kt);
+			good = 0;
+		}
+	free(next_k);
+	free(dev);
+	return good;
+}
+
+/* Chunks: contiguous, one block each, at most d k steps, blocks in order. */
+static int check_chunks(const struct problem *p, const struct stargemm__worklist *wl,
+			char *why, size_t len)
+{
+	int64_t expect = 0;
+
+	for (int64_t n = 0; n < wl->nchunks; n++) {
+		const struct stargemm__chunk *ch = &wl->chunks[n];
+		int64_t kmin = INT64_MAX, kmax = -1;
+
+		if (ch->first != expect || ch->block != n / p->plan.Z) {
+			snprintf(why, len, "chunk %lld: first %lld (expected %lld), block %lld",
+				 (long long)n, (long long)ch->first, (long long)expect,
+				 (long long)ch->block);
+			return 0;
+		}
+		for (int64_t q = ch->first; q < ch->first + ch->count; q++) {
+			const struct stargemm__product *x = &wl->products[q];
+
+			kmin = x->k < kmin ? x->k : kmin;
+			kmax = x->k > kmax ? x->k : kmax;
+			if (x->info.chunk != n || x->info.block != ch->block) {
+				snprintf(why, len, "product %lld: chunk %lld block %lld in chunk %lld",
+					 (long long)q, (long long)x->info.chunk,
+					 (long long)x->info.block, (long long)n);
+				return 0;
+			}
+		}
+		if (kmax - kmin + 1 > p->plan.d) {
+			snprintf(why, len, "chunk %lld spans k %lld..%lld, d = %lld", (long long)n,
+				 (long long)kmin, (long long)kmax, (long long)p->plan.d);
+			return 0;
+		}
+		expect += ch->count;
+	}
+	if (expect != wl->nproducts) {
+		snprintf(why, len, "chunks cover %lld of %lld products", (long long)expect,
+			 (long long)wl->nproducts);
+		return 0;
+	}
+	return 1;
+}
+
+/* Distinct tiles a device reads in chunks [n0, n1] (inputs) or holds in block (C). */
+static int64_t device_tiles(const struct problem *p, const struct stargemm__worklist *wl,
+			    int g, int64_t n0, int64_t n1, char *seen)
+{
+	int64_t na = p->mt * p->kt, nb = p->kt * p->nt, count = 0;
+	int64_t blk = wl->chunks[n1].block;
+	const struct stargemm__block *bk = &wl->blocks[blk];
+
+	memset(seen, 0, (size_t)(na + nb + p->mt * p->nt));
+	/* The block's C tiles on g, from all its chunks. */
+	for (int64_t n = bk->first_chunk; n < bk->first_chunk + bk->nchunks; n++)
+		for (int64_t q = wl->chunks[n].first;
+		     q < wl->chunks[n].first + wl->chunks[n].count; q++) {
+			const struct stargemm__product *x = &wl->products[q];
+			int64_t t = na + nb + x->i + x->j * p->mt;
+
+			if (x->info.device == g && !seen[t]++)
+				count++;
+		}
+	for (int64_t n = n0; n <= n1; n++)
+		for (int64_t q = wl->chunks[n].first;
+		     q < wl->chunks[n].first + wl->chunks[n].count; q++) {
+			const struct stargemm__product *x = &wl->products[q];
+			int64_t a = x->i + x->k * p->mt, b = na + x->k + x->j * p->kt;
+
+			if (x->info.device != g)
+				continue;
+			count += !seen[a]++;
+			count += !seen[b]++;
+		}
+	return count;
+}
+
+/* Footprint: per device, a block's C tiles + the inputs of the lookahead window. */
+static int check_footprint(const struct problem *p, const struct stargemm__worklist *wl,
+			   char *why, size_t len)
+{
+	char *seen = malloc((size_t)(p->mt * p->kt + p->kt * p->nt + p->mt * p->nt));
+	int good = 1;
+
+	for (int64_t n = 0; n < wl->nchunks && good; n++) {
+		int64_t n0 = n - wl->lookahead;
+
+		/* the window stays within a block: C blocks do not overlap on a device */
+		while (n0 < 0 || wl->chunks[n0].block != wl->chunks[n].block)
+			n0++;
+		for (int g = 0; g < p->G && good; g++) {
+			int64_t t = device_tiles(p, wl, g, n0, n, seen);
+
+			if (t > p->plan.tiles_needed) {
+				snprintf(why, len, "device %d at chunk %lld needs %lld tiles, plan "
+					 "%lld", g, (long long)n, (long long)t,
+					 (long long)p->plan.tiles_needed);
+				good = 0;
+			}
+		}
+	}
+	free(seen);
+	return good;
+}
+
+/* Releases: each chunk lists every input it reads; keep = read in the window. */
+static int check_releases(const struct problem *p, const struct stargemm__worklist *wl,
+			  char *why, size_t len)
+{
+	int64_t na = p->mt * p->kt, nb = p->kt * p->nt;
+	char *listed = malloc((size_t)(na + nb));
+	int good = 1;
+
+	for (int64_t n = 0; n < wl->nchunks && good; n++) {
+		const struct stargemm__chunk *ch = &wl->chunks[n];
+
+		memset(listed, 0, (size_t)(na + nb));
+		for (int64_t e = ch->release_first; e < ch->release_first + ch->release_count;
+		     e++) {
+			const struct stargemm__tile_ref *t = &wl->refs[e];
+			int64_t idx = t->operand == STARGEMM_OP_A ? t->r + t->c * p->mt
+								  : na + t->r + t->c * p->kt;
+			int again = 0;
+
+			listed[idx] = 1;
+			for (int64_t m = n + 1; m <= n + wl->lookahead + 1 && m < wl->nchunks; m++)
+				for (int64_t q = wl->chunks[m].first;
+				     q < wl->chunks[m].first + wl->chunks[m].count && !again; q++) {
+					const struct stargemm__product *x = &wl->products[q];
+
+					again = t->operand == STARGEMM_OP_A
+							? x->i == t->r && x->k == t->c
+							: x->k == t->r && x->j == t->c;
+				}
+			if (again != t->keep) {
+				snprintf(why, len, "chunk %lld: keep %d but read again %d",
+					 (long long)n, t->keep, again);
+				good = 0;
+			}
+		}
+		for (int64_t q = ch->first; q < ch->first + ch->count && good; q++) {
+			const struct stargemm__product *x = &wl->products[q];
+
+			if (!listed[x->i + x->k * p->mt] || !listed[na + x->k + x->j * p->kt]) {
+				snprintf(why, len, "chunk %lld reads an input it does not release",
+					 (long long)n);
+				good = 0;
+			}
+		}
+	}
+	free(listed);
+	return good;
+}
+
+static int same_sequence(const struct stargemm__worklist *a, const struct stargemm__worklist *b)
+{
+	if (a->nproducts != b->nproducts || a->nchunks != b->nchunks)
+		return 0;
+	for (int64_t q = 0; q < a->nproducts; q++) {
+		const struct stargemm__product *x = &a->products[q], *y = &b->products[q];
+
+		if (x->i != y->i || x->j != y->j || x->k != y->k || x->info.block != y->info.block ||
+		    x->info.chunk != y->info.chunk)
+			return 0;
+	}
+	return 1;
+}
+
+/* ---- cases ---------------------------------------------------------------------- */
+
+static void dense_case(const char *label, struct problem *p, int me, int ta, int tb,
+		       int eq1)
+{
+	struct stargemm__dense_request r;
+	struct stargemm__worklist wl, w0;
+	char name[200], why[200] = "";
+	int ret;
+
+	request(p, me, 1, ta, tb, 1, &r);
+	ret = stargemm__inspect_dense(&r, &wl);
+	snprintf(name, sizeof(name), "%s rank %d: inspected (%lld products, %lld chunks)", label,
+		 me, (long long)wl.nproducts, (long long)wl.nchunks);
+	ok(ret == 0 && wl.nproducts == p->mt * p->nt * p->kt, name, "");
+	if (ret)
+		return;
+	snprintf(name, sizeof(name), "%s rank %d: chains whole, on one device of the owner",
+		 label, me);
+	ok(check_chains(p, &r, &wl, why, sizeof(why)), name, why);
+	snprintf(name, sizeof(name), "%s rank %d: chunks of one block, <= d k steps", label, me);
+	ok(check_chunks(p, &wl, why, sizeof(why)), name, why);
+	snprintf(name, sizeof(name), "%s rank %d: footprint within the plan's %lld tiles", label,
+		 me, (long long)p->plan.tiles_needed);
+	ok(check_footprint(p, &wl, why, sizeof(why)), name, why);
+	snprintf(name, sizeof(name), "%s rank %d: release lists complete, keep = reread", label,
+		 me);
+	ok(check_releases(p, &wl, why, sizeof(why)), name, why);
+	if (eq1) {
+		double loads[64], mean = 0.0;
+
+		stargemm__worklist_loads(&wl, loads);
+		for (int g = 0; g < p->G; g++)
+			mean += loads[g] / p->G;
+		snprintf(name, sizeof(name), "%s rank %d: list loads %.2f = Eq. (1) %.2f per device",
+			 label, me, mean, p->plan.loads_total);
+		ok(fabs(mean - p->plan.loads_total) < 1e-9 * (1 + p->plan.loads_total), name, "");
+	}
+	request(p, 0, 1, ta, tb, 1, &r);
+	if (me != 0 && stargemm__inspect_dense(&r, &w0) == 0) {
+		snprintf(name, sizeof(name), "%s: rank %d lists rank 0's products in its order",
+			 label, me);
+		ok(same_sequence(&wl, &w0), name, "");
+		stargemm__worklist_free(&w0);
+	}
+	stargemm__worklist_free(&wl);
+}
+
+static void regular_cases(void)
+{
+	static const struct { int64_t n, t; int P, Q, G; int64_t mem, b, c, d; } cases[] = {
+		{ 8192, 1024, 1, 1, 1, 0, 4, 4, 1 },       /* c2, forced */
+		{ 16384, 1024, 1, 1, 2, 300, 0, 0, 0 },    /* c2, planner's */
+		{ 16384, 1024, 1, 1, 3, 300, 0, 0, 0 },
+		{ 12288, 1024, 1, 1, 6, 100, 0, 0, 0 },    /* c1 */
+		{ 16384, 1024, 2, 1, 1, 60, 0, 0, 0 },
+		{ 16384, 1024, 1, 2, 3, 60, 0, 0, 0 },
+		{ 24576, 1024, 2, 3, 2, 80, 0, 0, 0 },
+	};
+
+	for (size_t c = 0; c < sizeof(cases) / sizeof(cases[0]); c++) {
+		struct problem p = { .P = cases[c].P, .Q = cases[c].Q, .G = cases[c].G };
+		char label[96];
+
+		p.row_off = regular(cases[c].n, cases[c].t, &p.mt);
+		p.col_off = regular(cases[c].n, cases[c].t, &p.nt);
+		p.k_off = regular(cases[c].n, cases[c].t, &p.kt);
+		if (make_plan(&p, cases[c].mem ? cases[c].mem : 1000, cases[c].b, cases[c].c,
+			      cases[c].d)) {
+			ok(0, "plan", stargemm_last_error());
+			free_problem(&p);
+			continue;
+		}
+		snprintf(label, sizeof(label), "N=%lld %dx%d G=%d case %s", (long long)cases[c].n,
+			 p.P, p.Q, p.G, stargemm_plan_case_name(p.plan.regime));
+		for (int me = 0; me < p.P * p.Q; me++)
+			dense_case(label, &p, me, 0, 0, p.plan.Z > 1 || p.plan.X == 1);
+		free_problem(&p);
+	}
+}
+
+/* Ragged and irregular tilings, transposes: everything but Eq. (1), which counts tiles. */
+static void ragged_cases(void)
+{
+	static const int64_t sizes[] = { 97, 283, 106, 56 };
+	struct problem p = { .P = 2, .Q = 2, .G = 3 };
+
+	p.row_off = regular(1000, 97, &p.mt);
+	p.col_off = irregular(13, sizes, 4);
+	p.nt = 13;
+	p.k_off = regular(1201, 106, &p.kt);
+	if (make_plan(&p, 40, 0, 0, 0) == 0)
+		for (int me = 0; me < 4; me++)
+			dense_case("ragged 2x2 G=3", &p, me, me & 1, me >> 1 & 1, 0);
+	else
+		ok(0, "ragged plan", stargemm_last_error());
+	free_problem(&p);
+}
+
+/* A ragged last K tile: its products HELD, never prefetched, held per block. */
+static void held_k(void)
+{
+	struct problem p = { .P = 1, .Q = 1, .G = 2 };
+	struct stargemm__dense_request r;
+	struct stargemm__worklist wl;
+	int held_ok = 1, prefetch_ok = 1;
+	int64_t holds = 0;
+
+	p.row_off = regular(8192, 1024, &p.mt);
+	p.col_off = regular(8192, 1024, &p.nt);
+	p.k_off = regular(8192 + 300, 1024, &p.kt);
+	make_plan(&p, 60, 0, 0, 0);
+	request(&p, 0, 1, 0, 0, 1, &r);
+	if (stargemm__inspect_dense(&r, &wl)) {
+		ok(0, "held K: inspected", stargemm_last_error());
+		free_problem(&p);
+		return;
+	}
+	for (int64_t q = 0; q < wl.nproducts; q++)
+		held_ok &= (wl.products[q].k == p.kt - 1) ==
+			   (wl.products[q].info.prefetch == STARGEMM_PREFETCH_HELD);
+	for (int64_t n = 0; n < wl.nchunks; n++)
+		for (int64_t e = wl.chunks[n].prefetch_first;
+		     e < wl.chunks[n].prefetch_first + wl.chunks[n].prefetch_count; e++) {
+			const struct stargemm__tile_ref *t = &wl.refs[e];
+
+			prefetch_ok &= !((t->operand == STARGEMM_OP_A && t->c == p.kt - 1) ||
+					 (t->operand == STARGEMM_OP_B && t->r == p.kt - 1));
+		}
+	for (int64_t b = 0; b < wl.nblocks; b++)
+		holds += wl.blocks[b].hold_count;
+	ok(wl.holds && held_ok, "held K: exactly the last k's products are class HELD", "");
+	ok(prefetch_ok, "held K: the last k's tiles are never prefetched", "");
+	/* each block: its rows' A tiles and its columns' B tiles, on each device using them */
+	ok(holds >= p.mt * p.plan.Y + p.nt * p.plan.X, "held K: every block holds its tiles", "");
+	stargemm__worklist_free(&wl);
+	free_problem(&p);
+}
+
+static void in_core(void)
+{
+	struct problem p = { .P = 1, .Q = 2, .G = 2 };
+	struct stargemm__dense_request r;
+	struct stargemm__worklist wl;
+	int order = 1;
+
+	p.row_off = regular(1000, 300, &p.mt);
+	p.col_off = regular(900, 200, &p.nt);
+	p.k_off = regular(700, 250, &p.kt);
+	request(&p, 1, 0, 0, 0, 0, &r);
+	ok(stargemm__inspect_dense(&r, &wl) == 0 && !wl.throttled && wl.nchunks == 1 &&
+		   wl.chunks[0].count == p.mt * p.nt * p.kt && wl.nrefs == 0,
+	   "in core: one unthrottled chunk of every product, nothing prefetched", "");
+	for (int64_t q = 1; q < wl.nproducts; q++)
+		order &= wl.products[q].k >= wl.products[q - 1].k;
+	ok(order, "in core: k outer", "");
+	stargemm__worklist_free(&wl);
+	free_problem(&p);
+}
+
+/* The devices of a block get the same area within one tile (split columns). */
+static void balance(void)
+{
+	static const int64_t sizes[] = { 700, 300, 1000, 450, 820 };
+	struct problem p = { .P = 1, .Q = 1, .G = 4 };
+	struct stargemm__dense_request r;
+	struct stargemm__worklist wl;
+	double area[4] = { 0 }, lo, hi;
+
+	p.row_off = irregular(9, sizes, 5);
+	p.mt = 9;
+	p.col_off = irregular(7, sizes, 5);
+	p.nt = 7;
+	p.k_off = regular(1000, 1000, &p.kt);
+	make_plan(&p, 1000, 0, 0, 0);
+	request(&p, 0, 1, 0, 0, 1, &r);
+	stargemm__inspect_dense(&r, &wl);
+	for (int64_t q = 0; q < wl.nproducts; q++) {
+		const struct stargemm__product *x = &wl.products[q];
+
+		area[x->info.device] += (double)(p.row_off[x->i + 1] - p.row_off[x->i]) *
+					(double)(p.col_off[x->j + 1] - p.col_off[x->j]);
+	}
+	lo = hi = area[0];
+	for (int g = 1; g < 4; g++) {
+		lo = area[g] < lo ? area[g] : lo;
+		hi = area[g] > hi ? area[g] : hi;
+	}
+	/* Whole columns are dealt by count (one each here), the split ones by area: the
+	 * devices differ by at most the widest column plus one tile (1000 x 1000). */
+	ok(hi - lo <= (double)p.row_off[p.mt] * 1000 + 1e6,
+	   "7 irregular columns on 4 devices: areas within a column and a tile", "");
+	stargemm__worklist_free(&wl);
+	free_problem(&p);
+}
+
+/* The inspector's cost for about 10^6 tile products (a figure, not a check). */
+static void cost(void)
+{
+	struct problem p = { .P = 1, .Q = 1, .G = 4 };
+	struct stargemm__dense_request r;
+	struct stargemm__worklist wl;
+	struct timespec t0, t1;
+	double s;
+
+	p.row_off = regular(100 * 64, 64, &p.mt);
+	p.col_off = regular(100 * 64, 64, &p.nt);
+	p.k_off = regular(100 * 64, 64, &p.kt);
+	make_plan(&p, 3000, 0, 0, 0);
+	request(&p, 0, 1, 0, 0, 1, &r);
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	ok(stargemm__inspect_dense(&r, &wl) == 0, "10^6 products inspected", "");
+	clock_gettime(CLOCK_MONOTONIC, &t1);
+	s = (double)(t1.tv_sec - t0.tv_sec) + 1e-9 * (double)(t1.tv_nsec - t0.tv_nsec);
+	printf("# inspector: %lld products, %lld chunks, %lld tile refs in %.3f s "
+	       "(%.3f s per 10^6 products)\n", (long long)wl.nproducts, (long long)wl.nchunks,
+	       (long long)wl.nrefs, s, s * 1e6 / (double)wl.nproducts);
+	stargemm__worklist_free(&wl);
+	free_problem(&p);
+}
+
+int main(void)
+{
+	regular_cases();
+	ragged_cases();
+	held_k();
+	in_core();
+	balance();
+	cost();
+	printf("1..%d\n", ntests);
+	return nfailed ? 1 : 0;
+}
