@@ -133,7 +133,8 @@ static int insert_chunk(struct executor *ex, int64_t n)
 			if ((ret = stargemm__sched_expect(x->info.device, x->info.block)))
 				return ret;
 		}
-		ret = stargemm__gemm_insert(ex->gemm, x->i, x->j, x->k, task_priority(ch->block),
+		ret = stargemm__gemm_insert(ex->gemm, x->i, x->j, x->k, x->first,
+					    task_priority(ch->block),
 					    &x->info, local && throttled ? task_done : NULL,
 					    local && throttled ? &ex->refs[n] : NULL);
 		if (ret)
@@ -302,6 +303,18 @@ static void release_unplanned(struct executor *ex)
 
 /* ---- the walk ------------------------------------------------------------------- */
 
+/* The C tiles no product updates: C = beta C, before any product. */
+static int insert_scales(struct executor *ex)
+{
+	const struct stargemm__worklist *wl = ex->wl;
+	int ret;
+
+	for (int64_t e = wl->scale_first; e < wl->scale_first + wl->scale_count; e++)
+		if ((ret = stargemm__scale_insert(ex->gemm, wl->refs[e].r, wl->refs[e].c)))
+			return ret;
+	return 0;
+}
+
 /* Chunk n waits for n - (ell + 1), whose inputs are then let go. */
 static int run(struct executor *ex)
 {
@@ -309,6 +322,8 @@ static int run(struct executor *ex)
 	int64_t n;
 	int ret;
 
+	if ((ret = insert_scales(ex)))
+		return ret;
 	for (n = 0; n < wl->nchunks; n++) {
 		const struct stargemm__chunk *ch = &wl->chunks[n];
 		int64_t done = n - (wl->lookahead + 1);

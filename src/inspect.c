@@ -1,6 +1,13 @@
 /*
- * inspect.c — the inspector of a dense product: the plan of src/plan.c written out as
- * a work list (src/worklist.h) for the executor.
+ * inspect.c — the inspector of a product of 2D block-cyclic operands: the plan of
+ * src/plan.c written out as a work list (src/worklist.h) for the executor.
+ *
+ * Operands may be block-sparse: a product C(i,j) += op(A)(i,k) op(B)(k,j) is listed
+ * only when its three tiles exist (C's pattern is kept: products outside it are
+ * dropped), the first one of a C tile's chain applies beta, and a C tile that no
+ * product updates gets C = beta C on its own. Absent tiles are never prefetched, held
+ * or released. The blocks and chunks are still those of the dense plan: a sparse
+ * problem's footprint is below the dense one, so the plan fits, conservatively.
  *
  * Out of core, Algorithm 3 of Herault et al. 2019: blocks of C (b x c local tiles per
  * rank) one after the other, y (columns) outer and x (rows) inner; inside a block, k
@@ -57,10 +64,19 @@ int stargemm__operand_owner(const struct stargemm__operand *x, int64_t r, int64_
 	return (int)((i % x->P) * x->Q + (j % x->Q));
 }
 
+int stargemm__operand_present(const struct stargemm__operand *x, int64_t r, int64_t c)
+{
+	int64_t i = x->trans ? c : r, j = x->trans ? r : c;
+
+	return !x->present || x->present[i + j * x->ld];
+}
+
 /* Growable arrays of the list under construction. */
 struct builder {
 	struct stargemm__worklist *wl;
+	const struct stargemm__request *r;
 	int64_t cap_products, cap_refs;
+	uint8_t *started;       /* per C tile: a product was listed */
 };
 
 static int grow(void **p, int64_t *cap, int64_t need, size_t size)
@@ -80,16 +96,31 @@ static int grow(void **p, int64_t *cap, int64_t need, size_t size)
 	return 0;
 }
 
+/* Whether C(i, j) += op(A)(i, k) op(B)(k, j) exists: its three tiles do. */
+static int product_exists(const struct stargemm__request *r, int64_t i, int64_t j,
+			  int64_t k)
+{
+	return stargemm__operand_present(&r->c, i, j) && stargemm__operand_present(&r->a, i, k) &&
+	       stargemm__operand_present(&r->b, k, j);
+}
+
+/* Append the product if it exists; the first of its C tile's chain applies beta
+ * (@p started: a flag per C tile). */
 static int add_product(struct builder *bd, int64_t i, int64_t j, int64_t k, int device,
 		       int prefetch, int64_t block, int64_t chunk)
 {
 	struct stargemm__worklist *wl = bd->wl;
+	const struct stargemm__request *r = bd->r;
 	struct stargemm__product *p;
 
+	if (!product_exists(r, i, j, k))
+		return 0;
 	if (grow((void **)&wl->products, &bd->cap_products, wl->nproducts + 1, sizeof(*p)))
 		return -ENOMEM;
 	p = &wl->products[wl->nproducts++];
 	*p = (struct stargemm__product){ .i = i, .j = j, .k = k };
+	p->first = !bd->started[i + j * r->mt];
+	bd->started[i + j * r->mt] = 1;
 	p->info.device = device;
 	p->info.prefetch = prefetch;
 	p->info.block = block;
@@ -135,7 +166,7 @@ static int64_t block_indices(int64_t blk, int64_t size, int nproc, int64_t total
 	return count;
 }
 
-static int64_t tile_area(const struct stargemm__dense_request *r, int64_t i, int64_t j)
+static int64_t tile_area(const struct stargemm__request *r, int64_t i, int64_t j)
 {
 	return (r->row_off[i + 1] - r->row_off[i]) * (r->col_off[j + 1] - r->col_off[j]);
 }
@@ -146,13 +177,15 @@ static int is_split(int64_t t, int64_t L, int G)
 	return t >= L / G * G;
 }
 
-static int is_local(const struct stargemm__dense_request *r, int64_t i, int64_t j)
+/* Whether C(i, j) exists and is this rank's. */
+static int is_local(const struct stargemm__request *r, int64_t i, int64_t j)
 {
-	return stargemm__operand_owner(&r->c, i, j) == r->me;
+	return stargemm__operand_present(&r->c, i, j) &&
+	       stargemm__operand_owner(&r->c, i, j) == r->me;
 }
 
 /* Total area of the block's split tiles on this rank (L: its local columns). */
-static int64_t split_area(const struct stargemm__dense_request *r, const struct block *b,
+static int64_t split_area(const struct stargemm__request *r, const struct block *b,
 			  int64_t L)
 {
 	int64_t total = 0, t = 0;
@@ -171,7 +204,7 @@ static int64_t split_area(const struct stargemm__dense_request *r, const struct 
 }
 
 /* The device of each of this rank's C tiles of the block (see the top of the file). */
-static void deal_block(const struct stargemm__dense_request *r, struct block *b)
+static void deal_block(const struct stargemm__request *r, struct block *b)
 {
 	int v = r->me % r->c.Q, G = r->ndevices;
 	int64_t L = 0, t = 0, before = 0, total;
@@ -208,7 +241,7 @@ static void deal_block(const struct stargemm__dense_request *r, struct block *b)
 /* ---- the lists of a chunk ------------------------------------------------------- */
 
 struct inspector {
-	const struct stargemm__dense_request *r;
+	const struct stargemm__request *r;
 	const struct stargemm_plan *plan;
 	struct builder bd;
 	struct block blk;
@@ -227,12 +260,19 @@ static int64_t chunk_end(const struct inspector *in, int64_t z)
 	return end < in->r->kt ? end : in->r->kt;
 }
 
+static const struct stargemm__operand *operand_of(const struct inspector *in, int operand)
+{
+	return operand == STARGEMM_OP_A ? &in->r->a : operand == STARGEMM_OP_B ? &in->r->b
+									       : &in->r->c;
+}
+
+/* Whether a tile exists and is this rank's (the only tiles it may prefetch or hold). */
 static int own(const struct inspector *in, int operand, int64_t row, int64_t col)
 {
-	const struct stargemm__operand *x = operand == STARGEMM_OP_A ? &in->r->a
-					   : operand == STARGEMM_OP_B ? &in->r->b : &in->r->c;
+	const struct stargemm__operand *x = operand_of(in, operand);
 
-	return stargemm__operand_owner(x, row, col) == in->r->me;
+	return stargemm__operand_present(x, row, col) &&
+	       stargemm__operand_owner(x, row, col) == in->r->me;
 }
 
 static int add_products(struct inspector *in, int64_t block, int64_t z, int64_t n)
@@ -309,7 +349,8 @@ static int add_chunk_prefetches(struct inspector *in, int64_t z, int64_t n)
 static int reads_own_tiles(const struct inspector *in, int64_t i, int64_t j, int64_t k_end)
 {
 	for (int64_t k = 0; k < k_end; k++)
-		if (!own(in, STARGEMM_OP_A, i, k) || !own(in, STARGEMM_OP_B, k, j))
+		if (product_exists(in->r, i, j, k) &&
+		    (!own(in, STARGEMM_OP_A, i, k) || !own(in, STARGEMM_OP_B, k, j)))
 			return 0;
 	return 1;
 }
@@ -369,10 +410,12 @@ static int add_chunk_inputs(struct inspector *in, int64_t z)
 
 	for (int64_t k = chunk_begin(in, z); k < chunk_end(in, z); k++) {
 		for (int64_t ii = 0; ii < b->nrows; ii++)
-			if (add_ref(&in->bd, STARGEMM_OP_A, b->rows[ii], k, 0, 0))
+			if (stargemm__operand_present(&in->r->a, b->rows[ii], k) &&
+			    add_ref(&in->bd, STARGEMM_OP_A, b->rows[ii], k, 0, 0))
 				return -ENOMEM;
 		for (int64_t jj = 0; jj < b->ncols; jj++)
-			if (add_ref(&in->bd, STARGEMM_OP_B, k, b->cols[jj], 0, 0))
+			if (stargemm__operand_present(&in->r->b, k, b->cols[jj]) &&
+			    add_ref(&in->bd, STARGEMM_OP_B, k, b->cols[jj], 0, 0))
 				return -ENOMEM;
 	}
 	return 0;
@@ -422,7 +465,7 @@ static int add_block_holds(struct inspector *in)
 /* The K tile held on the devices instead of prefetched: the last one, when it is
  * smaller than all the others, which are equal (a regular tiling with a ragged end);
  * otherwise -1. */
-static int64_t pinned_k(const struct stargemm__dense_request *r)
+static int64_t pinned_k(const struct stargemm__request *r)
 {
 	int64_t kt = r->kt, full = r->k_off[1] - r->k_off[0];
 
@@ -437,7 +480,7 @@ static int64_t pinned_k(const struct stargemm__dense_request *r)
 /* ---- keep flags ----------------------------------------------------------------- */
 
 /* Index of an A or B tile in a dense numbering of op(A) (mt x kt) then op(B) (kt x nt). */
-static int64_t input_index(const struct stargemm__dense_request *r,
+static int64_t input_index(const struct stargemm__request *r,
 			   const struct stargemm__tile_ref *t)
 {
 	return t->operand == STARGEMM_OP_A ? t->r + t->c * r->mt
@@ -446,7 +489,7 @@ static int64_t input_index(const struct stargemm__dense_request *r,
 
 /* Mark the release entries of chunk m that a chunk of (m, m + ell + 1] reads again:
  * chunks are walked backwards with the next chunk reading each tile. */
-static int mark_kept(const struct stargemm__dense_request *r, struct stargemm__worklist *wl)
+static int mark_kept(const struct stargemm__request *r, struct stargemm__worklist *wl)
 {
 	int64_t ntiles = r->mt * r->kt + r->kt * r->nt;
 	int64_t *next = malloc((size_t)ntiles * sizeof(*next));
@@ -572,7 +615,7 @@ static int inspect_ooc(struct inspector *in)
 /* In core: one block -1 chunk of every product, k outer, devices by local column. */
 static int inspect_in_core(struct inspector *in)
 {
-	const struct stargemm__dense_request *r = in->r;
+	const struct stargemm__request *r = in->r;
 	struct stargemm__worklist *wl = in->bd.wl;
 
 	wl->nblocks = 0;
@@ -593,10 +636,26 @@ static int inspect_in_core(struct inspector *in)
 	return 0;
 }
 
-int stargemm__inspect_dense(const struct stargemm__dense_request *r,
+/* C tiles that exist but that no product updates: beta is applied to them alone. */
+static int add_scales(struct inspector *in)
+{
+	const struct stargemm__request *r = in->r;
+	struct stargemm__worklist *wl = in->bd.wl;
+
+	wl->scale_first = wl->nrefs;
+	for (int64_t j = 0; j < r->nt; j++)
+		for (int64_t i = 0; i < r->mt; i++)
+			if (stargemm__operand_present(&r->c, i, j) && !in->bd.started[i + j * r->mt] &&
+			    add_ref(&in->bd, STARGEMM_OP_C, i, j, 0, 0))
+				return -ENOMEM;
+	wl->scale_count = wl->nrefs - wl->scale_first;
+	return 0;
+}
+
+int stargemm__inspect(const struct stargemm__request *r,
 			    struct stargemm__worklist *wl)
 {
-	struct inspector in = { .r = r, .plan = r->plan, .bd = { .wl = wl } };
+	struct inspector in = { .r = r, .plan = r->plan, .bd = { .wl = wl, .r = r } };
 	int ret;
 
 	memset(wl, 0, sizeof(*wl));
@@ -605,7 +664,11 @@ int stargemm__inspect_dense(const struct stargemm__dense_request *r,
 	if (r->ndevices < 1 || r->ndevices > 64)
 		return stargemm__error(-EINVAL, "stargemm: %d devices per rank; between 1 and 64 "
 				       "are supported", r->ndevices);
-	ret = r->plan ? inspect_ooc(&in) : inspect_in_core(&in);
+	in.bd.started = calloc((size_t)(r->mt * r->nt), 1);
+	ret = !in.bd.started ? -ENOMEM : r->plan ? inspect_ooc(&in) : inspect_in_core(&in);
+	if (ret == 0)
+		ret = add_scales(&in);
+	free(in.bd.started);
 	free_block(&in.blk);
 	if (ret) {
 		stargemm__worklist_free(wl);

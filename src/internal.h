@@ -24,7 +24,10 @@ struct stargemm_matrix {
 	int64_t *col_off;         /* nt + 1 offsets, same for tile columns */
 	int P, Q;                 /* process grid */
 	int64_t tag_base;         /* StarPU-MPI tag of tile (i, j) = tag_base + i + j * mt */
-	starpu_data_handle_t *tiles; /* mt * nt handles, tile (i, j) at i + j * mt */
+	starpu_data_handle_t *tiles; /* mt * nt handles, tile (i, j) at i + j * mt; NULL
+					when absent */
+	uint8_t *present;         /* mt * nt flags (block-sparse), or NULL: every tile */
+	int64_t npresent;         /* tiles present */
 	double **storage;         /* mt * nt pointers; non-NULL for tiles this rank allocated */
 };
 
@@ -39,6 +42,12 @@ static inline starpu_data_handle_t stargemm__tile(const struct stargemm_matrix *
 						  int64_t i, int64_t j)
 {
 	return A->tiles[stargemm__tile_index(A, i, j)];
+}
+
+/* Whether tile (i, j) exists (always, unless the matrix is block-sparse). */
+static inline int stargemm__present(const struct stargemm_matrix *A, int64_t i, int64_t j)
+{
+	return !A->present || A->present[stargemm__tile_index(A, i, j)];
 }
 
 /* Largest extent of the @p count tiles described by offsets @p off (count + 1). */
@@ -104,11 +113,13 @@ int64_t stargemm__gemm_k_extent(const struct stargemm__gemm *p, int64_t k);
 int stargemm__is_trans(char t);
 
 /* Insert the update of C(i, j) by the k-th tiles of op(A) and op(B) (beta applied when
- * k = 0), with a StarPU priority, the policy's task info (src/contract.h; may be NULL)
+ * @p first: the first update of the tile's chain), with a StarPU priority, the policy's task info (src/contract.h; may be NULL)
  * and an optional callback run on the rank that executes it. */
 int stargemm__gemm_insert(const struct stargemm__gemm *p, int64_t i, int64_t j, int64_t k,
-			  int priority, struct stargemm_task_info *info,
+			  int first, int priority, struct stargemm_task_info *info,
 			  void (*callback)(void *), void *callback_arg);
+/* Insert C(i, j) = beta C(i, j), for a C tile that no product updates. */
+int stargemm__scale_insert(const struct stargemm__gemm *p, int64_t i, int64_t j);
 
 /* The device (0..G-1) of a split tile of a C block (src/plan.c): the last L mod G
  * local columns of a block of L are not given whole to devices; their (L mod G) x R
@@ -122,10 +133,11 @@ int stargemm__split_device(int64_t before, int64_t total, int G);
  * tasks are inserted (in core) or done (out of core). */
 struct stargemm__worklist;
 int stargemm__execute(struct stargemm__gemm *gemm, const struct stargemm__worklist *wl);
-/* A dense product through the inspector and the executor (src/dense.c); @p plan NULL:
- * in core, else out of core with that plan and tile footprint. */
-int stargemm__run_dense(struct stargemm__gemm *g, const struct stargemm_plan *plan,
-			int64_t tile_bytes);
+/* A product (dense or block-sparse operands) through the inspector and the executor
+ * (src/product.c); @p plan NULL: in core, else out of core with that plan and tile
+ * footprint. */
+int stargemm__run_product(struct stargemm__gemm *g, const struct stargemm_plan *plan,
+			  int64_t tile_bytes);
 /* Keep an in-core work list until the next stargemm_wait() (runtime.c): its tasks
  * read it. */
 void stargemm__keep_until_wait(struct stargemm__worklist *wl);
@@ -137,5 +149,7 @@ extern struct starpu_sched_policy stargemm_ooc_policy;
 extern struct starpu_codelet stargemm_gemm_cl;            /* C = a op(A) op(B) + b C, C in RW */
 extern struct starpu_codelet stargemm_gemm_overwrite_cl;  /* same with beta = 0, C in W */
 extern struct starpu_codelet stargemm_fill_cl;            /* tile filled by a user function */
+extern struct starpu_codelet stargemm_scale_cl;           /* C = beta C, C in RW */
+extern struct starpu_codelet stargemm_zero_cl;            /* C = 0, C in W */
 
 #endif /* STARGEMM_INTERNAL_H */

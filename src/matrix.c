@@ -9,6 +9,9 @@
  * storage that StarPU-MPI fills when a task needs the tile there. With a disk node or
  * a RAM limit, the owner registers without storage too: StarPU then allocates the tile
  * on first write and may evict it to disk.
+ *
+ * A block-sparse matrix is the same descriptor with a pattern: only its present tiles
+ * get a handle, storage and a place in the tasks; the others are zero and cost nothing.
  */
 #include <inttypes.h>
 #include <stdlib.h>
@@ -113,11 +116,42 @@ int64_t stargemm__largest_tile(const int64_t *off, int64_t count)
 	return max;
 }
 
-int stargemm_matrix_create_irregular(struct stargemm_matrix **out, int64_t mt,
-				     const int64_t *row_sizes, int64_t nt,
-				     const int64_t *col_sizes, int P, int Q)
+/* The pattern of a block-sparse matrix from its list of present tiles, checked. */
+static int set_pattern(struct stargemm_matrix *A, int64_t npresent, const int64_t *present,
+		       const char *fn)
 {
-	static const char fn[] = "stargemm_matrix_create";
+	if (npresent < 0)
+		return stargemm__error(-EINVAL, "%s: the number of present tiles must be >= 0, "
+				       "got %" PRId64, fn, npresent);
+	if (npresent > 0 && !present)
+		return stargemm__error(-EINVAL, "%s: %" PRId64 " present tiles but the list is "
+				       "NULL", fn, npresent);
+	A->present = calloc((size_t)(A->mt * A->nt), 1);
+	if (!A->present)
+		return stargemm__error(-ENOMEM, "%s: out of memory for the pattern of %" PRId64
+				       " x %" PRId64 " tiles", fn, A->mt, A->nt);
+	for (int64_t e = 0; e < npresent; e++) {
+		int64_t i = present[2 * e], j = present[2 * e + 1];
+
+		if (i < 0 || i >= A->mt || j < 0 || j >= A->nt)
+			return stargemm__error(-EINVAL, "%s: present tile %" PRId64 " is (%" PRId64
+					       ", %" PRId64 "), outside the %" PRId64 " x %" PRId64
+					       " tiles of the matrix", fn, e, i, j, A->mt, A->nt);
+		if (A->present[stargemm__tile_index(A, i, j)])
+			return stargemm__error(-EINVAL, "%s: tile (%" PRId64 ", %" PRId64 ") is "
+					       "listed twice (entry %" PRId64 ")", fn, i, j, e);
+		A->present[stargemm__tile_index(A, i, j)] = 1;
+	}
+	A->npresent = npresent;
+	return 0;
+}
+
+/* The descriptor of an irregular tiling, dense (@p sparse = 0) or with the pattern of
+ * @p npresent tiles listed in @p present; registers the tiles. */
+static int create(struct stargemm_matrix **out, int64_t mt, const int64_t *row_sizes,
+		  int64_t nt, const int64_t *col_sizes, int sparse, int64_t npresent,
+		  const int64_t *present, int P, int Q, const char *fn)
+{
 	struct stargemm_matrix *A;
 	int64_t max_rows, max_cols;
 	int ret;
@@ -143,6 +177,7 @@ int stargemm_matrix_create_irregular(struct stargemm_matrix **out, int64_t mt,
 	A->nt = nt;
 	A->P = P;
 	A->Q = Q;
+	A->npresent = mt * nt;
 	A->row_off = offsets_from_sizes(mt, row_sizes);
 	A->col_off = offsets_from_sizes(nt, col_sizes);
 	A->tiles = calloc((size_t)(mt * nt), sizeof(*A->tiles));
@@ -151,6 +186,10 @@ int stargemm_matrix_create_irregular(struct stargemm_matrix **out, int64_t mt,
 		stargemm_matrix_destroy(A);
 		return stargemm__error(-ENOMEM, "%s: out of memory for %" PRId64 " x %" PRId64
 				       " tile descriptors", fn, mt, nt);
+	}
+	if (sparse && (ret = set_pattern(A, npresent, present, fn))) {
+		stargemm_matrix_destroy(A);
+		return ret;
 	}
 	A->m = A->row_off[mt];
 	A->n = A->col_off[nt];
@@ -164,12 +203,38 @@ int stargemm_matrix_create_irregular(struct stargemm_matrix **out, int64_t mt,
 	A->tag_base = stargemm__reserve_tags(mt * nt);
 	for (int64_t j = 0; j < nt; j++)
 		for (int64_t i = 0; i < mt; i++)
-			if ((ret = register_tile(A, i, j))) {
+			if (stargemm__present(A, i, j) && (ret = register_tile(A, i, j))) {
 				stargemm_matrix_destroy(A);
 				return ret;
 			}
 	*out = A;
 	return 0;
+}
+
+int stargemm_matrix_create_irregular(struct stargemm_matrix **out, int64_t mt,
+				     const int64_t *row_sizes, int64_t nt,
+				     const int64_t *col_sizes, int P, int Q)
+{
+	return create(out, mt, row_sizes, nt, col_sizes, 0, 0, NULL, P, Q,
+		      "stargemm_matrix_create");
+}
+
+int stargemm_matrix_create_sparse(struct stargemm_matrix **out, int64_t mt,
+				  const int64_t *row_sizes, int64_t nt, const int64_t *col_sizes,
+				  int64_t npresent, const int64_t *present, int P, int Q)
+{
+	return create(out, mt, row_sizes, nt, col_sizes, 1, npresent, present, P, Q,
+		      "stargemm_matrix_create_sparse");
+}
+
+int64_t stargemm_matrix_present_count(const struct stargemm_matrix *A)
+{
+	return A ? A->npresent : 0;
+}
+
+int stargemm_matrix_tile_present(const struct stargemm_matrix *A, int64_t i, int64_t j)
+{
+	return A && i >= 0 && i < A->mt && j >= 0 && j < A->nt && stargemm__present(A, i, j);
 }
 
 int stargemm_matrix_create(struct stargemm_matrix **out, int64_t m, int64_t n,
@@ -234,6 +299,7 @@ void stargemm_matrix_destroy(struct stargemm_matrix *A)
 			free_tile(A, idx);
 	free(A->tiles);
 	free(A->storage);
+	free(A->present);
 	free(A->row_off);
 	free(A->col_off);
 	free(A);

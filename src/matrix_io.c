@@ -5,7 +5,8 @@
  * Scatter and gather move each tile with one StarPU-MPI message between the root and
  * the tile's owner; on the root the message goes straight into (or out of) the user's
  * full array through a temporary handle whose leading dimension is the array's, so no
- * intermediate copy is made.
+ * intermediate copy is made. Absent tiles of a block-sparse matrix are skipped by fills
+ * and scatters and gathered as zeros.
  */
 #include <inttypes.h>
 #include <string.h>
@@ -25,6 +26,8 @@ int stargemm_matrix_fill(struct stargemm_matrix *A, stargemm_fill_fn fn, void *a
 		for (int64_t i = 0; i < A->mt; i++) {
 			int64_t row0 = A->row_off[i], col0 = A->col_off[j];
 
+			if (!stargemm__present(A, i, j))
+				continue;
 			ret = starpu_mpi_task_insert(stargemm__comm(), &stargemm_fill_cl,
 						     STARPU_VALUE, &fn, sizeof(fn),
 						     STARPU_VALUE, &arg, sizeof(arg),
@@ -139,7 +142,18 @@ static void local_copy(const struct stargemm_matrix *A, double *full, int64_t ld
 	starpu_data_release(h);
 }
 
-/* Move every tile between @p root's full array and the owners. */
+/* An absent tile of a block-sparse matrix, gathered: zeros in the full array. */
+static void zero_block(const struct stargemm_matrix *A, double *full, int64_t ld, int64_t i,
+		       int64_t j)
+{
+	double *base = full + A->row_off[i] + A->col_off[j] * ld;
+
+	for (int64_t c = 0; c < stargemm_matrix_tile_cols(A, j); c++)
+		memset(base + c * ld, 0, (size_t)stargemm_matrix_tile_rows(A, i) * sizeof(double));
+}
+
+/* Move every present tile between @p root's full array and the owners (absent tiles:
+ * dropped by a scatter, zeros in a gather). */
 static int exchange(const struct stargemm_matrix *A, double *full, int64_t ld, int root,
 		    int to_tiles)
 {
@@ -152,6 +166,11 @@ static int exchange(const struct stargemm_matrix *A, double *full, int64_t ld, i
 			starpu_data_handle_t tile = stargemm__tile(A, i, j), view;
 			starpu_mpi_tag_t tag = A->tag_base + stargemm__tile_index(A, i, j);
 
+			if (!stargemm__present(A, i, j)) {
+				if (me == root && !to_tiles)
+					zero_block(A, full, ld, i, j);
+				continue;
+			}
 			if (owner == root && me == root) {
 				local_copy(A, full, ld, i, j, to_tiles);
 			} else if (me == root) {

@@ -104,5 +104,5 @@ int stargemm_pdgemm_ooc(stargemm_trans transa, stargemm_trans transb, double alp
 		return ret;
 	if (plan)
 		*plan = pl;
-	return stargemm__run_dense(&g, &pl, tile_bytes);
+	return stargemm__run_product(&g, &pl, tile_bytes);
 }

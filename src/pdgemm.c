@@ -7,7 +7,7 @@
  * (beta = 0: C is written without being read, so it is neither transferred nor can its
  * NaNs leak into the result), the following ones accumulate with beta = 1.
  *
- * The in-core product is the dense work list without a plan (src/dense.c,
+ * The in-core product is the dense work list without a plan (src/product.c,
  * src/inspect.c): tasks inserted k-outer (one rank-t outer product after the other),
  * so the inputs needed first are requested first and every C tile has work from the
  * start. This file holds what every product shares: the checks of a problem, its
@@ -114,10 +114,9 @@ starpu_data_handle_t stargemm__gemm_b_tile(const struct stargemm__gemm *p, int64
 }
 
 int stargemm__gemm_insert(const struct stargemm__gemm *p, int64_t i, int64_t j, int64_t k,
-			  int priority, struct stargemm_task_info *info,
+			  int first, int priority, struct stargemm_task_info *info,
 			  void (*callback)(void *), void *callback_arg)
 {
-	int first = k == 0;
 	double beta = first ? p->beta : 1.0;
 	struct starpu_codelet *cl = first && p->beta == 0.0 ? &stargemm_gemm_overwrite_cl
 							    : &stargemm_gemm_cl;
@@ -144,6 +143,23 @@ int stargemm__gemm_insert(const struct stargemm__gemm *p, int64_t i, int64_t j, 
 	return 0;
 }
 
+int stargemm__scale_insert(const struct stargemm__gemm *p, int64_t i, int64_t j)
+{
+	int ret;
+
+	if (p->beta == 1.0)
+		return 0;
+	ret = starpu_mpi_task_insert(stargemm__comm(),
+				     p->beta == 0.0 ? &stargemm_zero_cl : &stargemm_scale_cl,
+				     STARPU_VALUE, &p->beta, sizeof(p->beta),
+				     p->beta == 0.0 ? STARPU_W : STARPU_RW,
+				     stargemm__tile(p->C, i, j), 0);
+	if (ret)
+		return stargemm__error(-EIO, "stargemm_pdgemm: task submission failed for the "
+				       "scaling of C(%" PRId64 ",%" PRId64 ") (%d)", i, j, ret);
+	return 0;
+}
+
 int stargemm_pdgemm_submit(stargemm_trans transa, stargemm_trans transb, double alpha,
 			   const struct stargemm_matrix *A,
 			   const struct stargemm_matrix *B, double beta,
@@ -155,7 +171,7 @@ int stargemm_pdgemm_submit(stargemm_trans transa, stargemm_trans transb, double 
 	stargemm__clear_error();
 	if ((ret = stargemm__gemm_check(&p)))
 		return ret;
-	return stargemm__run_dense(&p, NULL, 0);
+	return stargemm__run_product(&p, NULL, 0);
 }
 
 int stargemm_pdgemm(stargemm_trans transa, stargemm_trans transb, double alpha,

@@ -101,6 +101,25 @@ int stargemm_matrix_create_irregular(struct stargemm_matrix **A,
 				     int64_t mt, const int64_t *row_sizes,
 				     int64_t nt, const int64_t *col_sizes, int P, int Q);
 
+/** Create a block-sparse matrix: the tiling of stargemm_matrix_create_irregular(),
+ *  of which only the @p npresent tiles listed in @p present exist — tile e is
+ *  (present[2e], present[2e + 1]) = (i, j), in any order. Absent tiles have no storage
+ *  and no StarPU handle, cost nothing, and read as zeros (gather); fills skip them,
+ *  scatter drops the values that fall in them, and a product never writes them: C's
+ *  pattern is kept as given (products that would land outside it are dropped). Every
+ *  rank passes the same list. npresent = 0 (present may then be NULL) is an empty
+ *  matrix. Errors: a tile index out of range, a tile listed twice. Collective. */
+int stargemm_matrix_create_sparse(struct stargemm_matrix **A,
+				  int64_t mt, const int64_t *row_sizes,
+				  int64_t nt, const int64_t *col_sizes,
+				  int64_t npresent, const int64_t *present, int P, int Q);
+
+/** Number of present tiles (mt * nt for a matrix that is not block-sparse). */
+int64_t stargemm_matrix_present_count(const struct stargemm_matrix *A);
+
+/** 1 if tile (i, j) exists, 0 if it is absent or out of range. */
+int stargemm_matrix_tile_present(const struct stargemm_matrix *A, int64_t i, int64_t j);
+
 /** Release a matrix and its tiles (waits for the tasks that use it). Collective.
  *  NULL is accepted and ignored. */
 void stargemm_matrix_destroy(struct stargemm_matrix *A);

@@ -30,6 +30,7 @@ enum stargemm__operand_id { STARGEMM_OP_A = 0, STARGEMM_OP_B = 1, STARGEMM_OP_C 
 struct stargemm__product {
 	struct stargemm_task_info info;   /* device (-1: not this rank's), block, chunk */
 	int64_t i, j, k;
+	int32_t first;                    /* first update of C(i, j): applies beta */
 };
 
 /* A tile of op(A) (r = i, c = k), op(B) (r = k, c = j) or C (r = i, c = j), with what to
@@ -63,6 +64,8 @@ struct stargemm__worklist {
 	struct stargemm__chunk *chunks;
 	struct stargemm__block *blocks;
 	struct stargemm__tile_ref *refs;
+	/* C tiles that no product updates (every rank's): C = beta C, inserted first. */
+	int64_t scale_first, scale_count;
 	int lookahead;          /* chunks in flight beyond the current one */
 	int ndevices;           /* G */
 	int gpus;               /* devices are GPUs (GEMMs go to CUDA workers only) */
@@ -73,17 +76,21 @@ struct stargemm__worklist {
 	int64_t need_bytes, budget_bytes;
 };
 
-/* Who owns tile (r, c) of op(X) when X is 2D block-cyclic over P x Q. */
+/* Who owns tile (r, c) of op(X) when X is 2D block-cyclic over P x Q, and whether it
+ * exists. */
 struct stargemm__operand {
 	int P, Q;
 	int trans;              /* op(X) = X^T: tile (r, c) of op(X) is tile (c, r) of X */
+	const uint8_t *present; /* X's pattern, tile (i, j) of X at i + j * ld; NULL: dense */
+	int64_t ld;
 };
 
 int stargemm__operand_owner(const struct stargemm__operand *x, int64_t r, int64_t c);
+int stargemm__operand_present(const struct stargemm__operand *x, int64_t r, int64_t c);
 
-/* A dense product to inspect. Offsets: mt + 1 rows of C, nt + 1 columns of C, kt + 1
- * of the inner dimension. */
-struct stargemm__dense_request {
+/* A product to inspect (dense or block-sparse operands). Offsets: mt + 1 rows of C,
+ * nt + 1 columns of C, kt + 1 of the inner dimension. */
+struct stargemm__request {
 	int64_t mt, nt, kt;
 	const int64_t *row_off, *col_off, *k_off;
 	struct stargemm__operand a, b, c;  /* owners of op(A), op(B), C tiles */
@@ -97,10 +104,11 @@ struct stargemm__dense_request {
 	int64_t tile_bytes;     /* the plan's tile footprint (need_bytes, budget_bytes) */
 };
 
-/* Build the work list of a dense product: Algorithm 3 of Herault et al. 2019 (blocks y
- * outer, x inner, chunks of depth d; see inspect.c for the device deal, prefetch order
- * and holds). Returns 0, or -ENOMEM (with a message). */
-int stargemm__inspect_dense(const struct stargemm__dense_request *r,
+/* Build the work list of a product of 2D block-cyclic operands, dense or block-sparse
+ * (a product exists when its three tiles do; C's pattern is kept): Algorithm 3 of
+ * Herault et al. 2019 (blocks y outer, x inner, chunks of depth d; see inspect.c for
+ * the device deal, prefetch order and holds). Returns 0, or -ENOMEM (with a message). */
+int stargemm__inspect(const struct stargemm__request *r,
 			    struct stargemm__worklist *wl);
 
 /* Tiles each device loads if every tile a device reads is loaded once per block (C)

@@ -18,7 +18,10 @@
  *  - a ragged last K tile is held (class HELD, never prefetched, in the block's holds);
  *  - the in-core list is one unthrottled chunk, k outer;
  *  - the devices of a block get the same area of C within a column and a tile (whole
- *    columns are dealt by count, split ones by area).
+ *    columns are dealt by count, split ones by area);
+ *  - block-sparse operands: exactly the products whose three tiles exist, beta on the
+ *    first of each chain, a scaling for C tiles without a product, no reference to an
+ *    absent tile.
  * It also prints the inspector's cost for about 10^6 tile products.
  */
 #include <errno.h>
@@ -90,18 +93,18 @@ static int make_plan(struct problem *p, int64_t device_tiles, int64_t b, int64_t
 }
 
 static void request(const struct problem *p, int me, int gpus, int ta, int tb, int ooc,
-		    struct stargemm__dense_request *r)
+		    struct stargemm__request *r)
 {
-	*r = (struct stargemm__dense_request){ 0 };
+	*r = (struct stargemm__request){ 0 };
 	r->mt = p->mt;
 	r->nt = p->nt;
 	r->kt = p->kt;
 	r->row_off = p->row_off;
 	r->col_off = p->col_off;
 	r->k_off = p->k_off;
-	r->a = (struct stargemm__operand){ p->P, p->Q, ta };
-	r->b = (struct stargemm__operand){ p->P, p->Q, tb };
-	r->c = (struct stargemm__operand){ p->P, p->Q, 0 };
+	r->a = (struct stargemm__operand){ .P = p->P, .Q = p->Q, .trans = ta };
+	r->b = (struct stargemm__operand){ .P = p->P, .Q = p->Q, .trans = tb };
+	r->c = (struct stargemm__operand){ .P = p->P, .Q = p->Q };
 	r->me = me;
 	r->ndevices = p->G;
 	r->gpus = gpus;
@@ -119,7 +122,7 @@ static void free_problem(struct problem *p)
 /* ---- properties ----------------------------------------------------------------- */
 
 /* Chains: kt updates per C tile, k increasing, one device, on the owner only. */
-static int check_chains(const struct problem *p, const struct stargemm__dense_request *r,
+static int check_chains(const struct problem *p, const struct stargemm__request *r,
 			const struct stargemm__worklist *wl, char *why, size_t len)
 {
 	int64_t ntiles = p->mt * p->nt;
@@ -333,13 +336,13 @@ static int same_sequence(const struct stargemm__worklist *a, const struct starge
 static void dense_case(const char *label, struct problem *p, int me, int ta, int tb,
 		       int eq1)
 {
-	struct stargemm__dense_request r;
+	struct stargemm__request r;
 	struct stargemm__worklist wl, w0;
 	char name[200], why[200] = "";
 	int ret;
 
 	request(p, me, 1, ta, tb, 1, &r);
-	ret = stargemm__inspect_dense(&r, &wl);
+	ret = stargemm__inspect(&r, &wl);
 	snprintf(name, sizeof(name), "%s rank %d: inspected (%lld products, %lld chunks)", label,
 		 me, (long long)wl.nproducts, (long long)wl.nchunks);
 	ok(ret == 0 && wl.nproducts == p->mt * p->nt * p->kt, name, "");
@@ -367,7 +370,7 @@ static void dense_case(const char *label, struct problem *p, int me, int ta, int
 		ok(fabs(mean - p->plan.loads_total) < 1e-9 * (1 + p->plan.loads_total), name, "");
 	}
 	request(p, 0, 1, ta, tb, 1, &r);
-	if (me != 0 && stargemm__inspect_dense(&r, &w0) == 0) {
+	if (me != 0 && stargemm__inspect(&r, &w0) == 0) {
 		snprintf(name, sizeof(name), "%s: rank %d lists rank 0's products in its order",
 			 label, me);
 		ok(same_sequence(&wl, &w0), name, "");
@@ -431,7 +434,7 @@ static void ragged_cases(void)
 static void held_k(void)
 {
 	struct problem p = { .P = 1, .Q = 1, .G = 2 };
-	struct stargemm__dense_request r;
+	struct stargemm__request r;
 	struct stargemm__worklist wl;
 	int held_ok = 1, prefetch_ok = 1;
 	int64_t holds = 0;
@@ -441,7 +444,7 @@ static void held_k(void)
 	p.k_off = regular(8192 + 300, 1024, &p.kt);
 	make_plan(&p, 60, 0, 0, 0);
 	request(&p, 0, 1, 0, 0, 1, &r);
-	if (stargemm__inspect_dense(&r, &wl)) {
+	if (stargemm__inspect(&r, &wl)) {
 		ok(0, "held K: inspected", stargemm_last_error());
 		free_problem(&p);
 		return;
@@ -470,7 +473,7 @@ static void held_k(void)
 static void in_core(void)
 {
 	struct problem p = { .P = 1, .Q = 2, .G = 2 };
-	struct stargemm__dense_request r;
+	struct stargemm__request r;
 	struct stargemm__worklist wl;
 	int order = 1;
 
@@ -478,7 +481,7 @@ static void in_core(void)
 	p.col_off = regular(900, 200, &p.nt);
 	p.k_off = regular(700, 250, &p.kt);
 	request(&p, 1, 0, 0, 0, 0, &r);
-	ok(stargemm__inspect_dense(&r, &wl) == 0 && !wl.throttled && wl.nchunks == 1 &&
+	ok(stargemm__inspect(&r, &wl) == 0 && !wl.throttled && wl.nchunks == 1 &&
 		   wl.chunks[0].count == p.mt * p.nt * p.kt && wl.nrefs == 0,
 	   "in core: one unthrottled chunk of every product, nothing prefetched", "");
 	for (int64_t q = 1; q < wl.nproducts; q++)
@@ -493,7 +496,7 @@ static void balance(void)
 {
 	static const int64_t sizes[] = { 700, 300, 1000, 450, 820 };
 	struct problem p = { .P = 1, .Q = 1, .G = 4 };
-	struct stargemm__dense_request r;
+	struct stargemm__request r;
 	struct stargemm__worklist wl;
 	double area[4] = { 0 }, lo, hi;
 
@@ -504,7 +507,7 @@ static void balance(void)
 	p.k_off = regular(1000, 1000, &p.kt);
 	make_plan(&p, 1000, 0, 0, 0);
 	request(&p, 0, 1, 0, 0, 1, &r);
-	stargemm__inspect_dense(&r, &wl);
+	stargemm__inspect(&r, &wl);
 	for (int64_t q = 0; q < wl.nproducts; q++) {
 		const struct stargemm__product *x = &wl.products[q];
 
@@ -524,11 +527,96 @@ static void balance(void)
 	free_problem(&p);
 }
 
+/* A random pattern of @p n tiles, about @p density of them present (seeded). */
+static uint8_t *pattern(int64_t n, double density, unsigned *seed)
+{
+	uint8_t *p = malloc((size_t)n);
+
+	for (int64_t t = 0; t < n; t++)
+		p[t] = (double)rand_r(seed) / RAND_MAX < density;
+	return p;
+}
+
+static int ref_exists(const struct stargemm__request *r, const struct stargemm__tile_ref *t)
+{
+	const struct stargemm__operand *x = t->operand == STARGEMM_OP_A ? &r->a
+					   : t->operand == STARGEMM_OP_B ? &r->b : &r->c;
+
+	return stargemm__operand_present(x, t->r, t->c);
+}
+
+/* Block-sparse operands: the products are exactly those whose three tiles exist, each
+ * chain's first applies beta, C tiles without a product are scaled, and no reference
+ * names an absent tile. */
+static void sparse_case(int ooc, int ta, int tb, double density, unsigned seed)
+{
+	struct problem p = { .P = 2, .Q = 1, .G = 2 };
+	struct stargemm__request r;
+	struct stargemm__worklist wl;
+	uint8_t *pa, *pb, *pc, *started;
+	int64_t expect = 0, am, bm, scaled = 0;
+	int good = 1, refs_ok = 1, first_ok = 1;
+	char name[160];
+
+	p.row_off = regular(1000, 97, &p.mt);
+	p.col_off = regular(800, 83, &p.nt);
+	p.k_off = regular(1200, 101, &p.kt);
+	make_plan(&p, 60, 0, 0, 0);
+	request(&p, 1, 1, ta, tb, ooc, &r);
+	am = ta ? p.kt : p.mt;
+	bm = tb ? p.nt : p.kt;
+	pa = pattern(p.mt * p.kt, density, &seed);
+	pb = pattern(p.kt * p.nt, density, &seed);
+	pc = pattern(p.mt * p.nt, 0.7, &seed);
+	r.a.present = pa;
+	r.a.ld = am;
+	r.b.present = pb;
+	r.b.ld = bm;
+	r.c.present = pc;
+	r.c.ld = p.mt;
+	started = calloc((size_t)(p.mt * p.nt), 1);
+	if (stargemm__inspect(&r, &wl)) {
+		ok(0, "sparse: inspected", stargemm_last_error());
+		return;
+	}
+	for (int64_t k = 0; k < p.kt; k++)
+		for (int64_t j = 0; j < p.nt; j++)
+			for (int64_t i = 0; i < p.mt; i++)
+				expect += stargemm__operand_present(&r.a, i, k) &&
+					  stargemm__operand_present(&r.b, k, j) && pc[i + j * p.mt];
+	for (int64_t q = 0; q < wl.nproducts; q++) {
+		const struct stargemm__product *x = &wl.products[q];
+		int64_t t = x->i + x->j * p.mt;
+
+		good &= stargemm__operand_present(&r.a, x->i, x->k) &&
+			stargemm__operand_present(&r.b, x->k, x->j) && pc[t];
+		first_ok &= x->first == !started[t];
+		started[t] = 1;
+	}
+	for (int64_t e = 0; e < wl.nrefs; e++)
+		refs_ok &= ref_exists(&r, &wl.refs[e]);
+	for (int64_t t = 0; t < p.mt * p.nt; t++)
+		scaled += pc[t] && !started[t];
+	snprintf(name, sizeof(name), "sparse %s %c%c density %.2f: %lld products, those whose "
+		 "three tiles exist", ooc ? "out of core" : "in core", ta ? 'T' : 'N',
+		 tb ? 'T' : 'N', density, (long long)wl.nproducts);
+	ok(good && wl.nproducts == expect, name, "");
+	ok(first_ok, "  the first product of each chain applies beta, no other", "");
+	ok(wl.scale_count == scaled, "  C tiles without a product are scaled, alone", "");
+	ok(refs_ok, "  no prefetch, hold, release or write-back names an absent tile", "");
+	free(pa);
+	free(pb);
+	free(pc);
+	free(started);
+	stargemm__worklist_free(&wl);
+	free_problem(&p);
+}
+
 /* The inspector's cost for about 10^6 tile products (a figure, not a check). */
 static void cost(void)
 {
 	struct problem p = { .P = 1, .Q = 1, .G = 4 };
-	struct stargemm__dense_request r;
+	struct stargemm__request r;
 	struct stargemm__worklist wl;
 	struct timespec t0, t1;
 	double s;
@@ -539,7 +627,7 @@ static void cost(void)
 	make_plan(&p, 3000, 0, 0, 0);
 	request(&p, 0, 1, 0, 0, 1, &r);
 	clock_gettime(CLOCK_MONOTONIC, &t0);
-	ok(stargemm__inspect_dense(&r, &wl) == 0, "10^6 products inspected", "");
+	ok(stargemm__inspect(&r, &wl) == 0, "10^6 products inspected", "");
 	clock_gettime(CLOCK_MONOTONIC, &t1);
 	s = (double)(t1.tv_sec - t0.tv_sec) + 1e-9 * (double)(t1.tv_nsec - t0.tv_nsec);
 	printf("# inspector: %lld products, %lld chunks, %lld tile refs in %.3f s "
@@ -556,6 +644,10 @@ int main(void)
 	held_k();
 	in_core();
 	balance();
+	sparse_case(1, 0, 0, 0.3, 7);
+	sparse_case(1, 1, 1, 0.5, 8);
+	sparse_case(0, 0, 1, 0.2, 9);
+	sparse_case(1, 0, 0, 0.0, 10);
 	cost();
 	printf("1..%d\n", ntests);
 	return nfailed ? 1 : 0;

@@ -1,7 +1,7 @@
 /*
- * dense.c — a dense product through the one executor: the problem (tilings, owners,
- * devices) becomes an inspector request (src/inspect.c), its work list is run by
- * src/execute.c. In core (no plan) the list is one chunk of every product, inserted
+ * product.c — a product of 2D block-cyclic matrices (dense or block-sparse) through the
+ * one executor: the problem (tilings, patterns, owners, devices) becomes an inspector
+ * request (src/inspect.c), its work list is run by src/execute.c. In core (no plan) the list is one chunk of every product, inserted
  * without throttling; out of core it is Algorithm 3's blocks and chunks.
  */
 #include <stdlib.h>
@@ -9,23 +9,23 @@
 #include "internal.h"
 #include "worklist.h"
 
-/* The dense request of a problem: tilings of C and of the inner dimension, the
+/* The inspector request of a problem: tilings of C and of the inner dimension, the
  * owners of op(A), op(B) and C tiles, and this rank's devices. */
-static void dense_request(const struct stargemm__gemm *g, struct stargemm__dense_request *r)
+static void make_request(const struct stargemm__gemm *g, struct stargemm__request *r)
 {
 	const struct stargemm_matrix *A = g->A, *B = g->B, *C = g->C;
 	int ta = stargemm__is_trans(g->ta), tb = stargemm__is_trans(g->tb);
 
-	*r = (struct stargemm__dense_request){ 0 };
+	*r = (struct stargemm__request){ 0 };
 	r->mt = C->mt;
 	r->nt = C->nt;
 	r->kt = g->kt;
 	r->row_off = C->row_off;
 	r->col_off = C->col_off;
 	r->k_off = ta ? A->row_off : A->col_off;
-	r->a = (struct stargemm__operand){ A->P, A->Q, ta };
-	r->b = (struct stargemm__operand){ B->P, B->Q, tb };
-	r->c = (struct stargemm__operand){ C->P, C->Q, 0 };
+	r->a = (struct stargemm__operand){ A->P, A->Q, ta, A->present, A->mt };
+	r->b = (struct stargemm__operand){ B->P, B->Q, tb, B->present, B->mt };
+	r->c = (struct stargemm__operand){ C->P, C->Q, 0, C->present, C->mt };
 	r->me = stargemm_rank();
 	r->ndevices = stargemm__device_count();
 	r->gpus = starpu_cuda_worker_get_count() > 0;
@@ -34,19 +34,19 @@ static void dense_request(const struct stargemm__gemm *g, struct stargemm__dense
 
 /* Inspect the problem (@p plan NULL: in core) and run its work list. In core the
  * list is kept until stargemm_wait(), as the tasks read it. */
-int stargemm__run_dense(struct stargemm__gemm *g, const struct stargemm_plan *plan,
-			int64_t tile_bytes)
+int stargemm__run_product(struct stargemm__gemm *g, const struct stargemm_plan *plan,
+			  int64_t tile_bytes)
 {
-	struct stargemm__dense_request r;
+	struct stargemm__request r;
 	struct stargemm__worklist *wl = calloc(1, sizeof(*wl));
 	int ret;
 
 	if (!wl)
 		return stargemm__error(-ENOMEM, "stargemm: out of memory");
-	dense_request(g, &r);
+	make_request(g, &r);
 	r.plan = plan;
 	r.tile_bytes = tile_bytes;
-	if ((ret = stargemm__inspect_dense(&r, wl))) {
+	if ((ret = stargemm__inspect(&r, wl))) {
 		free(wl);
 		return ret;
 	}

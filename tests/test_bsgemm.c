@@ -1,0 +1,296 @@
+/*
+ * tests/test_bsgemm.c — block-sparse products against a dense reference.
+ *
+ * Usage: test_bsgemm P Q   (under mpiexec with P*Q processes)
+ * Every case builds A, B and C with seeded random patterns (the same on every rank),
+ * fills their present tiles with seeded random values, gathers them on rank 0 (absent
+ * tiles read as zeros), runs C = alpha op(A) op(B) + beta C in core and through the
+ * out-of-core executor (a forced plan of 1 x 2-tile blocks and one-tile chunks), and
+ * compares the gathered C with cblas_dgemm restricted to C's pattern (C's pattern is
+ * kept) through the scaled residual of tests/check.h. Also: a pattern with every tile
+ * gives bit for bit stargemm_pdgemm's dense result, and bad patterns are refused with
+ * a message naming the constraint. One line per case, PASS/FAIL; rank 0's verdict.
+ */
+#include <cblas.h>
+#include <errno.h>
+#include <float.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "check.h"
+
+struct bs_case {
+	const char *name;
+	int64_t m, n, k, tile;     /* tile 0: irregular tiles */
+	char ta, tb;
+	double alpha, beta;
+	double da, db, dc;         /* densities of A, B, C (tiles present) */
+	int nan_c;                 /* C filled with NaN (beta = 0) */
+	int stripes;               /* A: every third tile row empty; B: every other column */
+};
+
+static const struct bs_case cases[] = {
+	{ "irregular 30%", 150, 170, 140, 0, 'N', 'N', 1.25, 0.5, 0.3, 0.3, 0.6, 0, 0 },
+	{ "irregular 50% TT", 150, 170, 140, 0, 'T', 'T', -1.0, 2.0, 0.5, 0.5, 0.8, 0, 0 },
+	{ "ragged NT", 106, 283, 97, 13, 'N', 'T', 0.3, -0.7, 0.4, 0.6, 1.0, 0, 0 },
+	{ "ragged TN", 106, 283, 97, 23, 'T', 'N', 1.0, 1.0, 0.3, 0.3, 0.5, 0, 0 },
+	{ "beta = 0 on NaN C", 150, 170, 140, 0, 'N', 'N', 2.0, 0.0, 0.5, 0.5, 0.8, 1, 0 },
+	{ "A empty: C = beta C", 106, 83, 97, 20, 'N', 'N', 1.0, -0.5, 0.0, 0.7, 0.9, 0, 0 },
+	{ "A empty, beta = 0", 106, 83, 97, 20, 'N', 'N', 1.0, 0.0, 0.0, 0.7, 0.9, 1, 0 },
+	{ "C empty", 106, 83, 97, 20, 'N', 'N', 1.0, 1.0, 0.7, 0.7, 0.0, 0, 0 },
+	{ "dense B (SpMM)", 150, 170, 140, 0, 'N', 'N', 1.0, 1.0, 0.2, 1.0, 1.0, 0, 0 },
+	{ "empty tile rows, columns", 106, 283, 97, 17, 'N', 'N', 1.5, 0.5, 0.8, 0.8, 1.0, 0,
+	  1 },
+};
+
+/* The pattern is a pure function of (seed, i, j), the same on every rank: the library's
+ * counter-based generator, uniform in [-0.5, 0.5). */
+static int tile_drawn(uint64_t seed, int64_t i, int64_t j, double density)
+{
+	return stargemm_random_element(seed, i, j) + 0.5 < density;
+}
+
+/* Tile sizes cycling through 7, 23, 41, 16, 30 (or regular @p tile) up to @p total. */
+static int64_t tiling(int64_t total, int64_t tile, int64_t *sizes)
+{
+	static const int64_t pattern[] = { 7, 23, 41, 16, 30 };
+	int64_t count = 0, covered = 0;
+
+	while (covered < total) {
+		int64_t s = tile ? tile : pattern[count % 5];
+
+		sizes[count++] = covered + s <= total ? s : total - covered;
+		covered += sizes[count - 1];
+	}
+	return count;
+}
+
+/* A rows x cols block-sparse matrix: which = 0, 1, 2 for A, B, C (seed, stripes). */
+static int make(const struct bs_case *c, int which, double density, int64_t rows,
+		int64_t cols, int trans, int P, int Q, struct stargemm_matrix **X)
+{
+	int64_t rs[512], cs[512], nr = tiling(rows, c->tile, rs), nc = tiling(cols, c->tile, cs);
+	int64_t *list = malloc((size_t)(2 * nr * nc + 2) * sizeof(*list)), n = 0;
+	int ret;
+
+	for (int64_t j = 0; j < nc; j++)
+		for (int64_t i = 0; i < nr; i++) {
+			/* op(X)'s tile row (A) or column (B) for the stripes */
+			int64_t r = trans ? j : i, q = trans ? i : j;
+			int empty = c->stripes && ((which == 0 && r % 3 == 1) ||
+						   (which == 1 && q % 2 == 1));
+
+			if (!empty && tile_drawn(100 + which, i, j, density)) {
+				list[2 * n] = i;
+				list[2 * n + 1] = j;
+				n++;
+			}
+		}
+	ret = stargemm_matrix_create_sparse(X, nr, rs, nc, cs, n, list, P, Q);
+	free(list);
+	return ret;
+}
+
+static void fill_nan(double *t, int64_t ld, int64_t rows, int64_t cols, int64_t r0,
+		     int64_t c0, void *arg)
+{
+	for (int64_t j = 0; j < cols; j++)
+		for (int64_t i = 0; i < rows; i++)
+			t[i + j * ld] = NAN;
+}
+
+static double fro(const double *x, int64_t n)
+{
+	double s = 0.0;
+
+	for (int64_t i = 0; i < n; i++)
+		s += isnan(x[i]) ? 0.0 : x[i] * x[i];
+	return sqrt(s);
+}
+
+/* The scaled residual of C against alpha op(A) op(B) + beta C0 kept to C's pattern. */
+static double residual(const struct bs_case *c, const struct stargemm_matrix *C,
+		       const double *a, const double *b, const double *c0, const double *cr)
+{
+	int64_t m = c->m, n = c->n, k = c->k;
+	double *ref = malloc((size_t)(m * n) * sizeof(*ref)), diff = 0.0, scale;
+
+	for (int64_t e = 0; e < m * n; e++)
+		ref[e] = c->beta == 0.0 ? 0.0 : c0[e];
+	cblas_dgemm(CblasColMajor, c->ta == 'T' ? CblasTrans : CblasNoTrans,
+		    c->tb == 'T' ? CblasTrans : CblasNoTrans, (int)m, (int)n, (int)k, c->alpha, a,
+		    c->ta == 'T' ? (int)k : (int)m, b, c->tb == 'T' ? (int)n : (int)k,
+		    c->beta == 0.0 ? 0.0 : c->beta, ref, (int)m);
+	for (int64_t j = 0; j < stargemm_matrix_nt(C); j++)
+		for (int64_t i = 0; i < stargemm_matrix_mt(C); i++) {
+			int present = stargemm_matrix_tile_present(C, i, j);
+
+			for (int64_t cc = 0; cc < stargemm_matrix_tile_cols(C, j); cc++)
+				for (int64_t r = 0; r < stargemm_matrix_tile_rows(C, i); r++) {
+					int64_t e = stargemm_matrix_row_offset(C, i) + r +
+						    (stargemm_matrix_col_offset(C, j) + cc) * m;
+					double want = present ? ref[e] : 0.0;
+
+					diff += (cr[e] - want) * (cr[e] - want);
+				}
+		}
+	free(ref);
+	scale = (fabs(c->alpha) * fro(a, m * k) * fro(b, k * n) +
+		 (c->beta == 0.0 ? 0.0 : fabs(c->beta) * fro(c0, m * n))) * (double)k * DBL_EPSILON;
+	return scale > 0 ? sqrt(diff) / scale : sqrt(diff);
+}
+
+static int run(const struct bs_case *c, int ooc, struct stargemm_matrix *A,
+	       struct stargemm_matrix *B, struct stargemm_matrix *C)
+{
+	struct stargemm_ooc_options opt;
+
+	if (!ooc)
+		return stargemm_pdgemm(c->ta, c->tb, c->alpha, A, B, c->beta, C);
+	stargemm_ooc_options_init(&opt);
+	opt.b = 1;
+	opt.c = stargemm_matrix_nt(C) > 1 ? 2 : 1;
+	opt.d = 1;
+	opt.lookahead = 1;
+	opt.device_bytes = 48 * 41 * 56 * (int64_t)sizeof(double);
+	return stargemm_pdgemm_ooc(c->ta, c->tb, c->alpha, A, B, c->beta, C, &opt, NULL);
+}
+
+static int run_case(const struct bs_case *c, int P, int Q, int ooc)
+{
+	int ta = c->ta == 'T', tb = c->tb == 'T', ret;
+	struct stargemm_matrix *A = NULL, *B = NULL, *C = NULL;
+	double *a = NULL, *b = NULL, *c0 = NULL, *cr = NULL, res = INFINITY;
+
+	ret = make(c, 0, c->da, ta ? c->k : c->m, ta ? c->m : c->k, ta, P, Q, &A);
+	ret = ret ? ret : make(c, 1, c->db, tb ? c->n : c->k, tb ? c->k : c->n, tb, P, Q, &B);
+	ret = ret ? ret : make(c, 2, c->dc, c->m, c->n, 0, P, Q, &C);
+	ret = ret ? ret : stargemm_matrix_fill_random(A, 11);
+	ret = ret ? ret : stargemm_matrix_fill_random(B, 22);
+	ret = ret ? ret : c->nan_c ? stargemm_matrix_fill(C, fill_nan, NULL)
+				   : stargemm_matrix_fill_random(C, 33);
+	if (!ret) {
+		a = sg_gather_new(A);
+		b = sg_gather_new(B);
+		c0 = sg_gather_new(C);
+		ret = run(c, ooc, A, B, C);
+	}
+	if (!ret)
+		cr = sg_gather_new(C);
+	if (ret && stargemm_rank() == 0)
+		fprintf(stderr, "  error %d: %s\n", ret, stargemm_last_error());
+	if (stargemm_rank() == 0 && !ret && a && b && c0 && cr)
+		res = residual(c, C, a, b, c0, cr);
+	if (stargemm_rank() == 0)
+		printf("%-26s %dx%d %s M=%-4lld N=%-4lld K=%-4lld tiles A %lld B %lld C %lld "
+		       "%c%c residual=%9.3e %s\n", c->name, P, Q, ooc ? "ooc    " : "in core",
+		       (long long)c->m, (long long)c->n, (long long)c->k,
+		       (long long)stargemm_matrix_present_count(A),
+		       (long long)stargemm_matrix_present_count(B),
+		       (long long)stargemm_matrix_present_count(C), c->ta, c->tb, res,
+		       res < SG_RESIDUAL_BOUND ? "PASS" : "FAIL");
+	free(a);
+	free(b);
+	free(c0);
+	free(cr);
+	stargemm_matrix_destroy(A);
+	stargemm_matrix_destroy(B);
+	stargemm_matrix_destroy(C);
+	return res < SG_RESIDUAL_BOUND;
+}
+
+/* Every tile present: the same tasks as the dense product, the same bits. */
+static int full_pattern_is_dense(int P, int Q)
+{
+	static const struct bs_case c = { "full", 150, 170, 140, 0, 'N', 'T', 1.5, 0.5, 1.0,
+					  1.0, 1.0, 0, 0 };
+	int64_t rs[512], cs[512], ks[512];
+	int64_t nr = tiling(c.m, 0, rs), nc = tiling(c.n, 0, cs), nk = tiling(c.k, 0, ks);
+	struct stargemm_matrix *A[2] = { 0 }, *B[2] = { 0 }, *C[2] = { 0 };
+	double *res[2] = { NULL, NULL };
+	int same = 0, ret = 0;
+
+	for (int s = 0; s < 2 && !ret; s++) {
+		ret = s ? make(&c, 0, 1.0, c.m, c.k, 0, P, Q, &A[s])
+			: stargemm_matrix_create_irregular(&A[s], nr, rs, nk, ks, P, Q);
+		ret = ret ? ret : s ? make(&c, 1, 1.0, c.n, c.k, 1, P, Q, &B[s])
+				    : stargemm_matrix_create_irregular(&B[s], nc, cs, nk, ks, P, Q);
+		ret = ret ? ret : s ? make(&c, 2, 1.0, c.m, c.n, 0, P, Q, &C[s])
+				    : stargemm_matrix_create_irregular(&C[s], nr, rs, nc, cs, P, Q);
+		ret = ret ? ret : stargemm_matrix_fill_random(A[s], 11);
+		ret = ret ? ret : stargemm_matrix_fill_random(B[s], 22);
+		ret = ret ? ret : stargemm_matrix_fill_random(C[s], 33);
+		ret = ret ? ret : stargemm_pdgemm(c.ta, c.tb, c.alpha, A[s], B[s], c.beta, C[s]);
+		if (!ret)
+			res[s] = sg_gather_new(C[s]);
+	}
+	if (stargemm_rank() == 0) {
+		same = !ret && res[0] && res[1] &&
+		       !memcmp(res[0], res[1], (size_t)(c.m * c.n) * sizeof(double));
+		printf("%-26s %dx%d every tile present = stargemm_pdgemm, bit for bit %s\n",
+		       "density 1", P, Q, same ? "PASS" : "FAIL");
+	}
+	for (int s = 0; s < 2; s++) {
+		free(res[s]);
+		stargemm_matrix_destroy(A[s]);
+		stargemm_matrix_destroy(B[s]);
+		stargemm_matrix_destroy(C[s]);
+	}
+	return stargemm_rank() != 0 || same;
+}
+
+/* One bad pattern: refused with -EINVAL and a message containing @p want. */
+static int refused(const char *name, int64_t n, const int64_t *list, const char *want, int P,
+		   int Q)
+{
+	static const int64_t sizes[] = { 10, 10, 10 };
+	struct stargemm_matrix *X = (struct stargemm_matrix *)&X;
+	int ret = stargemm_matrix_create_sparse(&X, 3, sizes, 3, sizes, n, list, P, Q);
+	int good = ret == -EINVAL && X == NULL && strstr(stargemm_last_error(), want);
+
+	if (stargemm_rank() == 0)
+		printf("%-26s refused: \"%s\" %s\n", name, stargemm_last_error(),
+		       good ? "PASS" : "FAIL");
+	if (ret == 0)
+		stargemm_matrix_destroy(X);
+	return good;
+}
+
+static int bad_patterns(int P, int Q)
+{
+	static const int64_t outside[] = { 0, 0, 3, 1 }, twice[] = { 1, 2, 0, 0, 1, 2 };
+	static const int64_t negative[] = { 0, -1 };
+	int good = 1;
+
+	good &= refused("tile row out of range", 2, outside, "outside the 3 x 3 tiles", P, Q);
+	good &= refused("tile column negative", 1, negative, "outside the 3 x 3 tiles", P, Q);
+	good &= refused("tile listed twice", 3, twice, "(1, 2) is listed twice", P, Q);
+	good &= refused("negative count", -1, twice, "must be >= 0", P, Q);
+	good &= refused("NULL list", 2, NULL, "the list is NULL", P, Q);
+	return good;
+}
+
+int main(int argc, char **argv)
+{
+	int P = argc > 2 ? atoi(argv[1]) : 1, Q = argc > 2 ? atoi(argv[2]) : 1;
+	int failures = 0, ncases = 0, ret;
+
+	if ((ret = stargemm_init(NULL, &argc, &argv)) != 0) {
+		fprintf(stderr, "stargemm_init: %s\n", stargemm_last_error());
+		return ret == -ENODEV ? 77 : 1;
+	}
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++)
+		for (int ooc = 0; ooc < 2; ooc++, ncases++)
+			failures += !run_case(&cases[i], P, Q, ooc);
+	failures += !full_pattern_is_dense(P, Q);
+	failures += !bad_patterns(P, Q);
+	ncases += 2;
+	if (stargemm_rank() == 0)
+		printf("%d of %d cases failed\n", failures, ncases);
+	/* Rank 0 holds the verdict; the others report success so mpiexec relays it. */
+	ret = stargemm_rank() == 0 && failures ? 1 : 0;
+	stargemm_finalize();
+	return ret;
+}
