@@ -1,7 +1,7 @@
 /*
  * execute.c — the one executor: walks a work list (src/worklist.h) and turns it into
- * StarPU-MPI task insertion, whatever built the list (dense in core, dense out of
- * core, and the block-sparse products to come).
+ * StarPU-MPI task insertion, whatever the product (in core or out of core, dense or
+ * block-sparse operands).
  *
  * Throttling. Chunk n is inserted only once this rank's tasks of chunk
  * n - (lookahead + 1) are done: StarPU-MPI posts the receives (and StarPU the
@@ -315,7 +315,8 @@ static int insert_scales(struct executor *ex)
 	return 0;
 }
 
-/* Chunk n waits for n - (ell + 1), whose inputs are then let go. */
+/* The C tiles without a product first; then chunk n waits for n - (ell + 1), whose
+ * inputs are then let go. */
 static int run(struct executor *ex)
 {
 	const struct stargemm__worklist *wl = ex->wl;

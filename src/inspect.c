@@ -177,11 +177,17 @@ static int is_split(int64_t t, int64_t L, int G)
 	return t >= L / G * G;
 }
 
+/* Whether tile (row, col) of @p x exists and is rank @p me's. */
+static int owned(const struct stargemm__operand *x, int me, int64_t row, int64_t col)
+{
+	return stargemm__operand_present(x, row, col) &&
+	       stargemm__operand_owner(x, row, col) == me;
+}
+
 /* Whether C(i, j) exists and is this rank's. */
 static int is_local(const struct stargemm__request *r, int64_t i, int64_t j)
 {
-	return stargemm__operand_present(&r->c, i, j) &&
-	       stargemm__operand_owner(&r->c, i, j) == r->me;
+	return owned(&r->c, r->me, i, j);
 }
 
 /* Total area of the block's split tiles on this rank (L: its local columns). */
@@ -269,10 +275,7 @@ static const struct stargemm__operand *operand_of(const struct inspector *in, in
 /* Whether a tile exists and is this rank's (the only tiles it may prefetch or hold). */
 static int own(const struct inspector *in, int operand, int64_t row, int64_t col)
 {
-	const struct stargemm__operand *x = operand_of(in, operand);
-
-	return stargemm__operand_present(x, row, col) &&
-	       stargemm__operand_owner(x, row, col) == in->r->me;
+	return owned(operand_of(in, operand), in->r->me, row, col);
 }
 
 static int add_products(struct inspector *in, int64_t block, int64_t z, int64_t n)
@@ -312,6 +315,21 @@ static int mask_devices(uint64_t mask, int G, int *out)
 	return count;
 }
 
+/* Reference a tile of this rank for every device of @p mask (nothing if it is not
+ * this rank's). */
+static int add_to_devices(struct inspector *in, int operand, int64_t row, int64_t col,
+			  uint64_t mask, int priority)
+{
+	int devs[64], nd = mask_devices(mask, in->r->ndevices, devs);
+
+	if (!own(in, operand, row, col))
+		return 0;
+	for (int g = 0; g < nd; g++)
+		if (add_ref(&in->bd, operand, row, col, devs[g], priority))
+			return -ENOMEM;
+	return 0;
+}
+
 /* A chunk's prefetches, in the order its tasks use them (k outer): B tiles to every
  * device of their column, A tiles to one device of their row (rotating). */
 static int add_chunk_prefetches(struct inspector *in, int64_t z, int64_t n)
@@ -324,14 +342,9 @@ static int add_chunk_prefetches(struct inspector *in, int64_t z, int64_t n)
 
 		if (k == in->pinned_k)
 			continue;
-		for (int64_t jj = 0; jj < b->ncols; jj++) {
-			int nd = mask_devices(b->col_mask[jj], in->r->ndevices, devs);
-
-			for (int g = 0; g < nd; g++)
-				if (own(in, STARGEMM_OP_B, k, b->cols[jj]) &&
-				    add_ref(&in->bd, STARGEMM_OP_B, k, b->cols[jj], devs[g], prio))
-					return -ENOMEM;
-		}
+		for (int64_t jj = 0; jj < b->ncols; jj++)
+			if (add_to_devices(in, STARGEMM_OP_B, k, b->cols[jj], b->col_mask[jj], prio))
+				return -ENOMEM;
 		for (int64_t ii = 0; ii < b->nrows; ii++) {
 			int nd = mask_devices(b->row_mask[ii], in->r->ndevices, devs);
 			int64_t i = b->rows[ii];
@@ -441,24 +454,13 @@ static int add_block_holds(struct inspector *in)
 {
 	const struct block *b = &in->blk;
 	int64_t k = in->pinned_k;
-	int devs[64];
 
-	for (int64_t ii = 0; ii < b->nrows; ii++) {
-		int nd = mask_devices(b->row_mask[ii], in->r->ndevices, devs);
-
-		for (int g = 0; g < nd; g++)
-			if (own(in, STARGEMM_OP_A, b->rows[ii], k) &&
-			    add_ref(&in->bd, STARGEMM_OP_A, b->rows[ii], k, devs[g], 0))
-				return -ENOMEM;
-	}
-	for (int64_t jj = 0; jj < b->ncols; jj++) {
-		int nd = mask_devices(b->col_mask[jj], in->r->ndevices, devs);
-
-		for (int g = 0; g < nd; g++)
-			if (own(in, STARGEMM_OP_B, k, b->cols[jj]) &&
-			    add_ref(&in->bd, STARGEMM_OP_B, k, b->cols[jj], devs[g], 0))
-				return -ENOMEM;
-	}
+	for (int64_t ii = 0; ii < b->nrows; ii++)
+		if (add_to_devices(in, STARGEMM_OP_A, b->rows[ii], k, b->row_mask[ii], 0))
+			return -ENOMEM;
+	for (int64_t jj = 0; jj < b->ncols; jj++)
+		if (add_to_devices(in, STARGEMM_OP_B, k, b->cols[jj], b->col_mask[jj], 0))
+			return -ENOMEM;
 	return 0;
 }
 

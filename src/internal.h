@@ -106,8 +106,6 @@ int stargemm__gemm_check(struct stargemm__gemm *p);
 /* The k-th tile of row i of op(A), and of column j of op(B). */
 starpu_data_handle_t stargemm__gemm_a_tile(const struct stargemm__gemm *p, int64_t i, int64_t k);
 starpu_data_handle_t stargemm__gemm_b_tile(const struct stargemm__gemm *p, int64_t k, int64_t j);
-/* Extent (elements) of the k-th tile of the inner dimension. */
-int64_t stargemm__gemm_k_extent(const struct stargemm__gemm *p, int64_t k);
 
 /* Whether a transposition character means op(X) = X^T. */
 int stargemm__is_trans(char t);

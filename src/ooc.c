@@ -1,6 +1,6 @@
 /*
  * ooc.c — the out-of-core product's front end: the plan (src/plan.c) for this
- * process' devices and memory, then the dense work list (src/inspect.c) run by the
+ * process' devices and memory, then the work list (src/inspect.c) run by the
  * executor (src/execute.c).
  *
  * The device memory the planner is given is StarPU's size of the first device's

@@ -96,13 +96,6 @@ int stargemm__gemm_check(struct stargemm__gemm *p)
 	return 0;
 }
 
-int64_t stargemm__gemm_k_extent(const struct stargemm__gemm *p, int64_t k)
-{
-	const int64_t *off = stargemm__is_trans(p->ta) ? p->A->row_off : p->A->col_off;
-
-	return off[k + 1] - off[k];
-}
-
 starpu_data_handle_t stargemm__gemm_a_tile(const struct stargemm__gemm *p, int64_t i, int64_t k)
 {
 	return stargemm__is_trans(p->ta) ? stargemm__tile(p->A, k, i) : stargemm__tile(p->A, i, k);

@@ -1,8 +1,9 @@
 /*
  * product.c — a product of 2D block-cyclic matrices (dense or block-sparse) through the
  * one executor: the problem (tilings, patterns, owners, devices) becomes an inspector
- * request (src/inspect.c), its work list is run by src/execute.c. In core (no plan) the list is one chunk of every product, inserted
- * without throttling; out of core it is Algorithm 3's blocks and chunks.
+ * request (src/inspect.c), its work list is run by src/execute.c. In core (no plan)
+ * the list is one chunk of every product, inserted without throttling; out of core it
+ * is Algorithm 3's blocks and chunks.
  */
 #include <stdlib.h>
 
@@ -10,7 +11,7 @@
 #include "worklist.h"
 
 /* The inspector request of a problem: tilings of C and of the inner dimension, the
- * owners of op(A), op(B) and C tiles, and this rank's devices. */
+ * owners and patterns of op(A), op(B) and C tiles, and this rank's devices. */
 static void make_request(const struct stargemm__gemm *g, struct stargemm__request *r)
 {
 	const struct stargemm_matrix *A = g->A, *B = g->B, *C = g->C;
