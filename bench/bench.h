@@ -62,6 +62,11 @@ double bench_local_dgemm_rate(int64_t n, int threads);
 double *bench_random_array(int64_t rows, int64_t cols, uint64_t seed);
 void bench_fill_random(double *x, int64_t rows, int64_t cols, uint64_t seed);
 
+/* Tracing (bench/trace.c): before StarPU starts, send FxT files to @p dir (NULL: no
+ * trace); after it stopped, merge the @p nranks files into dir/paje.trace (rank 0). */
+int bench_trace_setup(const char *dir);
+int bench_trace_merge(const char *dir, int nranks);
+
 /* Set the number of BLAS threads (OpenBLAS only; no-op otherwise). */
 void bench_set_blas_threads(int threads);
 

@@ -364,50 +364,6 @@ static int run_stargemm(struct bench_opts *o)
 	return ret || failed;
 }
 
-/* Merge the per-rank FxT files of DIR into DIR/paje.trace (rank 0, after shutdown).
- * starpu_fxt_tool writes paje.trace into its working directory (its -o option
- * crashes in 1.3.10), hence the cd. */
-static int merge_traces(const char *dir, int nranks)
-{
-#ifdef STARPU_FXT_TOOL_PATH
-	char cmd[8192];
-	const char *user = getenv("USER") ? getenv("USER") : ""; /* as StarPU names them */
-	size_t len;
-
-	len = (size_t)snprintf(cmd, sizeof(cmd), "cd '%s' && '%s'", dir,
-			       STARPU_FXT_TOOL_PATH);
-	for (int r = 0; r < nranks && len < sizeof(cmd); r++)
-		len += (size_t)snprintf(cmd + len, sizeof(cmd) - len, " -i prof_file_%s_%d", user,
-					r);
-	len += (size_t)snprintf(cmd + len, sizeof(cmd) - len, " >fxt_tool.log 2>&1");
-	if (len >= sizeof(cmd) || system(cmd) != 0) {
-		fprintf(stderr, "trace: starpu_fxt_tool failed, see %s/fxt_tool.log\n", dir);
-		return 1;
-	}
-	fprintf(stderr, "trace: %s/paje.trace written (open it with: vite %s/paje.trace)\n",
-		dir, dir);
-	return 0;
-#else
-	fprintf(stderr, "trace: StarPU was built without FxT; no trace written\n");
-	return 1;
-#endif
-}
-
-static int setup_trace(const struct bench_opts *o)
-{
-	static char prefix[4096];
-
-	if (!o->trace_dir) {
-		/* FxT tracing is on by default in StarPU 1.3 builds with FxT: off here. */
-		setenv("STARPU_FXT_TRACE", "0", 0);
-		return 0;
-	}
-	snprintf(prefix, sizeof(prefix), "%s/", o->trace_dir);
-	setenv("STARPU_FXT_PREFIX", prefix, 1);
-	setenv("STARPU_FXT_TRACE", "1", 1);
-	return 0;
-}
-
 /* --impl cublas | cublasxt: one process, rank 0; 77 when not built with the peers. */
 static int run_gpu_peer(const struct bench_opts *o)
 {
@@ -444,7 +400,7 @@ int main(int argc, char **argv)
 	MPI_Comm_size(MPI_COMM_WORLD, &nranks);
 	if (rank == 0 && o.csv_header)
 		bench_print_header();
-	setup_trace(&o);
+	bench_trace_setup(o.trace_dir);
 	if (!strcmp(o.impl, "stargemm")) {
 		ret = run_stargemm(&o);
 	} else if (!strcmp(o.impl, "blas")) {
@@ -473,7 +429,7 @@ int main(int argc, char **argv)
 	}
 	MPI_Barrier(MPI_COMM_WORLD);
 	if (o.trace_dir && !strcmp(o.impl, "stargemm") && rank == 0 && ret == 0)
-		ret = merge_traces(o.trace_dir, nranks);
+		ret = bench_trace_merge(o.trace_dir, nranks);
 	MPI_Finalize();
 	return ret;
 }

@@ -6,8 +6,11 @@
  * Without it (MPI_THREAD_SERIALIZED, and SimGrid's SMPI, where the application thread
  * must not call MPI at all) it goes through StarPU-MPI itself: every rank sends its
  * vector to every other rank with starpu_mpi_isend/irecv and adds what it receives.
- * Collective: every rank calls it in the same order (it reserves a tag).
+ * Collective: every rank calls it in the same order (it reserves a tag). The same sum
+ * shares values that each rank knows for its own tiles only (tile norms).
  */
+#include <inttypes.h>
+#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -104,4 +107,31 @@ int stargemm__sum_u64(const uint64_t *in, uint64_t *out, int n)
 		return 0;
 	}
 	return sum_by_starpu_mpi(in, out, n);
+}
+
+int stargemm__share_owned_f64(double *v, int64_t n)
+{
+	uint64_t *bits, *sum;
+	int ret;
+
+	if (n > INT_MAX)
+		return stargemm__error(-EINVAL, "stargemm: %" PRId64 " shared values exceed one "
+				       "reduction (at most %d)", n, INT_MAX);
+	bits = malloc((size_t)(n > 0 ? n : 1) * sizeof(*bits));
+	sum = malloc((size_t)(n > 0 ? n : 1) * sizeof(*sum));
+	if (!bits || !sum) {
+		free(bits);
+		free(sum);
+		return stargemm__error(-ENOMEM, "stargemm: out of memory for %" PRId64
+				       " shared values", n);
+	}
+	/* Each value is non-zero on at most one rank and +0.0 is the all-zero pattern:
+	 * the integer sum of the patterns is the owner's value, bit for bit. */
+	memcpy(bits, v, (size_t)n * sizeof(*bits));
+	ret = stargemm__sum_u64(bits, sum, (int)n);
+	if (!ret)
+		memcpy(v, sum, (size_t)n * sizeof(*sum));
+	free(bits);
+	free(sum);
+	return ret;
 }

@@ -71,6 +71,39 @@ int stargemm__operand_present(const struct stargemm__operand *x, int64_t r, int6
 	return !x->present || x->present[i + j * x->ld];
 }
 
+/* The norm of tile (r, c) of op(X) (only called when x->norm is set). */
+static double operand_norm(const struct stargemm__operand *x, int64_t r, int64_t c)
+{
+	int64_t i = x->trans ? c : r, j = x->trans ? r : c;
+
+	return x->norm[i + j * x->ld];
+}
+
+int stargemm__operand_columns(const struct stargemm__operand *x, int64_t rows, int64_t cols,
+			      int64_t **start, int64_t **idx)
+{
+	int64_t n = 0, cap = 0;
+
+	*start = malloc((size_t)(cols + 1) * sizeof(**start));
+	for (int64_t c = 0; *start && c < cols; c++)
+		for (int64_t r = 0; r < rows; r++)
+			cap += stargemm__operand_present(x, r, c);
+	*idx = malloc((size_t)(cap > 0 ? cap : 1) * sizeof(**idx));
+	if (!*start || !*idx) {
+		free(*start);
+		free(*idx);
+		return -ENOMEM;
+	}
+	for (int64_t c = 0; c < cols; c++) {
+		(*start)[c] = n;
+		for (int64_t r = 0; r < rows; r++)
+			if (stargemm__operand_present(x, r, c))
+				(*idx)[n++] = r;
+	}
+	(*start)[cols] = n;
+	return 0;
+}
+
 /* Growable arrays of the list under construction. */
 struct builder {
 	struct stargemm__worklist *wl;
@@ -104,6 +137,21 @@ static int product_exists(const struct stargemm__request *r, int64_t i, int64_t 
 	       stargemm__operand_present(&r->b, k, j);
 }
 
+/* Whether the norm filter leaves an existing product out. */
+static int filtered(const struct stargemm__request *r, int64_t i, int64_t j, int64_t k)
+{
+	return r->a.norm && r->b.norm &&
+	       operand_norm(&r->a, i, k) * operand_norm(&r->b, k, j) < r->eps;
+}
+
+static double product_flops(const struct stargemm__request *r, int64_t i, int64_t j,
+			    int64_t k)
+{
+	return 2.0 * (double)(r->row_off[i + 1] - r->row_off[i]) *
+	       (double)(r->col_off[j + 1] - r->col_off[j]) *
+	       (double)(r->k_off[k + 1] - r->k_off[k]);
+}
+
 /* Append the product if it exists; the first of its C tile's chain applies beta
  * (@p started: a flag per C tile). */
 static int add_product(struct builder *bd, int64_t i, int64_t j, int64_t k, int device,
@@ -115,6 +163,11 @@ static int add_product(struct builder *bd, int64_t i, int64_t j, int64_t k, int 
 
 	if (!product_exists(r, i, j, k))
 		return 0;
+	if (filtered(r, i, j, k)) {
+		wl->nskipped++;
+		return 0;
+	}
+	wl->flops += product_flops(r, i, j, k);
 	if (grow((void **)&wl->products, &bd->cap_products, wl->nproducts + 1, sizeof(*p)))
 		return -ENOMEM;
 	p = &wl->products[wl->nproducts++];
@@ -614,28 +667,38 @@ static int inspect_ooc(struct inspector *in)
 	return mark_kept(in->r, wl);
 }
 
-/* In core: one block -1 chunk of every product, k outer, devices by local column. */
+/* In core: one block -1 chunk of every product, k outer, devices by local column.
+ * Only the present tiles of op(A)'s column k and op(B)'s row k are visited. */
 static int inspect_in_core(struct inspector *in)
 {
 	const struct stargemm__request *r = in->r;
 	struct stargemm__worklist *wl = in->bd.wl;
+	int64_t *start = NULL, *rows = NULL;
+	int ret = 0;
 
 	wl->nblocks = 0;
 	wl->nchunks = 1;
 	wl->chunks = calloc(1, sizeof(*wl->chunks));
-	if (!wl->chunks)
+	if (!wl->chunks || stargemm__operand_columns(&r->a, r->mt, r->kt, &start, &rows))
 		return -ENOMEM;
 	wl->chunks[0].block = -1;
-	for (int64_t k = 0; k < r->kt; k++)
-		for (int64_t j = 0; j < r->nt; j++)
-			for (int64_t i = 0; i < r->mt; i++)
-				if (add_product(&in->bd, i, j, k,
-						is_local(r, i, j) ? (int)(j / r->c.Q % r->ndevices)
-								  : -1,
-						STARGEMM_PREFETCH_READY, -1, 0))
-					return -ENOMEM;
+	for (int64_t k = 0; k < r->kt && !ret; k++)
+		for (int64_t j = 0; j < r->nt && !ret; j++) {
+			if (!stargemm__operand_present(&r->b, k, j))
+				continue;
+			for (int64_t e = start[k]; e < start[k + 1] && !ret; e++) {
+				int64_t i = rows[e];
+
+				ret = add_product(&in->bd, i, j, k,
+						  is_local(r, i, j) ? (int)(j / r->c.Q % r->ndevices)
+								    : -1,
+						  STARGEMM_PREFETCH_READY, -1, 0);
+			}
+		}
+	free(start);
+	free(rows);
 	wl->chunks[0].count = wl->nproducts;
-	return 0;
+	return ret;
 }
 
 /* C tiles that exist but that no product updates: beta is applied to them alone. */

@@ -50,6 +50,10 @@ static inline int stargemm__present(const struct stargemm_matrix *A, int64_t i, 
 	return !A->present || A->present[stargemm__tile_index(A, i, j)];
 }
 
+/* Remove tile (i, j) from @p A's pattern (its handle and storage go; a dense matrix
+ * becomes block-sparse). Every rank must drop the same tiles. */
+int stargemm__matrix_drop_tile(struct stargemm_matrix *A, int64_t i, int64_t j);
+
 /* Largest extent of the @p count tiles described by offsets @p off (count + 1). */
 int64_t stargemm__largest_tile(const int64_t *off, int64_t count);
 
@@ -72,6 +76,9 @@ MPI_Comm stargemm__comm(void);
 /* Element-wise sum of @p n values over all ranks into @p out (collective; works at any
  * MPI thread level, also in simulation) (collective.c). */
 int stargemm__sum_u64(const uint64_t *in, uint64_t *out, int n);
+/* Give every rank the @p n values of which each rank knows its own entries and holds
+ * +0.0 for the others' (non-negative values, one owner per entry). Collective. */
+int stargemm__share_owned_f64(double *v, int64_t n);
 /* Take the reductions' own StarPU-MPI traffic out of per-destination byte counts. */
 void stargemm__reduction_bytes(size_t *sent);
 void stargemm__reduction_shutdown(void);
@@ -98,6 +105,10 @@ struct stargemm__gemm {
 	/* Workers that may run the GEMMs (STARPU_CPU | STARPU_CUDA, set by
 	 * stargemm__gemm_check(); the out-of-core executor narrows it to STARPU_CUDA). */
 	uint32_t where;
+	/* Norm filtering (src/bsgemm.c): every rank's tile norms of A and B (layout of the
+	 * tiles array), NULL = none, and the threshold. */
+	const double *norm_a, *norm_b;
+	double eps;
 };
 
 /* Validate a problem (sizes, tilings, grids, aliasing); sets p->kt. */
@@ -133,9 +144,14 @@ struct stargemm__worklist;
 int stargemm__execute(struct stargemm__gemm *gemm, const struct stargemm__worklist *wl);
 /* A product (dense or block-sparse operands) through the inspector and the executor
  * (src/product.c); @p plan NULL: in core, else out of core with that plan and tile
- * footprint. */
+ * footprint. @p info (may be NULL) receives the list's products, skips, flops and the
+ * inspection time. */
 int stargemm__run_product(struct stargemm__gemm *g, const struct stargemm_plan *plan,
-			  int64_t tile_bytes);
+			  int64_t tile_bytes, struct stargemm_bsgemm_info *info);
+/* The out-of-core plan of a problem on this rank's devices (src/ooc.c); checks the
+ * problem first. @p tile_bytes (may be NULL) receives the planned tile footprint. */
+int stargemm__ooc_plan(struct stargemm__gemm *g, const struct stargemm_ooc_options *opt,
+		       struct stargemm_plan *plan, int64_t *tile_bytes);
 /* Keep an in-core work list until the next stargemm_wait() (runtime.c): its tasks
  * read it. */
 void stargemm__keep_until_wait(struct stargemm__worklist *wl);
@@ -149,5 +165,7 @@ extern struct starpu_codelet stargemm_gemm_overwrite_cl;  /* same with beta = 0,
 extern struct starpu_codelet stargemm_fill_cl;            /* tile filled by a user function */
 extern struct starpu_codelet stargemm_scale_cl;           /* C = beta C, C in RW */
 extern struct starpu_codelet stargemm_zero_cl;            /* C = 0, C in W */
+extern struct starpu_codelet stargemm_norm_cl;            /* *out = ||A||_F, A in R */
+extern struct starpu_codelet stargemm_copy_cl;            /* B = A, A in R, B in W */
 
 #endif /* STARGEMM_INTERNAL_H */

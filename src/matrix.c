@@ -287,6 +287,33 @@ static void free_tile(struct stargemm_matrix *A, int64_t idx)
 #endif
 }
 
+int stargemm__matrix_drop_tile(struct stargemm_matrix *A, int64_t i, int64_t j)
+{
+	int64_t idx = stargemm__tile_index(A, i, j);
+
+	if (!A->present) {   /* a dense matrix becomes block-sparse */
+		A->present = malloc((size_t)(A->mt * A->nt));
+		if (!A->present)
+			return stargemm__error(-ENOMEM, "stargemm: out of memory for the pattern "
+					       "of a %" PRId64 " x %" PRId64 " tile matrix", A->mt,
+					       A->nt);
+		memset(A->present, 1, (size_t)(A->mt * A->nt));
+		A->npresent = A->mt * A->nt;
+	}
+	if (!A->present[idx])
+		return 0;
+	/* Its values are discarded: no copy back to the home node. */
+	starpu_data_unregister_no_coherency(A->tiles[idx]);
+	A->tiles[idx] = NULL;
+	if (A->storage[idx]) {
+		free_tile(A, idx);
+		A->storage[idx] = NULL;
+	}
+	A->present[idx] = 0;
+	A->npresent--;
+	return 0;
+}
+
 void stargemm_matrix_destroy(struct stargemm_matrix *A)
 {
 	if (!A)

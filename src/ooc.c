@@ -24,7 +24,7 @@ static int64_t device_memory(int *devices)
 	return (int64_t)starpu_memory_get_total(stargemm__device_node(0));
 }
 
-static int make_plan(struct stargemm__gemm *g, const struct stargemm_ooc_options *opt,
+int stargemm__ooc_plan(struct stargemm__gemm *g, const struct stargemm_ooc_options *opt,
 		     struct stargemm_plan *plan, int64_t *tile_bytes)
 {
 	struct stargemm_ooc_options none;
@@ -80,13 +80,13 @@ int stargemm_pdgemm_plan(stargemm_trans transa, stargemm_trans transb,
 			 const struct stargemm_matrix *C,
 			 const struct stargemm_ooc_options *opt, struct stargemm_plan *plan)
 {
-	struct stargemm__gemm g = { transa, transb, 1.0, 0.0, A, B,
-				    (struct stargemm_matrix *)C, 0, 0 };
+	struct stargemm__gemm g = { .ta = transa, .tb = transb, .alpha = 1.0, .beta = 0.0,
+				    .A = A, .B = B, .C = (struct stargemm_matrix *)C };
 
 	stargemm__clear_error();
 	if (!plan)
 		return stargemm__error(-EINVAL, "stargemm_pdgemm_plan: plan is NULL");
-	return make_plan(&g, opt, plan, NULL);
+	return stargemm__ooc_plan(&g, opt, plan, NULL);
 }
 
 int stargemm_pdgemm_ooc(stargemm_trans transa, stargemm_trans transb, double alpha,
@@ -94,15 +94,16 @@ int stargemm_pdgemm_ooc(stargemm_trans transa, stargemm_trans transb, double alp
 			double beta, struct stargemm_matrix *C,
 			const struct stargemm_ooc_options *opt, struct stargemm_plan *plan)
 {
-	struct stargemm__gemm g = { transa, transb, alpha, beta, A, B, C, 0, 0 };
+	struct stargemm__gemm g = { .ta = transa, .tb = transb, .alpha = alpha, .beta = beta,
+				    .A = A, .B = B, .C = C };
 	struct stargemm_plan pl;
 	int64_t tile_bytes;
 	int ret;
 
 	stargemm__clear_error();
-	if ((ret = make_plan(&g, opt, &pl, &tile_bytes)))
+	if ((ret = stargemm__ooc_plan(&g, opt, &pl, &tile_bytes)))
 		return ret;
 	if (plan)
 		*plan = pl;
-	return stargemm__run_product(&g, &pl, tile_bytes);
+	return stargemm__run_product(&g, &pl, tile_bytes, NULL);
 }

@@ -158,13 +158,14 @@ int stargemm_pdgemm_submit(stargemm_trans transa, stargemm_trans transb, double 
 			   const struct stargemm_matrix *B, double beta,
 			   struct stargemm_matrix *C)
 {
-	struct stargemm__gemm p = { transa, transb, alpha, beta, A, B, C, 0, 0 };
+	struct stargemm__gemm p = { .ta = transa, .tb = transb, .alpha = alpha, .beta = beta,
+				    .A = A, .B = B, .C = C };
 	int ret;
 
 	stargemm__clear_error();
 	if ((ret = stargemm__gemm_check(&p)))
 		return ret;
-	return stargemm__run_product(&p, NULL, 0);
+	return stargemm__run_product(&p, NULL, 0, NULL);
 }
 
 int stargemm_pdgemm(stargemm_trans transa, stargemm_trans transb, double alpha,

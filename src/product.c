@@ -6,6 +6,7 @@
  * is Algorithm 3's blocks and chunks.
  */
 #include <stdlib.h>
+#include <time.h>
 
 #include "internal.h"
 #include "worklist.h"
@@ -24,9 +25,10 @@ static void make_request(const struct stargemm__gemm *g, struct stargemm__reques
 	r->row_off = C->row_off;
 	r->col_off = C->col_off;
 	r->k_off = ta ? A->row_off : A->col_off;
-	r->a = (struct stargemm__operand){ A->P, A->Q, ta, A->present, A->mt };
-	r->b = (struct stargemm__operand){ B->P, B->Q, tb, B->present, B->mt };
-	r->c = (struct stargemm__operand){ C->P, C->Q, 0, C->present, C->mt };
+	r->a = (struct stargemm__operand){ A->P, A->Q, ta, A->present, A->mt, g->norm_a };
+	r->b = (struct stargemm__operand){ B->P, B->Q, tb, B->present, B->mt, g->norm_b };
+	r->c = (struct stargemm__operand){ C->P, C->Q, 0, C->present, C->mt, NULL };
+	r->eps = g->eps;
 	r->me = stargemm_rank();
 	r->ndevices = stargemm__device_count();
 	r->gpus = starpu_cuda_worker_get_count() > 0;
@@ -35,11 +37,31 @@ static void make_request(const struct stargemm__gemm *g, struct stargemm__reques
 
 /* Inspect the problem (@p plan NULL: in core) and run its work list. In core the
  * list is kept until stargemm_wait(), as the tasks read it. */
+static double now(void)
+{
+	struct timespec t;
+
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
+}
+
+static void report(const struct stargemm__worklist *wl, double seconds,
+		   struct stargemm_bsgemm_info *info)
+{
+	if (!info)
+		return;
+	info->products = wl->nproducts;
+	info->skipped = wl->nskipped;
+	info->flops = wl->flops;
+	info->inspect_seconds = seconds;
+}
+
 int stargemm__run_product(struct stargemm__gemm *g, const struct stargemm_plan *plan,
-			  int64_t tile_bytes)
+			  int64_t tile_bytes, struct stargemm_bsgemm_info *info)
 {
 	struct stargemm__request r;
 	struct stargemm__worklist *wl = calloc(1, sizeof(*wl));
+	double t0 = now();
 	int ret;
 
 	if (!wl)
@@ -51,6 +73,7 @@ int stargemm__run_product(struct stargemm__gemm *g, const struct stargemm_plan *
 		free(wl);
 		return ret;
 	}
+	report(wl, now() - t0, info);
 	ret = stargemm__execute(g, wl);
 	if (wl->throttled) {
 		stargemm__worklist_free(wl);

@@ -327,6 +327,68 @@ int stargemm_pdgemm_ooc(stargemm_trans transa, stargemm_trans transb, double alp
 			double beta, struct stargemm_matrix *C,
 			const struct stargemm_ooc_options *opt, struct stargemm_plan *plan);
 
+/* ------------------------------------------------------------------------------ */
+/* Block-sparse GEMM: patterns, norms, filtering                                   */
+/* ------------------------------------------------------------------------------ */
+
+/** Create @p C with the symbolic pattern of op(A) op(B): every tile some product
+ *  reaches, united with the pattern of @p Cold when it is not NULL (DBCSR's product
+ *  without "retain sparsity"). C has op(A)'s row tiling, op(B)'s column tiling and A's
+ *  grid; it takes Cold's values on Cold's tiles and zeros on the others, so that a
+ *  product into C computes alpha op(A) op(B) + beta Cold with nothing dropped.
+ *  Errors as stargemm_pdgemm() (tilings, grids). Collective. */
+int stargemm_matrix_create_product(struct stargemm_matrix **C, stargemm_trans transa,
+				   stargemm_trans transb, const struct stargemm_matrix *A,
+				   const struct stargemm_matrix *B,
+				   const struct stargemm_matrix *Cold);
+
+/** Frobenius norm of every tile into norms[i + j * mt] (mt * nt entries, 0 for absent
+ *  tiles), on every rank: computed by tasks on the tiles' owners, then shared.
+ *  Collective. */
+int stargemm_matrix_norms(const struct stargemm_matrix *A, double *norms);
+
+/** Drop the tiles of @p A whose Frobenius norm is below @p eps (finite, >= 0; 0 drops
+ *  nothing): they become absent, as if never listed. @p removed (may be NULL) receives
+ *  their number. Collective. */
+int stargemm_matrix_filter(struct stargemm_matrix *A, double eps, int64_t *removed);
+
+/** Options of stargemm_bsgemm(); initialise with stargemm_bsgemm_options_init(). */
+struct stargemm_bsgemm_options {
+	/** Norm filtering threshold (finite, >= 0; 0 = none): a tile product
+	 *  C(i,j) += op(A)(i,k) op(B)(k,j) is skipped when
+	 *  ||op(A)(i,k)||_F ||op(B)(k,j)||_F < filter_eps, and after the product the C
+	 *  tiles whose norm is below filter_eps are dropped from C's pattern. */
+	double filter_eps;
+	/** 1: run through the out-of-core plan of stargemm_pdgemm_ooc(), with @p ooc. */
+	int out_of_core;
+	struct stargemm_ooc_options ooc;
+};
+
+void stargemm_bsgemm_options_init(struct stargemm_bsgemm_options *opt);
+
+/** What stargemm_bsgemm() did (the same on every rank). */
+struct stargemm_bsgemm_info {
+	int64_t products;        /**< tile products computed, over all ranks */
+	int64_t skipped;         /**< products the norm filter left out */
+	int64_t c_removed;       /**< C tiles dropped after the product (norm < eps) */
+	double flops;            /**< useful flops: 2 m n k over the computed products */
+	double inspect_seconds;  /**< time this rank spent building the work list */
+	int planned;             /**< out of core: @p plan is the plan used */
+	struct stargemm_plan plan;
+};
+
+/** C = alpha op(A) op(B) + beta C on block-sparse (or dense) matrices, with norm
+ *  filtering, in core or out of core; C's pattern is kept (create C with
+ *  stargemm_matrix_create_product() for the symbolic one). Collective and synchronous.
+ *  @p opt may be NULL (no filtering, in core); @p info may be NULL. Errors as
+ *  stargemm_pdgemm() and stargemm_pdgemm_ooc(), and a negative or non-finite
+ *  filter_eps. */
+int stargemm_bsgemm(stargemm_trans transa, stargemm_trans transb, double alpha,
+		    const struct stargemm_matrix *A, const struct stargemm_matrix *B,
+		    double beta, struct stargemm_matrix *C,
+		    const struct stargemm_bsgemm_options *opt,
+		    struct stargemm_bsgemm_info *info);
+
 #ifdef __cplusplus
 }
 #endif

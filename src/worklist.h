@@ -66,6 +66,8 @@ struct stargemm__worklist {
 	struct stargemm__tile_ref *refs;
 	/* C tiles that no product updates (every rank's): C = beta C, inserted first. */
 	int64_t scale_first, scale_count;
+	int64_t nskipped;       /* products the norm filter left out (every rank's) */
+	double flops;           /* of the listed products (every rank's) */
 	int lookahead;          /* chunks in flight beyond the current one */
 	int ndevices;           /* G */
 	int gpus;               /* devices are GPUs (GEMMs go to CUDA workers only) */
@@ -83,10 +85,17 @@ struct stargemm__operand {
 	int trans;              /* op(X) = X^T: tile (r, c) of op(X) is tile (c, r) of X */
 	const uint8_t *present; /* X's pattern, tile (i, j) of X at i + j * ld; NULL: dense */
 	int64_t ld;
+	const double *norm;     /* X's tile norms, same layout; NULL: no filtering */
 };
 
 int stargemm__operand_owner(const struct stargemm__operand *x, int64_t r, int64_t c);
 int stargemm__operand_present(const struct stargemm__operand *x, int64_t r, int64_t c);
+
+/* The present tiles of op(X) (@p rows x @p cols tiles) column by column: rows
+ * idx[start[c] .. start[c + 1]) of column c, increasing. Returns 0 or -ENOMEM; the
+ * caller frees *start and *idx. */
+int stargemm__operand_columns(const struct stargemm__operand *x, int64_t rows, int64_t cols,
+			      int64_t **start, int64_t **idx);
 
 /* A product to inspect (dense or block-sparse operands). Offsets: mt + 1 rows of C,
  * nt + 1 columns of C, kt + 1 of the inner dimension. */
@@ -98,6 +107,9 @@ struct stargemm__request {
 	int ndevices;           /* G >= 1 */
 	int gpus;               /* the devices are GPUs (not the host RAM) */
 	int beta_zero;          /* beta = 0: the first update only writes C */
+	/* Norm filtering: a product is skipped when ||op(A)(i,k)|| ||op(B)(k,j)|| < eps
+	 * (a.norm and b.norm set; eps = 0: nothing is skipped). */
+	double eps;
 	/* Blocks, chunks, lookahead (src/plan.c); NULL: in core — one chunk of every
 	 * product, k outer, not throttled, no prefetch or release. */
 	const struct stargemm_plan *plan;
@@ -105,7 +117,8 @@ struct stargemm__request {
 };
 
 /* Build the work list of a product of 2D block-cyclic operands, dense or block-sparse
- * (a product exists when its three tiles do; C's pattern is kept): Algorithm 3 of
+ * (a product exists when its three tiles do and the norm filter keeps it; C's pattern
+ * is kept): Algorithm 3 of
  * Herault et al. 2019 (blocks y outer, x inner, chunks of depth d; see inspect.c for
  * the device deal, prefetch order and holds). Returns 0, or -ENOMEM (with a message). */
 int stargemm__inspect(const struct stargemm__request *r,

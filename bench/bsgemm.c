@@ -1,0 +1,437 @@
+/*
+ * bench/bsgemm.c — the block-sparse GEMM benchmark: stargemm_bsgemm() on the synthetic
+ * problems of bench/bsgen.c (Herault et al. 2020 §5.1: tile sizes uniform in [lo, hi],
+ * tiles removed at random to a target density; DBCSR's inputs are lo = hi = block
+ * size), one CSV line per repetition.
+ *
+ * C = A B (+ beta C). C's pattern is the symbolic product of A's and B's
+ * (stargemm_matrix_create_product(), timed with the product, as libDBCSR computes it
+ * inside its multiply) unless --density-c gives one. The rate counts useful flops
+ * only: 2 m n k over the tile products computed. The ratio to dense OpenBLAS is the
+ * useful-flop rate over the rate of one dense dgemm with the same flop count
+ * (n = (flops/2)^(1/3)), measured in the same run on the same cores (every rank's
+ * CPU workers as BLAS threads, summed over ranks).
+ *
+ * bench/compare_dbcsr.sh runs this program and the libDBCSR peer (bench/dbcsr_peer.c)
+ * on the same problem.
+ */
+#include <getopt.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <starpu.h>
+
+#include "../tests/check.h"
+#include "bench.h"
+#include "bsgen.h"
+#include "stargemm.h"
+
+struct bs_opts {
+	struct bsgen_params gen;
+	double alpha, beta, eps;
+	int P, Q, ncpus, niter, warmup, check, csv, plan, ooc;
+	int64_t b, c, d, device_mib, ram_limit_mib, disk_mib;
+	int lookahead;
+	const char *trace_dir, *disk_dir, *sched;
+};
+
+static void usage(FILE *f)
+{
+	fprintf(f,
+		"Usage: stargemm_bsgemm [options]   (under mpiexec for several ranks)\n"
+		"Block-sparse C = alpha A B + beta C on a synthetic problem; one CSV line per\n"
+		"repetition on rank 0.\n"
+		"Problem (bench/bsgen.c; the libDBCSR peer takes the same options):\n"
+		"  --m M --n N --k K     C is M x N, inner dimension K (default 2000 each)\n"
+		"  --lo L --hi H         tile sizes uniform in [L, H] (default 20, 60)\n"
+		"  --density-a X         share of A's tiles present (default 0.1)\n"
+		"  --density-b X         share of B's tiles present (default 0.1)\n"
+		"  --density-c X         C's pattern: a share of tiles, or -1 (default) for the\n"
+		"                        symbolic product of A's and B's patterns\n"
+		"  --seed S              generator seed (default 1)\n"
+		"Product:\n"
+		"  --alpha X --beta X    (default 1, 0)\n"
+		"  --eps X               norm filtering threshold (default 0: none)\n"
+		"  --P P --Q Q           process grid (default: ranks x 1)\n"
+		"  --ncpus N             CPU workers per rank (default: all cores)\n"
+		"  --sched NAME          StarPU scheduling policy (default stargemm-ooc)\n"
+		"  --ooc                 through the out-of-core plan; with --b --c --d\n"
+		"                        --lookahead --device-mem MiB (plan overrides),\n"
+		"                        --ram-limit MiB, --disk DIR, --disk-mib MiB (CPU RAM\n"
+		"                        budget and disk node, as stargemm_pdgemm)\n"
+		"Run:\n"
+		"  --niter N --warmup N  timed and untimed repetitions (default 3, 1)\n"
+		"  --check               residual against a dense reference (rank 0; small\n"
+		"                        problems; symbolic C, no --eps)\n"
+		"  --plan                print the work list's figures (and the plan) to stderr\n"
+		"  --trace DIR           FxT trace of the run, merged into DIR/paje.trace (ViTE)\n"
+		"  --csv                 print the CSV header first\n"
+		"  --help                this text\n"
+		"Columns: impl,ranks,threads,m,n,k,lo,hi,density_a,density_b,density_c,seed,eps,\n"
+		"mt,nt,kt,products,iter,seconds,useful_gflop,gflops,residual,skipped,c_removed,\n"
+		"symbolic_s,inspect_s,dense_gflops,ratio_dense (residual -1: not checked).\n");
+}
+
+static int parse_double(const char *name, const char *arg, double *out)
+{
+	char *end;
+
+	*out = strtod(arg, &end);
+	if (*arg == '\0' || *end != '\0') {
+		fprintf(stderr, "stargemm_bsgemm: %s needs a number, got '%s'\n", name, arg);
+		return -1;
+	}
+	return 0;
+}
+
+static int parse_int(const char *name, const char *arg, int64_t min, int64_t *out)
+{
+	char *end;
+
+	*out = strtoll(arg, &end, 10);
+	if (*arg == '\0' || *end != '\0' || *out < min) {
+		fprintf(stderr, "stargemm_bsgemm: %s needs an integer >= %lld, got '%s'\n", name,
+			(long long)min, arg);
+		return -1;
+	}
+	return 0;
+}
+
+static int parse_option(int c, struct bs_opts *o)
+{
+	int64_t v = 0;
+	int bad = 0;
+
+	switch (c) {
+	case 'm': bad = parse_int("--m", optarg, 0, &o->gen.m); break;
+	case 'n': bad = parse_int("--n", optarg, 0, &o->gen.n); break;
+	case 'k': bad = parse_int("--k", optarg, 0, &o->gen.k); break;
+	case 'l': bad = parse_int("--lo", optarg, 1, &o->gen.lo); break;
+	case 'h': bad = parse_int("--hi", optarg, 1, &o->gen.hi); break;
+	case 'A': bad = parse_double("--density-a", optarg, &o->gen.density_a); break;
+	case 'B': bad = parse_double("--density-b", optarg, &o->gen.density_b); break;
+	case 'C': bad = parse_double("--density-c", optarg, &o->gen.density_c); break;
+	case 'S': bad = parse_int("--seed", optarg, 0, &v); o->gen.seed = (uint64_t)v; break;
+	case 'a': bad = parse_double("--alpha", optarg, &o->alpha); break;
+	case 'e': bad = parse_double("--beta", optarg, &o->beta); break;
+	case 'E': bad = parse_double("--eps", optarg, &o->eps); break;
+	case 'P': bad = parse_int("--P", optarg, 1, &v); o->P = (int)v; break;
+	case 'Q': bad = parse_int("--Q", optarg, 1, &v); o->Q = (int)v; break;
+	case 'u': bad = parse_int("--ncpus", optarg, -1, &v); o->ncpus = (int)v; break;
+	case 't': bad = parse_int("--niter", optarg, 1, &v); o->niter = (int)v; break;
+	case 'w': bad = parse_int("--warmup", optarg, 0, &v); o->warmup = (int)v; break;
+	case 'c': o->check = 1; break;
+	case 'v': o->csv = 1; break;
+	case 'p': o->plan = 1; break;
+	case 'O': o->ooc = 1; break;
+	case 'r': o->trace_dir = optarg; break;
+	case 's': o->sched = optarg; break;
+	case 1001: bad = parse_int("--b", optarg, 0, &o->b); break;
+	case 1002: bad = parse_int("--c", optarg, 0, &o->c); break;
+	case 1003: bad = parse_int("--d", optarg, 0, &o->d); break;
+	case 1004: bad = parse_int("--lookahead", optarg, 0, &v); o->lookahead = (int)v; break;
+	case 1005: bad = parse_int("--device-mem", optarg, 0, &o->device_mib); break;
+	case 1006: bad = parse_int("--ram-limit", optarg, 0, &o->ram_limit_mib); break;
+	case 1007: o->disk_dir = optarg; break;
+	case 1008: bad = parse_int("--disk-mib", optarg, 16, &o->disk_mib); break;
+	default: usage(stderr); return -1;
+	}
+	return bad;
+}
+
+static int parse(int argc, char **argv, struct bs_opts *o)
+{
+	static const struct option longopts[] = {
+		{ "m", 1, 0, 'm' }, { "n", 1, 0, 'n' }, { "k", 1, 0, 'k' }, { "lo", 1, 0, 'l' },
+		{ "hi", 1, 0, 'h' }, { "density-a", 1, 0, 'A' }, { "density-b", 1, 0, 'B' },
+		{ "density-c", 1, 0, 'C' }, { "seed", 1, 0, 'S' }, { "alpha", 1, 0, 'a' },
+		{ "beta", 1, 0, 'e' }, { "eps", 1, 0, 'E' }, { "P", 1, 0, 'P' },
+		{ "Q", 1, 0, 'Q' }, { "ncpus", 1, 0, 'u' }, { "niter", 1, 0, 't' },
+		{ "warmup", 1, 0, 'w' }, { "check", 0, 0, 'c' }, { "csv", 0, 0, 'v' },
+		{ "plan", 0, 0, 'p' }, { "ooc", 0, 0, 'O' }, { "trace", 1, 0, 'r' },
+		{ "sched", 1, 0, 's' }, { "b", 1, 0, 1001 }, { "c", 1, 0, 1002 },
+		{ "d", 1, 0, 1003 }, { "lookahead", 1, 0, 1004 }, { "device-mem", 1, 0, 1005 },
+		{ "ram-limit", 1, 0, 1006 }, { "disk", 1, 0, 1007 }, { "disk-mib", 1, 0, 1008 },
+		{ "help", 0, 0, 'H' }, { 0, 0, 0, 0 }
+	};
+	int c;
+
+	*o = (struct bs_opts){ .gen = { 2000, 2000, 2000, 20, 60, 0.1, 0.1, -1.0, 1 },
+			       .alpha = 1.0, .ncpus = -1, .niter = 3, .warmup = 1,
+			       .disk_mib = 4096 };
+	while ((c = getopt_long(argc, argv, "", longopts, NULL)) != -1) {
+		if (c == 'H') {
+			usage(stdout);
+			exit(0);
+		}
+		if (parse_option(c, o))
+			return -1;
+	}
+	if (optind < argc) {
+		fprintf(stderr, "stargemm_bsgemm: unexpected argument '%s'\n", argv[optind]);
+		return -1;
+	}
+	if (o->check && (o->eps > 0 || o->gen.density_c >= 0)) {
+		fprintf(stderr, "stargemm_bsgemm: --check compares with the dense product: it "
+			"needs the symbolic C pattern (--density-c -1) and no --eps\n");
+		return -1;
+	}
+	return 0;
+}
+
+/* ---- problem --------------------------------------------------------------------- */
+
+struct fill_arg {
+	uint64_t seed;
+	int which;
+};
+
+static void fill(double *t, int64_t ld, int64_t rows, int64_t cols, int64_t r0, int64_t c0,
+		 void *arg)
+{
+	const struct fill_arg *f = arg;
+
+	bsgen_fill_tile(t, ld, rows, cols, r0, c0, f->seed, f->which);
+}
+
+static int create(const struct bs_opts *o, const struct bsgen_matrix *x, int which,
+		  struct stargemm_matrix **X)
+{
+	struct fill_arg f = { o->gen.seed, which };
+	int ret = stargemm_matrix_create_sparse(X, x->mt, x->rows, x->nt, x->cols, x->npresent,
+						x->pairs, o->P, o->Q);
+
+	return ret ? ret : stargemm_matrix_fill(*X, fill, &f);
+}
+
+/* C for one repetition: the symbolic pattern (zeros, timed in *symbolic_s) or the
+ * generator's (filled). */
+static int make_c(const struct bs_opts *o, const struct bsgen_problem *pb,
+		  const struct stargemm_matrix *A, const struct stargemm_matrix *B,
+		  struct stargemm_matrix **C, double *symbolic_s)
+{
+	double t;
+	int ret;
+
+	*symbolic_s = 0.0;
+	if (o->gen.density_c >= 0)
+		return create(o, &pb->c, 2, C);
+	stargemm_wait();
+	t = bench_now();
+	ret = stargemm_matrix_create_product(C, 'N', 'N', A, B, NULL);
+	*symbolic_s = bench_now() - t;
+	return ret;
+}
+
+/* ---- one repetition -------------------------------------------------------------- */
+
+struct result {
+	double seconds, symbolic_s, residual;
+	struct stargemm_bsgemm_info info;
+};
+
+static void options_of(const struct bs_opts *o, struct stargemm_bsgemm_options *opt)
+{
+	stargemm_bsgemm_options_init(opt);
+	opt->filter_eps = o->eps;
+	opt->out_of_core = o->ooc;
+	opt->ooc.b = o->b;
+	opt->ooc.c = o->c;
+	opt->ooc.d = o->d;
+	opt->ooc.lookahead = o->lookahead;
+	opt->ooc.device_bytes = o->device_mib << 20;
+}
+
+/* Residual of C against the dense alpha A B + beta C0 (rank 0). With the symbolic
+ * pattern, C's absent tiles are exactly those no product reaches: zero in both. */
+static double check(const struct bs_opts *o, const struct stargemm_matrix *A,
+		    const struct stargemm_matrix *B, const struct stargemm_matrix *C,
+		    const double *c0)
+{
+	double *a = sg_gather_new(A), *b = sg_gather_new(B), *c = sg_gather_new(C);
+	double res = 1e300;
+
+	if (stargemm_rank() == 0 && a && b && c && c0)
+		res = sg_gemm_residual('N', 'N', o->gen.m, o->gen.n, o->gen.k, o->alpha, a, b,
+				       o->beta, c0, c);
+	free(a);
+	free(b);
+	free(c);
+	return res;
+}
+
+static int repetition(const struct bs_opts *o, const struct bsgen_problem *pb,
+		      const struct stargemm_matrix *A, const struct stargemm_matrix *B,
+		      struct result *r)
+{
+	struct stargemm_bsgemm_options opt;
+	struct stargemm_matrix *C = NULL;
+	double *c0 = NULL, t;
+	int ret;
+
+	options_of(o, &opt);
+	r->residual = -1.0;
+	ret = make_c(o, pb, A, B, &C, &r->symbolic_s);
+	if (!ret && o->check)
+		c0 = sg_gather_new(C);
+	if (!ret) {
+		stargemm_wait();
+		t = bench_now();
+		ret = stargemm_bsgemm('N', 'N', o->alpha, A, B, o->beta, C, &opt, &r->info);
+		r->seconds = bench_now() - t + r->symbolic_s;
+	}
+	if (!ret && o->check)
+		r->residual = check(o, A, B, C, c0);
+	free(c0);
+	stargemm_matrix_destroy(C);
+	return ret;
+}
+
+/* ---- output ---------------------------------------------------------------------- */
+
+static void print_header(void)
+{
+	printf("impl,ranks,threads,m,n,k,lo,hi,density_a,density_b,density_c,seed,eps,mt,nt,"
+	       "kt,products,iter,seconds,useful_gflop,gflops,residual,skipped,c_removed,"
+	       "symbolic_s,inspect_s,dense_gflops,ratio_dense\n");
+}
+
+static void print_row(const struct bs_opts *o, const struct bsgen_problem *pb, int iter,
+		      const struct result *r, double dense)
+{
+	double gflop = r->info.flops * 1e-9, rate = r->seconds > 0 ? gflop / r->seconds : 0;
+
+	printf("stargemm,%d,%d,%lld,%lld,%lld,%lld,%lld,%g,%g,%g,%llu,%g,%lld,%lld,%lld,%lld,"
+	       "%d,%.6f,%.6f,%.3f,%.3g,%lld,%lld,%.6f,%.6f,%.3f,%.4f\n", stargemm_nranks(),
+	       stargemm_ncpu_workers() + stargemm_ncuda_workers(), (long long)o->gen.m,
+	       (long long)o->gen.n, (long long)o->gen.k, (long long)o->gen.lo,
+	       (long long)o->gen.hi, o->gen.density_a, o->gen.density_b, o->gen.density_c,
+	       (unsigned long long)o->gen.seed, o->eps, (long long)pb->mt, (long long)pb->nt,
+	       (long long)pb->kt, (long long)r->info.products, iter, r->seconds, gflop, rate,
+	       r->residual, (long long)r->info.skipped, (long long)r->info.c_removed,
+	       r->symbolic_s, r->info.inspect_seconds, dense, dense > 0 ? rate / dense : 0.0);
+	fflush(stdout);
+}
+
+static void print_plan(const struct result *r)
+{
+	const struct stargemm_bsgemm_info *in = &r->info;
+
+	fprintf(stderr, "plan: %lld tile products (%.3f GFLOP), %lld skipped by the filter, "
+		"inspector %.6f s (%.3f s per 10^6 products), symbolic pattern %.6f s\n",
+		(long long)in->products, in->flops * 1e-9, (long long)in->skipped,
+		in->inspect_seconds,
+		in->products ? in->inspect_seconds * 1e6 / (double)in->products : 0.0,
+		r->symbolic_s);
+	if (in->planned)
+		fprintf(stderr, "plan: out of core, regime %s, b=%lld c=%lld d=%lld "
+			"lookahead=%d, blocks %lld x %lld, %lld chunks per block, capacity %lld "
+			"tiles, needs %lld\n", stargemm_plan_case_name(in->plan.regime),
+			(long long)in->plan.b, (long long)in->plan.c, (long long)in->plan.d,
+			in->plan.lookahead, (long long)in->plan.X, (long long)in->plan.Y,
+			(long long)in->plan.Z, (long long)in->plan.capacity,
+			(long long)in->plan.tiles_needed);
+}
+
+/* ---- main ------------------------------------------------------------------------ */
+
+/* The dense OpenBLAS rate at the same flop count, every rank's CPU workers at once. */
+static double dense_rate(double flops)
+{
+	int64_t n = (int64_t)cbrt(flops / 2.0);
+	double local, total = 0.0;
+
+	if (n < 64)
+		return 0.0;
+	starpu_pause();
+	MPI_Barrier(MPI_COMM_WORLD);
+	/* the better of two calls: the first one also pays for page faults */
+	local = bench_local_dgemm_rate(n, stargemm_ncpu_workers());
+	local = fmax(local, bench_local_dgemm_rate(n, stargemm_ncpu_workers()));
+	MPI_Allreduce(&local, &total, 1, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
+	bench_set_blas_threads(1);
+	starpu_resume();
+	return total;
+}
+
+static int init(const struct bs_opts *o)
+{
+	struct stargemm_config cfg;
+
+	stargemm_config_init(&cfg);
+	cfg.ncpus = o->ncpus;
+	cfg.sched_policy = o->sched;
+	cfg.ram_limit_mib = o->ram_limit_mib;
+	cfg.disk_dir = o->disk_dir;
+	cfg.disk_mib = o->disk_mib;
+	if (stargemm_init(&cfg, NULL, NULL)) {
+		fprintf(stderr, "stargemm_init: %s\n", stargemm_last_error());
+		return -1;
+	}
+	return 0;
+}
+
+static int run(struct bs_opts *o, const struct bsgen_problem *pb)
+{
+	struct stargemm_matrix *A = NULL, *B = NULL;
+	double dense = 0.0;
+	int ret, failed = 0;
+
+	if (o->P == 0 && o->Q == 0) {
+		o->P = stargemm_nranks();
+		o->Q = 1;
+	}
+	ret = create(o, &pb->a, 0, &A);
+	ret = ret ? ret : create(o, &pb->b, 1, &B);
+	for (int it = -o->warmup; !ret && it < o->niter; it++) {
+		struct result r = { 0 };
+
+		if ((ret = repetition(o, pb, A, B, &r)))
+			break;
+		if (dense == 0.0)
+			dense = dense_rate(r.info.flops);
+		if (o->plan && it == -o->warmup && stargemm_rank() == 0)
+			print_plan(&r);
+		if (it >= 0 && stargemm_rank() == 0)
+			print_row(o, pb, it, &r, dense);
+		failed |= r.residual >= SG_RESIDUAL_BOUND;
+	}
+	if (ret && stargemm_rank() == 0)
+		fprintf(stderr, "stargemm_bsgemm: %s\n", stargemm_last_error());
+	if (failed && stargemm_rank() == 0)
+		fprintf(stderr, "stargemm_bsgemm: residual above %g\n", SG_RESIDUAL_BOUND);
+	stargemm_matrix_destroy(A);
+	stargemm_matrix_destroy(B);
+	return ret || failed;
+}
+
+int main(int argc, char **argv)
+{
+	struct bs_opts o;
+	struct bsgen_problem pb;
+	int provided, rank, nranks, ret;
+
+	if (parse(argc, argv, &o))
+		return 2;
+	if (bsgen_make(&o.gen, &pb))
+		return 2;
+	MPI_Init_thread(&argc, &argv, MPI_THREAD_MULTIPLE, &provided);
+	MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+	MPI_Comm_size(MPI_COMM_WORLD, &nranks);
+	bench_trace_setup(o.trace_dir);
+	if (rank == 0 && o.csv)
+		print_header();
+	if (init(&o)) {
+		ret = 1;
+	} else {
+		ret = run(&o, &pb);
+		stargemm_finalize();
+	}
+	MPI_Barrier(MPI_COMM_WORLD);
+	if (o.trace_dir && rank == 0 && ret == 0)
+		ret = bench_trace_merge(o.trace_dir, nranks);
+	bsgen_free(&pb);
+	MPI_Finalize();
+	return ret;
+}

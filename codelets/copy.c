@@ -1,0 +1,34 @@
+/*
+ * codelets/copy.c — copy one tile into another of the same shape (CPU), for the C
+ * matrix of a symbolic product pattern (src/pattern.c): the new matrix takes the
+ * values of the old C on the tiles they share.
+ */
+#include <string.h>
+
+#include "../src/internal.h"
+
+static void copy_cpu(void *buffers[], void *cl_arg)
+{
+	const double *src = (const double *)STARPU_MATRIX_GET_PTR(buffers[0]);
+	double *dst = (double *)STARPU_MATRIX_GET_PTR(buffers[1]);
+	size_t lds = STARPU_MATRIX_GET_LD(buffers[0]), ldd = STARPU_MATRIX_GET_LD(buffers[1]);
+	size_t rows = STARPU_MATRIX_GET_NX(buffers[1]), cols = STARPU_MATRIX_GET_NY(buffers[1]);
+
+	(void)cl_arg;
+	for (size_t c = 0; c < cols; c++)
+		memcpy(dst + c * ldd, src + c * lds, rows * sizeof(double));
+}
+
+/* History-based, so that simulated runs (SimGrid) know how long a copy lasts. */
+static struct starpu_perfmodel copy_model = {
+	.type = STARPU_HISTORY_BASED,
+	.symbol = "stargemm_copy",
+};
+
+struct starpu_codelet stargemm_copy_cl = {
+	.name = "copy",
+	.cpu_funcs = { copy_cpu },
+	.nbuffers = 2,
+	.modes = { STARPU_R, STARPU_W },
+	.model = &copy_model,
+};

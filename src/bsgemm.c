@@ -1,0 +1,99 @@
+/*
+ * bsgemm.c — the block-sparse product with norm filtering (Schütt et al., DBCSR):
+ * the tile norms of A and B (src/norms.c) go into the inspector's request, which
+ * leaves out every product whose norm bound ||op(A)(i,k)|| ||op(B)(k,j)|| is below
+ * eps; the list runs on the one executor, in core or out of core; then C's tiles whose
+ * norm fell below eps are dropped (stargemm_matrix_filter()).
+ *
+ * A C tile whose every product was filtered out still gets beta (the inspector lists
+ * it for scaling), so that the result is exactly alpha times the kept products plus
+ * beta C.
+ */
+#include <inttypes.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "internal.h"
+
+void stargemm_bsgemm_options_init(struct stargemm_bsgemm_options *opt)
+{
+	*opt = (struct stargemm_bsgemm_options){ 0 };
+	stargemm_ooc_options_init(&opt->ooc);
+}
+
+/* Every rank's tile norms of A and B, for the inspector. */
+static int share_norms(struct stargemm__gemm *g, double **na, double **nb)
+{
+	const struct stargemm_matrix *A = g->A, *B = g->B;
+	int ret;
+
+	*na = malloc((size_t)(A->mt * A->nt > 0 ? A->mt * A->nt : 1) * sizeof(double));
+	*nb = malloc((size_t)(B->mt * B->nt > 0 ? B->mt * B->nt : 1) * sizeof(double));
+	if (!*na || !*nb)
+		return stargemm__error(-ENOMEM, "stargemm_bsgemm: out of memory for the tile "
+				       "norms (%" PRId64 " + %" PRId64 " tiles)", A->mt * A->nt,
+				       B->mt * B->nt);
+	if ((ret = stargemm_matrix_norms(A, *na)) || (ret = stargemm_matrix_norms(B, *nb)))
+		return ret;
+	g->norm_a = *na;
+	g->norm_b = *nb;
+	return 0;
+}
+
+/* Insert the product (out of core: run it) and wait for it. */
+static int run(struct stargemm__gemm *g, const struct stargemm_bsgemm_options *opt,
+	       struct stargemm_bsgemm_info *info)
+{
+	int64_t tile_bytes;
+	int ret;
+
+	if (!opt->out_of_core) {
+		ret = stargemm__run_product(g, NULL, 0, info);
+	} else {
+		if ((ret = stargemm__ooc_plan(g, &opt->ooc, &info->plan, &tile_bytes)))
+			return ret;
+		info->planned = 1;
+		ret = stargemm__run_product(g, &info->plan, tile_bytes, info);
+	}
+	/* Wait even when insertion failed midway: inserted tasks are running. */
+	return ret ? (stargemm_wait(), ret) : stargemm_wait();
+}
+
+int stargemm_bsgemm(stargemm_trans transa, stargemm_trans transb, double alpha,
+		    const struct stargemm_matrix *A, const struct stargemm_matrix *B,
+		    double beta, struct stargemm_matrix *C,
+		    const struct stargemm_bsgemm_options *opt,
+		    struct stargemm_bsgemm_info *info)
+{
+	struct stargemm__gemm g = { .ta = transa, .tb = transb, .alpha = alpha, .beta = beta,
+				    .A = A, .B = B, .C = C };
+	struct stargemm_bsgemm_options none;
+	struct stargemm_bsgemm_info local;
+	double *na = NULL, *nb = NULL;
+	int ret;
+
+	stargemm__clear_error();
+	if (!opt) {
+		stargemm_bsgemm_options_init(&none);
+		opt = &none;
+	}
+	info = info ? info : &local;
+	memset(info, 0, sizeof(*info));
+	if (!(opt->filter_eps >= 0.0) || isinf(opt->filter_eps))
+		return stargemm__error(-EINVAL, "stargemm_bsgemm: filter_eps must be finite and "
+				       ">= 0, got %g", opt->filter_eps);
+	if ((ret = stargemm__gemm_check(&g)))
+		return ret;
+	g.eps = opt->filter_eps;
+	if (g.eps > 0.0 && (ret = share_norms(&g, &na, &nb)))
+		goto out;
+	if ((ret = run(&g, opt, info)))
+		goto out;
+	if (g.eps > 0.0)
+		ret = stargemm_matrix_filter(C, g.eps, &info->c_removed);
+out:
+	free(na);
+	free(nb);
+	return ret;
+}

@@ -1,0 +1,162 @@
+/*
+ * pattern.c — the symbolic product: a C matrix whose pattern is every tile that
+ * op(A) op(B) reaches, united with an existing C's pattern (DBCSR's multiplication
+ * without "retain sparsity"). The new matrix takes the old C's values on the tiles
+ * they share and zeros elsewhere, so that stargemm_pdgemm(..., beta, new C) computes
+ * alpha op(A) op(B) + beta C with nothing dropped.
+ *
+ * The pattern is computed from the column lists of op(A) (for each k, the rows i with
+ * op(A)(i, k) present; stargemm__operand_columns()) in O(mt kt + kt nt + products)
+ * time, the same on every rank.
+ */
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "internal.h"
+#include "worklist.h"
+
+/* Flags (i + j * mt) of the C tiles op(A) op(B) reaches, or C has. */
+static uint8_t *symbolic(const struct stargemm__gemm *g, int64_t mt, int64_t nt)
+{
+	struct stargemm__operand a = { g->A->P, g->A->Q, stargemm__is_trans(g->ta),
+				       g->A->present, g->A->mt, NULL };
+	struct stargemm__operand b = { g->B->P, g->B->Q, stargemm__is_trans(g->tb),
+				       g->B->present, g->B->mt, NULL };
+	int64_t *start = NULL, *rows = NULL;
+	uint8_t *mark = calloc((size_t)(mt * nt > 0 ? mt * nt : 1), 1);
+
+	if (!mark || stargemm__operand_columns(&a, mt, g->kt, &start, &rows)) {
+		free(mark);
+		return NULL;
+	}
+	for (int64_t j = 0; j < nt; j++)
+		for (int64_t k = 0; k < g->kt; k++) {
+			if (!stargemm__operand_present(&b, k, j))
+				continue;
+			for (int64_t e = start[k]; e < start[k + 1]; e++)
+				mark[rows[e] + j * mt] = 1;
+		}
+	for (int64_t j = 0; g->C && j < nt; j++)
+		for (int64_t i = 0; i < mt; i++)
+			mark[i + j * mt] |= (uint8_t)stargemm__present(g->C, i, j);
+	free(start);
+	free(rows);
+	return mark;
+}
+
+/* Tile sizes from offsets. */
+static int64_t *sizes_of(const int64_t *off, int64_t count)
+{
+	int64_t *s = malloc((size_t)(count > 0 ? count : 1) * sizeof(*s));
+
+	for (int64_t i = 0; s && i < count; i++)
+		s[i] = off[i + 1] - off[i];
+	return s;
+}
+
+/* The present list of a flag array. */
+static int64_t *pairs_of(const uint8_t *mark, int64_t mt, int64_t nt, int64_t *count)
+{
+	int64_t n = 0, *p;
+
+	for (int64_t e = 0; e < mt * nt; e++)
+		n += mark[e];
+	p = malloc((size_t)(n > 0 ? 2 * n : 1) * sizeof(*p));
+	for (int64_t e = 0, f = 0; p && e < mt * nt; e++)
+		if (mark[e]) {
+			p[2 * f] = e % mt;
+			p[2 * f + 1] = e / mt;
+			f++;
+		}
+	*count = n;
+	return p;
+}
+
+/* New tiles: zeros; tiles of the old C: its values. */
+static int initialise(struct stargemm_matrix *D, const struct stargemm_matrix *C)
+{
+	const double zero = 0.0;
+
+	for (int64_t j = 0; j < D->nt; j++)
+		for (int64_t i = 0; i < D->mt; i++) {
+			int ret;
+
+			if (!stargemm__present(D, i, j))
+				continue;
+			if (C && stargemm__present(C, i, j))
+				ret = starpu_mpi_task_insert(stargemm__comm(), &stargemm_copy_cl,
+							     STARPU_R, stargemm__tile(C, i, j),
+							     STARPU_W, stargemm__tile(D, i, j), 0);
+			else
+				ret = starpu_mpi_task_insert(stargemm__comm(), &stargemm_zero_cl,
+							     STARPU_VALUE, &zero, sizeof(zero),
+							     STARPU_W, stargemm__tile(D, i, j), 0);
+			if (ret)
+				return stargemm__error(-EIO, "stargemm_matrix_create_product: task "
+						       "submission failed (%d)", ret);
+		}
+	return stargemm_wait();
+}
+
+/* Create @p out on S's tilings and grid with the symbolic pattern of g. */
+static int create_symbolic(struct stargemm_matrix **out, const struct stargemm__gemm *g,
+			   const struct stargemm_matrix *S)
+{
+	uint8_t *mark = symbolic(g, S->mt, S->nt);
+	int64_t *rows = sizes_of(S->row_off, S->mt), *cols = sizes_of(S->col_off, S->nt);
+	int64_t npairs = 0, *pairs = mark ? pairs_of(mark, S->mt, S->nt, &npairs) : NULL;
+	int ret;
+
+	if (!mark || !rows || !cols || !pairs)
+		ret = stargemm__error(-ENOMEM, "stargemm_matrix_create_product: out of memory "
+				      "for a %" PRId64 " x %" PRId64 " tile pattern", S->mt, S->nt);
+	else
+		ret = stargemm_matrix_create_sparse(out, S->mt, rows, S->nt, cols, npairs, pairs,
+						    S->P, S->Q);
+	free(mark);
+	free(rows);
+	free(cols);
+	free(pairs);
+	return ret;
+}
+
+int stargemm_matrix_create_product(struct stargemm_matrix **out, stargemm_trans transa,
+				   stargemm_trans transb, const struct stargemm_matrix *A,
+				   const struct stargemm_matrix *B,
+				   const struct stargemm_matrix *C)
+{
+	/* Without C, a shape-only descriptor: op(A)'s rows, op(B)'s columns, A's grid. */
+	struct stargemm_matrix shape = { 0 };
+	struct stargemm__gemm g = { .ta = transa, .tb = transb, .alpha = 1.0, .beta = 1.0,
+				    .A = A, .B = B, .C = NULL };
+	int ret;
+
+	stargemm__clear_error();
+	if (!out)
+		return stargemm__error(-EINVAL, "stargemm_matrix_create_product: out is NULL");
+	*out = NULL;
+	if ((ret = stargemm__check_matrix(A, "A")) || (ret = stargemm__check_matrix(B, "B")))
+		return ret;
+	if (!C) {
+		int ta = stargemm__is_trans(transa), tb = stargemm__is_trans(transb);
+
+		shape.mt = ta ? A->nt : A->mt;
+		shape.row_off = ta ? A->col_off : A->row_off;
+		shape.nt = tb ? B->mt : B->nt;
+		shape.col_off = tb ? B->row_off : B->col_off;
+		shape.P = A->P;
+		shape.Q = A->Q;
+	}
+	g.C = C ? (struct stargemm_matrix *)C : &shape;
+	if ((ret = stargemm__gemm_check(&g)))
+		return ret;
+	g.C = (struct stargemm_matrix *)C;   /* the union with C's pattern, if any */
+	if ((ret = create_symbolic(out, &g, C ? C : &shape)))
+		return ret;
+	if ((ret = initialise(*out, C))) {
+		stargemm_matrix_destroy(*out);
+		*out = NULL;
+	}
+	return ret;
+}
