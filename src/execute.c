@@ -116,11 +116,25 @@ static int task_priority(int64_t block)
 	return block >= 0 ? (int)-(block + 1) : 0;
 }
 
+/* In core, small tiles: the batches instead of the products (not throttled). */
+static int insert_batches(struct executor *ex)
+{
+	int ret;
+
+	for (int64_t b = 0; b < ex->wl->nbatches; b++)
+		if ((ret = stargemm__batch_insert(ex->gemm, ex->wl, b)))
+			return ret;
+	return 0;
+}
+
 static int insert_chunk(struct executor *ex, int64_t n)
 {
 	const struct stargemm__chunk *ch = &ex->wl->chunks[n];
 	int throttled = ex->wl->throttled;
 	int ret;
+
+	if (ex->wl->nbatches > 0)
+		return insert_batches(ex);
 
 	for (int64_t p = ch->first; p < ch->first + ch->count; p++) {
 		struct stargemm__product *x = &ex->wl->products[p];

@@ -701,6 +701,236 @@ static int inspect_in_core(struct inspector *in)
 	return ret;
 }
 
+/* ---- in core, small tiles: batches ---------------------------------------------- */
+
+/* Side s of the batches: s x s local C tiles of one rank and s steps of k, the
+ * smallest whose expected flops (at the list's density of products) reach the target,
+ * and at most what leaves every worker 8 batches. 1: no batching. */
+static int64_t batch_side(const struct stargemm__request *r, double products)
+{
+	double cube = (double)r->mt * (double)r->nt * (double)r->kt, avg, total, target;
+	int64_t s = 1;
+
+	if (r->batch_flops <= 0 || products < 1 || cube < 1)
+		return 1;
+	avg = 2.0 * (double)r->row_off[r->mt] * (double)r->col_off[r->nt] *
+	      (double)r->k_off[r->kt] / cube;           /* flops of an average tile product */
+	total = avg * products;
+	target = r->batch_flops;
+	if (target > total / (8.0 * (r->workers > 0 ? r->workers : 1)))
+		target = total / (8.0 * (r->workers > 0 ? r->workers : 1));
+	if (avg >= target)
+		return 1;
+	while ((double)s * (double)s * (double)s * avg * (products / cube) < target &&
+	       (s < r->mt || s < r->nt || s < r->kt))
+		s++;
+	return s;
+}
+
+/* Rows of op(A) present in each column k, in grid order: by owner row p, then by local
+ * index (row i has key (i mod P) L + i / P, L = ceil(mt / P)), so that the rows of one
+ * rank's run of s local rows are a contiguous range of keys. */
+struct grid_columns {
+	int64_t *start, *key;
+	int64_t L;
+};
+
+static int grid_columns(const struct stargemm__request *r, struct grid_columns *gc)
+{
+	int P = r->c.P;
+	int64_t n = 0;
+
+	gc->L = (r->mt + P - 1) / P;
+	gc->start = malloc((size_t)(r->kt + 1) * sizeof(int64_t));
+	gc->key = malloc((size_t)(r->mt * r->kt > 0 ? r->mt * r->kt : 1) * sizeof(int64_t));
+	if (!gc->start || !gc->key)
+		return -ENOMEM;
+	for (int64_t k = 0; k < r->kt; k++) {
+		gc->start[k] = n;
+		for (int p = 0; p < P; p++)
+			for (int64_t l = 0; l * P + p < r->mt; l++)
+				if (stargemm__operand_present(&r->a, l * P + p, k))
+					gc->key[n++] = p * gc->L + l;
+	}
+	gc->start[r->kt] = n;
+	return 0;
+}
+
+/* First entry of column k with key >= @p key. */
+static int64_t lower_bound(const struct grid_columns *gc, int64_t k, int64_t key)
+{
+	int64_t lo = gc->start[k], hi = gc->start[k + 1];
+
+	while (lo < hi) {
+		int64_t mid = lo + (hi - lo) / 2;
+
+		if (gc->key[mid] < key)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
+/* A batch under construction: the slot of each of its tiles (-1: not yet a buffer),
+ * indexed by local position in the batch's s x s tiles of op(A), op(B) and C. */
+struct batcher {
+	int64_t s;
+	int32_t *slot[3];
+	int64_t kg, i0, j0;          /* k of its first step; local row, column of its corner */
+	int P, Q;
+};
+
+/* The slot of tile (row, col) of op(A), op(B) or C in the batch. */
+static int32_t *slot_of(struct batcher *bt, int operand, int64_t row, int64_t col)
+{
+	switch (operand) {
+	case STARGEMM_OP_A:
+		return &bt->slot[0][(row / bt->P - bt->i0) * bt->s + (col - bt->kg)];
+	case STARGEMM_OP_B:
+		return &bt->slot[1][(row - bt->kg) * bt->s + (col / bt->Q - bt->j0)];
+	default:
+		return &bt->slot[2][(row / bt->P - bt->i0) * bt->s + (col / bt->Q - bt->j0)];
+	}
+}
+
+/* The buffer of a tile of the batch, appended to its refs the first time. */
+static int batch_slot(struct inspector *in, struct batcher *bt, struct stargemm__batch *b,
+		      int operand, int64_t row, int64_t col, int32_t *out)
+{
+	int32_t *slot = slot_of(bt, operand, row, col);
+
+	if (*slot < 0) {
+		*slot = (int32_t)b->nrefs++;
+		if (add_ref(&in->bd, operand, row, col, 0, 0))
+			return -ENOMEM;
+	}
+	*out = *slot;
+	return 0;
+}
+
+/* Products [b->first, nproducts) get their slots; the slots are reset after. */
+static int close_batch(struct inspector *in, struct batcher *bt, struct stargemm__batch *b,
+		       int64_t *cap_slots)
+{
+	struct stargemm__worklist *wl = in->bd.wl;
+	int ret = 0;
+
+	b->count = wl->nproducts - b->first;
+	if (b->count == 0)
+		return 0;
+	if (grow((void **)&wl->slots, cap_slots, 3 * wl->nproducts, sizeof(int32_t)))
+		return -ENOMEM;
+	for (int64_t p = b->first; p < wl->nproducts && !ret; p++) {
+		const struct stargemm__product *x = &wl->products[p];
+		int32_t *sl = &wl->slots[3 * p];
+
+		ret = batch_slot(in, bt, b, STARGEMM_OP_A, x->i, x->k, &sl[0]);
+		ret = ret ? ret : batch_slot(in, bt, b, STARGEMM_OP_B, x->k, x->j, &sl[1]);
+		ret = ret ? ret : batch_slot(in, bt, b, STARGEMM_OP_C, x->i, x->j, &sl[2]);
+	}
+	for (int o = 0; o < 3; o++)
+		for (int64_t e = 0; e < bt->s * bt->s; e++)
+			bt->slot[o][e] = -1;
+	return ret;
+}
+
+/* The products of one batch: steps [kg, kg + s) of k, local columns [j0, j0 + s) of
+ * process column q, local rows [i0, i0 + s) of process row p; k outer. */
+static int batch_products(struct inspector *in, const struct grid_columns *gc,
+			  const struct batcher *bt, int p, int q)
+{
+	const struct stargemm__request *r = in->r;
+	int ret = 0;
+
+	/* the keys of this rank's rows [i0, i0 + s), not past its last local row */
+	int64_t first = p * gc->L + bt->i0;
+	int64_t end = p * gc->L + (bt->i0 + bt->s < gc->L ? bt->i0 + bt->s : gc->L);
+
+	for (int64_t k = bt->kg; k < bt->kg + bt->s && k < r->kt && !ret; k++) {
+		int64_t e0 = lower_bound(gc, k, first);
+
+		for (int64_t lj = bt->j0; lj < bt->j0 + bt->s && !ret; lj++) {
+			int64_t j = lj * bt->Q + q;
+
+			if (j >= r->nt)
+				break;
+			if (!stargemm__operand_present(&r->b, k, j))
+				continue;
+			for (int64_t e = e0; e < gc->start[k + 1] && !ret; e++) {
+				int64_t key = gc->key[e], i = (key % gc->L) * bt->P + p;
+
+				if (key >= end)
+					break;
+				ret = add_product(&in->bd, i, j, k, is_local(r, i, j) ? 0 : -1,
+						  STARGEMM_PREFETCH_READY, -1, 0);
+			}
+		}
+	}
+	return ret;
+}
+
+static int add_batch(struct inspector *in, const struct grid_columns *gc, struct batcher *bt,
+		     int p, int q, int64_t *cap_batches, int64_t *cap_slots)
+{
+	struct stargemm__worklist *wl = in->bd.wl;
+	struct stargemm__batch b = { .first = wl->nproducts, .ref_first = wl->nrefs };
+	int ret = batch_products(in, gc, bt, p, q);
+
+	if (ret || (ret = close_batch(in, bt, &b, cap_slots)) || b.count == 0)
+		return ret;
+	if (grow((void **)&wl->batches, cap_batches, wl->nbatches + 1, sizeof(b)))
+		return -ENOMEM;
+	wl->batches[wl->nbatches++] = b;
+	return 0;
+}
+
+/* In core with batches of side s (one device: the host). */
+static int inspect_batched(struct inspector *in, int64_t s)
+{
+	const struct stargemm__request *r = in->r;
+	struct stargemm__worklist *wl = in->bd.wl;
+	struct grid_columns gc = { NULL, NULL, 0 };
+	struct batcher bt = { .s = s, .P = r->c.P, .Q = r->c.Q };
+	int64_t cap_batches = 0, cap_slots = 0, nloc = (r->nt + bt.Q - 1) / bt.Q;
+	int ret = grid_columns(r, &gc);
+
+	for (int o = 0; o < 3 && !ret; o++) {
+		bt.slot[o] = malloc((size_t)(s * s) * sizeof(int32_t));
+		ret = bt.slot[o] ? 0 : -ENOMEM;
+		for (int64_t e = 0; !ret && e < s * s; e++)
+			bt.slot[o][e] = -1;
+	}
+	for (bt.kg = 0; bt.kg < r->kt && !ret; bt.kg += s)
+		for (int q = 0; q < bt.Q && !ret; q++)
+			for (bt.j0 = 0; bt.j0 < nloc && !ret; bt.j0 += s)
+				for (int p = 0; p < bt.P && !ret; p++)
+					for (bt.i0 = 0; bt.i0 < gc.L && !ret; bt.i0 += s)
+						ret = add_batch(in, &gc, &bt, p, q, &cap_batches,
+								&cap_slots);
+	wl->chunks[0].count = wl->nproducts;
+	for (int o = 0; o < 3; o++)
+		free(bt.slot[o]);
+	free(gc.start);
+	free(gc.key);
+	return ret;
+}
+
+/* Small tiles: the in-core list again, as batches (its product count sets their size). */
+static int rebatch(struct inspector *in)
+{
+	struct stargemm__worklist *wl = in->bd.wl;
+	int64_t s = batch_side(in->r, (double)wl->nproducts);
+
+	if (s <= 1)
+		return 0;
+	wl->nproducts = 0;
+	wl->nskipped = 0;
+	wl->flops = 0.0;
+	memset(in->bd.started, 0, (size_t)(in->r->mt * in->r->nt));
+	return inspect_batched(in, s);
+}
+
 /* C tiles that exist but that no product updates: beta is applied to them alone. */
 static int add_scales(struct inspector *in)
 {
@@ -731,6 +961,8 @@ int stargemm__inspect(const struct stargemm__request *r,
 				       "are supported", r->ndevices);
 	in.bd.started = calloc((size_t)(r->mt * r->nt), 1);
 	ret = !in.bd.started ? -ENOMEM : r->plan ? inspect_ooc(&in) : inspect_in_core(&in);
+	if (ret == 0 && !r->plan)
+		ret = rebatch(&in);
 	if (ret == 0)
 		ret = add_scales(&in);
 	free(in.bd.started);

@@ -111,6 +111,12 @@ struct stargemm__gemm {
 	double eps;
 };
 
+/* The least flops of a batch of small tile products (src/inspect.c, batches; measured
+ * in doc/performance.md); the environment variable STARGEMM_BATCH_FLOPS overrides it,
+ * 0 turns batching off. */
+#define STARGEMM_BATCH_FLOPS 4e6
+double stargemm__batch_flops(void);
+
 /* Validate a problem (sizes, tilings, grids, aliasing); sets p->kt. */
 int stargemm__gemm_check(struct stargemm__gemm *p);
 
@@ -127,6 +133,11 @@ int stargemm__is_trans(char t);
 int stargemm__gemm_insert(const struct stargemm__gemm *p, int64_t i, int64_t j, int64_t k,
 			  int first, int priority, struct stargemm_task_info *info,
 			  void (*callback)(void *), void *callback_arg);
+/* Insert one batch of tile products of a work list (the products' op(A), op(B) and C
+ * tiles are the @p nrefs refs, the buffers of the task). */
+struct stargemm__worklist;
+int stargemm__batch_insert(const struct stargemm__gemm *p, const struct stargemm__worklist *wl,
+			   int64_t batch);
 /* Insert C(i, j) = beta C(i, j), for a C tile that no product updates. */
 int stargemm__scale_insert(const struct stargemm__gemm *p, int64_t i, int64_t j);
 
@@ -167,5 +178,6 @@ extern struct starpu_codelet stargemm_scale_cl;           /* C = beta C, C in RW
 extern struct starpu_codelet stargemm_zero_cl;            /* C = 0, C in W */
 extern struct starpu_codelet stargemm_norm_cl;            /* *out = ||A||_F, A in R */
 extern struct starpu_codelet stargemm_copy_cl;            /* B = A, A in R, B in W */
+extern struct starpu_codelet stargemm_batch_cl;           /* many tile products */
 
 #endif /* STARGEMM_INTERNAL_H */

@@ -73,6 +73,22 @@ static int64_t *pairs_of(const uint8_t *mark, int64_t mt, int64_t nt, int64_t *c
 	return p;
 }
 
+/* Zero a new tile this rank allocated, without a task (small tiles: a task per tile
+ * would cost more than the product). 0: not this rank's storage (StarPU manages it,
+ * or another rank owns the tile). */
+static int zero_in_place(struct stargemm_matrix *D, int64_t i, int64_t j)
+{
+	double *t = D->storage[stargemm__tile_index(D, i, j)];
+
+	if (stargemm_matrix_owner(D, i, j) != stargemm_rank())
+		return 1;   /* the owner zeroes it */
+	if (!t)
+		return 0;
+	memset(t, 0, (size_t)(stargemm_matrix_tile_rows(D, i) * stargemm_matrix_tile_cols(D, j)) *
+			     sizeof(double));
+	return 1;
+}
+
 /* New tiles: zeros; tiles of the old C: its values. */
 static int initialise(struct stargemm_matrix *D, const struct stargemm_matrix *C)
 {
@@ -83,6 +99,8 @@ static int initialise(struct stargemm_matrix *D, const struct stargemm_matrix *C
 			int ret;
 
 			if (!stargemm__present(D, i, j))
+				continue;
+			if (!(C && stargemm__present(C, i, j)) && zero_in_place(D, i, j))
 				continue;
 			if (C && stargemm__present(C, i, j))
 				ret = starpu_mpi_task_insert(stargemm__comm(), &stargemm_copy_cl,

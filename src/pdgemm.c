@@ -15,7 +15,10 @@
  */
 #include <inttypes.h>
 
+#include <stdlib.h>
+
 #include "internal.h"
+#include "worklist.h"
 
 int stargemm__is_trans(char t)
 {
@@ -133,6 +136,44 @@ int stargemm__gemm_insert(const struct stargemm__gemm *p, int64_t i, int64_t j, 
 	if (ret)
 		return stargemm__error(-EIO, "stargemm_pdgemm: task submission failed for C(%"
 				       PRId64 ",%" PRId64 ") k=%" PRId64 " (%d)", i, j, k, ret);
+	return 0;
+}
+
+int stargemm__batch_insert(const struct stargemm__gemm *p, const struct stargemm__worklist *wl,
+			   int64_t batch)
+{
+	const struct stargemm__batch *b = &wl->batches[batch];
+	const struct stargemm__product *products = wl->products + b->first;
+	const int32_t *slots = wl->slots + 3 * b->first;
+	struct starpu_data_descr *descr = malloc((size_t)b->nrefs * sizeof(*descr));
+	char ta = stargemm__is_trans(p->ta) ? 'T' : 'N', tb = stargemm__is_trans(p->tb) ? 'T' : 'N';
+	int ret;
+
+	if (!descr)
+		return stargemm__error(-ENOMEM, "stargemm_pdgemm: out of memory for a batch of %"
+				       PRId64 " tiles", b->nrefs);
+	for (int64_t e = 0; e < b->nrefs; e++) {
+		const struct stargemm__tile_ref *t = &wl->refs[b->ref_first + e];
+
+		descr[e].handle = t->operand == STARGEMM_OP_A ? stargemm__gemm_a_tile(p, t->r, t->c)
+				: t->operand == STARGEMM_OP_B ? stargemm__gemm_b_tile(p, t->r, t->c)
+				: stargemm__tile(p->C, t->r, t->c);
+		descr[e].mode = t->operand == STARGEMM_OP_C ? STARPU_RW : STARPU_R;
+	}
+	ret = starpu_mpi_task_insert(stargemm__comm(), &stargemm_batch_cl,
+				     STARPU_VALUE, &ta, sizeof(ta), STARPU_VALUE, &tb, sizeof(tb),
+				     STARPU_VALUE, &p->alpha, sizeof(p->alpha),
+				     STARPU_VALUE, &p->beta, sizeof(p->beta),
+				     STARPU_VALUE, &b->count, sizeof(b->count),
+				     STARPU_VALUE, &products, sizeof(products),
+				     STARPU_VALUE, &slots, sizeof(slots),
+				     STARPU_DATA_MODE_ARRAY, descr, (int)b->nrefs,
+				     STARPU_TASK_SCHED_DATA, &wl->products[b->first].info,
+				     STARPU_EXECUTE_WHERE, (unsigned long long)STARPU_CPU, 0);
+	free(descr);
+	if (ret)
+		return stargemm__error(-EIO, "stargemm_pdgemm: task submission failed for a batch "
+				       "of %" PRId64 " tile products (%d)", b->count, ret);
 	return 0;
 }
 

@@ -33,6 +33,18 @@ static void make_request(const struct stargemm__gemm *g, struct stargemm__reques
 	r->ndevices = stargemm__device_count();
 	r->gpus = starpu_cuda_worker_get_count() > 0;
 	r->beta_zero = g->beta == 0.0;
+	/* Small tiles on CPUs: many tile products per task (codelets/batch.c). */
+	if (!r->gpus) {
+		r->batch_flops = stargemm__batch_flops();
+		r->workers = stargemm_ncpu_workers() * stargemm_nranks();
+	}
+}
+
+double stargemm__batch_flops(void)
+{
+	const char *env = getenv("STARGEMM_BATCH_FLOPS");
+
+	return env ? atof(env) : STARGEMM_BATCH_FLOPS;
 }
 
 /* Inspect the problem (@p plan NULL: in core) and run its work list. In core the

@@ -72,5 +72,7 @@ void stargemm__worklist_free(struct stargemm__worklist *wl)
 	free(wl->chunks);
 	free(wl->blocks);
 	free(wl->refs);
+	free(wl->batches);
+	free(wl->slots);
 	memset(wl, 0, sizeof(*wl));
 }

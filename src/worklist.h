@@ -58,6 +58,16 @@ struct stargemm__block {
 	int64_t hold_first, hold_count;      /* tiles held on the devices (this rank's own) */
 };
 
+/* Small tiles: tile products run many per task. Products [first, first + count) of the
+ * list are one task, whose buffers are the tiles refs[ref_first .. ref_first + nrefs)
+ * (each tile once, C tiles in RW, the others in R); the list's slots[3p], [3p + 1],
+ * [3p + 2] are the buffers of product p's op(A), op(B) and C tiles. The products of a
+ * batch write C tiles of one rank, in list order (a C tile's chain stays in k order). */
+struct stargemm__batch {
+	int64_t first, count;
+	int64_t ref_first, nrefs;
+};
+
 struct stargemm__worklist {
 	int64_t nproducts, nchunks, nblocks, nrefs;
 	struct stargemm__product *products;
@@ -66,6 +76,9 @@ struct stargemm__worklist {
 	struct stargemm__tile_ref *refs;
 	/* C tiles that no product updates (every rank's): C = beta C, inserted first. */
 	int64_t scale_first, scale_count;
+	int64_t nbatches;       /* > 0: the products run as these batches (in core) */
+	struct stargemm__batch *batches;
+	int32_t *slots;         /* 3 per product when batched */
 	int64_t nskipped;       /* products the norm filter left out (every rank's) */
 	double flops;           /* of the listed products (every rank's) */
 	int lookahead;          /* chunks in flight beyond the current one */
@@ -114,6 +127,11 @@ struct stargemm__request {
 	 * product, k outer, not throttled, no prefetch or release. */
 	const struct stargemm_plan *plan;
 	int64_t tile_bytes;     /* the plan's tile footprint (need_bytes, budget_bytes) */
+	/* In core: the least flops a batch of tile products should hold (0: one task per
+	 * product); products are batched when a tile product holds fewer. @p workers: CPU
+	 * workers over all ranks (a batch holds at most 1/8 of a worker's share). */
+	double batch_flops;
+	int workers;
 };
 
 /* Build the work list of a product of 2D block-cyclic operands, dense or block-sparse

@@ -21,7 +21,9 @@
  *    columns are dealt by count, split ones by area);
  *  - block-sparse operands: exactly the products whose three tiles exist, beta on the
  *    first of each chain, a scaling for C tiles without a product, no reference to an
- *    absent tile.
+ *    absent tile;
+ *  - small tiles in core: batches cover the same products, write one rank's C tiles
+ *    each, and name each product's tiles.
  * It also prints the inspector's cost for about 10^6 tile products.
  */
 #include <errno.h>
@@ -612,6 +614,103 @@ static void sparse_case(int ooc, int ta, int tb, double density, unsigned seed)
 	free_problem(&p);
 }
 
+/* The ref of buffer @p slot of batch @p b. */
+static const struct stargemm__tile_ref *batch_ref(const struct stargemm__worklist *wl,
+						  const struct stargemm__batch *b, int32_t slot)
+{
+	return slot >= 0 && slot < b->nrefs ? &wl->refs[b->ref_first + slot] : NULL;
+}
+
+static int ref_is(const struct stargemm__tile_ref *t, int operand, int64_t r, int64_t c)
+{
+	return t && t->operand == operand && t->r == r && t->c == c;
+}
+
+/* Whether batch b's refs are distinct tiles (quadratic: batches are small here). */
+static int refs_distinct(const struct stargemm__worklist *wl, const struct stargemm__batch *b)
+{
+	for (int64_t x = 0; x < b->nrefs; x++)
+		for (int64_t y = x + 1; y < b->nrefs; y++)
+			if (ref_is(&wl->refs[b->ref_first + x], wl->refs[b->ref_first + y].operand,
+				   wl->refs[b->ref_first + y].r, wl->refs[b->ref_first + y].c))
+				return 0;
+	return 1;
+}
+
+/* Small tiles in core: the products (every one, as without batches: same set, same
+ * per-chain order) are cut into consecutive batches; each batch writes C tiles of one
+ * rank, and its slots name the product's own tiles among distinct buffers. */
+static void batched_case(int P, int Q, double density, unsigned seed)
+{
+	struct problem p = { .P = P, .Q = Q, .G = 1 };
+	struct stargemm__request r;
+	struct stargemm__worklist plain, wl;
+	uint8_t *pa, *pb;
+	int64_t covered = 0, *chain;
+	int owners_ok = 1, slots_ok = 1, distinct_ok = 1, order_ok = 1, cover_ok = 1;
+	char name[160];
+
+	p.row_off = regular(610, 10, &p.mt);
+	p.col_off = regular(530, 10, &p.nt);
+	p.k_off = regular(470, 10, &p.kt);
+	request(&p, 0, 0, 0, 0, 0, &r);
+	pa = pattern(p.mt * p.kt, density, &seed);
+	pb = pattern(p.kt * p.nt, density, &seed);
+	r.a.present = pa;
+	r.a.ld = p.mt;
+	r.b.present = pb;
+	r.b.ld = p.kt;
+	if (stargemm__inspect(&r, &plain)) {
+		ok(0, "batched: inspected", stargemm_last_error());
+		return;
+	}
+	r.batch_flops = 2e6;
+	r.workers = 2;
+	if (stargemm__inspect(&r, &wl)) {
+		ok(0, "batched: inspected", stargemm_last_error());
+		return;
+	}
+	chain = calloc((size_t)(p.mt * p.nt), sizeof(*chain));
+	for (int64_t t = 0; t < p.mt * p.nt; t++)
+		chain[t] = -1;
+	for (int64_t e = 0; e < wl.nbatches; e++) {
+		const struct stargemm__batch *b = &wl.batches[e];
+		const struct stargemm__product *x0 = &wl.products[b->first];
+		int owner = stargemm__operand_owner(&r.c, x0->i, x0->j);
+
+		cover_ok &= b->first == covered && b->count > 0;
+		covered += b->count;
+		distinct_ok &= refs_distinct(&wl, b);
+		for (int64_t q = b->first; q < b->first + b->count; q++) {
+			const struct stargemm__product *x = &wl.products[q];
+			const int32_t *sl = &wl.slots[3 * q];
+			int64_t t = x->i + x->j * p.mt;
+
+			owners_ok &= stargemm__operand_owner(&r.c, x->i, x->j) == owner;
+			slots_ok &= ref_is(batch_ref(&wl, b, sl[0]), STARGEMM_OP_A, x->i, x->k) &&
+				    ref_is(batch_ref(&wl, b, sl[1]), STARGEMM_OP_B, x->k, x->j) &&
+				    ref_is(batch_ref(&wl, b, sl[2]), STARGEMM_OP_C, x->i, x->j);
+			order_ok &= x->k > chain[t] && x->first == (chain[t] < 0);
+			chain[t] = x->k;
+		}
+	}
+	snprintf(name, sizeof(name), "batched %dx%d density %.2f: %lld products in %lld "
+		 "batches, as many as unbatched (%lld)", P, Q, density, (long long)wl.nproducts,
+		 (long long)wl.nbatches, (long long)plain.nproducts);
+	ok(wl.nbatches > 1 && wl.nproducts == plain.nproducts && covered == wl.nproducts &&
+	   cover_ok && wl.flops == plain.flops, name, "");
+	ok(owners_ok, "  each batch writes C tiles of one rank", "");
+	ok(slots_ok && distinct_ok, "  slots name each product's tiles, among distinct buffers",
+	   "");
+	ok(order_ok, "  each chain in increasing k, beta on its first product", "");
+	free(chain);
+	free(pa);
+	free(pb);
+	stargemm__worklist_free(&plain);
+	stargemm__worklist_free(&wl);
+	free_problem(&p);
+}
+
 /* The inspector's cost for about 10^6 tile products (a figure, not a check). */
 static void cost(void)
 {
@@ -648,6 +747,9 @@ int main(void)
 	sparse_case(1, 1, 1, 0.5, 8);
 	sparse_case(0, 0, 1, 0.2, 9);
 	sparse_case(1, 0, 0, 0.0, 10);
+	batched_case(1, 1, 0.5, 11);
+	batched_case(2, 3, 0.3, 12);
+	batched_case(3, 2, 1.0, 13);
 	cost();
 	printf("1..%d\n", ntests);
 	return nfailed ? 1 : 0;
