@@ -36,6 +36,9 @@ packages=(build-essential pkg-config autoconf automake libtool libtool-bin dpkg-
 	libmpich-dev mpich libfxt-dev fxt-tools libhwloc-dev libopenblas-dev
 	libscalapack-mpich-dev vite)
 [ "$flavour" = simgrid ] && packages+=(libsimgrid-dev xsltproc)
+# The libDBCSR peer of the block-sparse benchmark (Open MPI; stargemm keeps MPICH, named
+# explicitly everywhere, whatever the system's default MPI alternative becomes).
+[ "$flavour" = native ] && packages+=(libdbcsr-dev libopenmpi-dev)
 
 install_packages() {
 	local missing=()
