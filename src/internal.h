@@ -111,8 +111,8 @@ struct stargemm__gemm {
 	double eps;
 };
 
-/* The least flops of a batch of small tile products (src/inspect.c, batches; measured
- * in doc/performance.md); the environment variable STARGEMM_BATCH_FLOPS overrides it,
+/* The least flops of a batch of small tile products (src/inspect.c, batches; not yet
+ * tuned: doc/performance.md measures ~8e6 for 5% task overhead); the environment variable STARGEMM_BATCH_FLOPS overrides it,
  * 0 turns batching off. */
 #define STARGEMM_BATCH_FLOPS 4e6
 double stargemm__batch_flops(void);
