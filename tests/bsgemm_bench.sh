@@ -1,0 +1,48 @@
+#!/bin/sh
+# tests/bsgemm_bench.sh — the block-sparse benchmark: CSV header and rows, --check on
+# 1 and 2 ranks (residual on rank 0 only), a given C pattern with filtering, --plan,
+# and bad options refused before anything runs with a message naming the constraint.
+set -e
+out="$BUILDDIR/tests/bsgemm_bench.out"
+err="$out.err"
+: >"$out"
+bench="$BUILDDIR/bench/stargemm_bsgemm"
+small="--m 300 --n 250 --k 280 --lo 5 --hi 40 --density-a 0.5 --density-b 0.5"
+# shellcheck disable=SC2086 # $small is a list of options
+"$SRCDIR/tests/mpirun.sh" 2 "$bench" $small --niter 2 --warmup 1 --check --csv >>"$out"
+# shellcheck disable=SC2086
+"$SRCDIR/tests/mpirun.sh" 1 "$bench" $small --beta 0.5 --niter 1 --warmup 0 --check \
+	--plan >>"$out" 2>"$err"
+grep -q "products" "$err" || { echo "--plan printed nothing"; cat "$err"; exit 1; }
+# shellcheck disable=SC2086
+"$SRCDIR/tests/mpirun.sh" 2 "$bench" $small --density-c 0.3 --eps 30 --beta 1 \
+	--niter 1 --warmup 0 >>"$out"
+cat "$out"
+head -n1 "$out" | grep -q "^impl,ranks,threads,m,n,k,lo,hi,density_a,density_b,density_c,seed,eps,mt,nt,kt,products,iter,seconds,useful_gflop,gflops,residual,skipped,c_removed,symbolic_s,inspect_s,dense_gflops,ratio_dense$"
+[ "$(grep -c '^stargemm,' "$out")" -eq 4 ] || { echo "expected 4 rows"; exit 1; }
+# Checked rows: a residual >= 0 (the run itself fails above the bound).
+[ "$(grep -c '^stargemm,[12],' "$out")" -eq 4 ]
+awk -F, '/^stargemm,/ && $13 == 0 && $22 < 0 { bad = 1 } END { exit bad }' "$out" ||
+	{ echo "a checked row has no residual"; exit 1; }
+# The filtered row skipped some products: values are uniform in [-0.5, 0.5], so a
+# product of two 5x5 tiles has a norm product near 2, of two 40x40 near 130.
+awk -F, '/^stargemm,/ && $13 > 0 && $23 > 0 && $17 > 0 { ok = 1 } END { exit !ok }' "$out" ||
+	{ echo "filtering skipped nothing, or everything"; exit 1; }
+# Bad options: exit 2 and a message naming the option or the constraint.
+refuse() {
+	msg=$1
+	shift
+	if "$bench" --niter 1 --warmup 0 "$@" >/dev/null 2>"$err"; then
+		echo "accepted $*"; exit 1
+	fi
+	grep -q -e "$msg" "$err" || { echo "no clear error for $*"; cat "$err"; exit 1; }
+}
+refuse "--lo needs an integer >= 1" --lo abc
+refuse "--m needs an integer >= 0" --m 12x
+refuse "densities must lie in \[0, 1\]" --density-a 1.5
+refuse "1 <= lo <= hi" --lo 10 --hi 5
+refuse "filter_eps must be finite and >= 0" --m 100 --n 100 --k 100 --eps -1
+refuse "needs the symbolic C pattern" --check --eps 1e-3
+refuse "unexpected argument" --m 100 extra
+rm -f "$err"
+echo "block-sparse benchmark OK"
