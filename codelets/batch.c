@@ -9,10 +9,9 @@
  * Arguments (STARPU_VALUE, in order): char transa, transb; double alpha, beta;
  * int64_t count; const struct stargemm__product *products; const int32_t *slots (the
  * buffers of each product's op(A), op(B), C: 3 per product). Both arrays belong to the
- * work list, which lives until the tasks are done.
+ * work list, which lives until the tasks are done. Each product goes through
+ * codelets/smallgemm.c (libxsmm where it has the kernel, else BLAS).
  */
-#include <cblas.h>
-
 #include "../src/internal.h"
 #include "../src/worklist.h"
 
@@ -20,6 +19,7 @@ static void batch_cpu(void *buffers[], void *cl_arg)
 {
 	const struct stargemm__product *products;
 	const int32_t *slots;
+	struct stargemm__small_cache cache = { { 0 }, NULL };
 	double alpha, beta;
 	int64_t count;
 	char ta, tb;
@@ -30,13 +30,13 @@ static void batch_cpu(void *buffers[], void *cl_arg)
 		void *c = buffers[slots[3 * e + 2]];
 		int k = (int)(ta == 'N' ? STARPU_MATRIX_GET_NY(a) : STARPU_MATRIX_GET_NX(a));
 
-		cblas_dgemm(CblasColMajor, ta == 'N' ? CblasNoTrans : CblasTrans,
-			    tb == 'N' ? CblasNoTrans : CblasTrans, (int)STARPU_MATRIX_GET_NX(c),
-			    (int)STARPU_MATRIX_GET_NY(c), k, alpha,
-			    (const double *)STARPU_MATRIX_GET_PTR(a), (int)STARPU_MATRIX_GET_LD(a),
-			    (const double *)STARPU_MATRIX_GET_PTR(b), (int)STARPU_MATRIX_GET_LD(b),
-			    products[e].first ? beta : 1.0, (double *)STARPU_MATRIX_GET_PTR(c),
-			    (int)STARPU_MATRIX_GET_LD(c));
+		stargemm__small_dgemm(&cache, ta, tb, (int)STARPU_MATRIX_GET_NX(c),
+				      (int)STARPU_MATRIX_GET_NY(c), k, alpha,
+				      (const double *)STARPU_MATRIX_GET_PTR(a),
+				      (int)STARPU_MATRIX_GET_LD(a),
+				      (const double *)STARPU_MATRIX_GET_PTR(b),
+				      (int)STARPU_MATRIX_GET_LD(b), products[e].first ? beta : 1.0,
+				      (double *)STARPU_MATRIX_GET_PTR(c), (int)STARPU_MATRIX_GET_LD(c));
 	}
 }
 

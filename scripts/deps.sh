@@ -39,6 +39,8 @@ packages=(build-essential pkg-config autoconf automake libtool libtool-bin dpkg-
 # The libDBCSR peer of the block-sparse benchmark (Open MPI; stargemm keeps MPICH, named
 # explicitly everywhere, whatever the system's default MPI alternative becomes).
 [ "$flavour" = native ] && packages+=(libdbcsr-dev libopenmpi-dev)
+# libxsmm's kernels for batches of small tile products (codelets/smallgemm.c).
+[ "$flavour" = native ] && packages+=(libxsmm-dev)
 
 install_packages() {
 	local missing=()

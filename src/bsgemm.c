@@ -57,7 +57,7 @@ static int run(struct stargemm__gemm *g, const struct stargemm_bsgemm_options *o
 		ret = stargemm__run_product(g, &info->plan, tile_bytes, info);
 	}
 	/* Wait even when insertion failed midway: inserted tasks are running. */
-	return ret ? (stargemm_wait(), ret) : stargemm_wait();
+	return stargemm__wait_after(ret);
 }
 
 int stargemm_bsgemm(stargemm_trans transa, stargemm_trans transb, double alpha,

@@ -705,21 +705,20 @@ static int inspect_in_core(struct inspector *in)
 
 /* Side s of the batches: s x s local C tiles of one rank and s steps of k, the
  * smallest whose expected flops (at the list's density of products) reach the target,
- * and at most what leaves every worker 8 batches. 1: no batching. */
+ * and at most what leaves every worker 8 batches. 1: no batching (products of
+ * batch_below flops or more on average, or too few to share). */
 static int64_t batch_side(const struct stargemm__request *r, double products)
 {
-	double cube = (double)r->mt * (double)r->nt * (double)r->kt, avg, total, target;
+	double cube = (double)r->mt * (double)r->nt * (double)r->kt, avg, share, target;
 	int64_t s = 1;
 
-	if (r->batch_flops <= 0 || products < 1 || cube < 1)
+	if (r->batch_below <= 0 || r->batch_flops <= 0 || products < 1 || cube < 1)
 		return 1;
 	avg = 2.0 * (double)r->row_off[r->mt] * (double)r->col_off[r->nt] *
 	      (double)r->k_off[r->kt] / cube;           /* flops of an average tile product */
-	total = avg * products;
-	target = r->batch_flops;
-	if (target > total / (8.0 * (r->workers > 0 ? r->workers : 1)))
-		target = total / (8.0 * (r->workers > 0 ? r->workers : 1));
-	if (avg >= target)
+	share = avg * products / (8.0 * (r->workers > 0 ? r->workers : 1));
+	target = r->batch_flops < share ? r->batch_flops : share;
+	if (avg >= r->batch_below || avg >= target)
 		return 1;
 	while ((double)s * (double)s * (double)s * avg * (products / cube) < target &&
 	       (s < r->mt || s < r->nt || s < r->kt))

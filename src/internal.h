@@ -91,6 +91,10 @@ int64_t stargemm__reserve_tags(int64_t count);
 void stargemm__kernel_failed(const char *msg);
 /* Return -EIO (and the message) if a kernel failed since the last call, else 0. */
 int stargemm__check_kernel_failures(void);
+/* Wait for every submitted task (collective, as stargemm_wait()). @p ret != 0: an
+ * error already recorded, returned with its message kept (stargemm_wait() would
+ * clear it) and the wait's own failure appended; 0: stargemm_wait()'s status. */
+int stargemm__wait_after(int ret);
 
 /* Check that @p A is usable (non-NULL, runtime up); returns 0 or an error. */
 int stargemm__check_matrix(const struct stargemm_matrix *A, const char *name);
@@ -111,11 +115,16 @@ struct stargemm__gemm {
 	double eps;
 };
 
-/* The least flops of a batch of small tile products (src/inspect.c, batches; not yet
- * tuned: doc/performance.md measures ~8e6 for 5% task overhead); the environment variable STARGEMM_BATCH_FLOPS overrides it,
- * 0 turns batching off. */
-#define STARGEMM_BATCH_FLOPS 4e6
-double stargemm__batch_flops(void);
+/* Batches of small tile products (src/inspect.c, codelets/batch.c), in core on CPUs.
+ * Tile products below STARGEMM_BATCH_BELOW flops are batched: 2 * 256^3, the size up
+ * to which batching (libxsmm, no task per product) was measured faster than one BLAS
+ * task per product (doc/performance.md). A batch holds about STARGEMM_BATCH_FLOPS
+ * (~5 ms of one core): a task then costs < 0.1% of its work, and larger batches
+ * were measured no faster. The environment variables of the same names override
+ * them (0 turns batching off); a value that is not a number >= 0 is refused. */
+#define STARGEMM_BATCH_BELOW 3.4e7
+#define STARGEMM_BATCH_FLOPS 5e8
+int stargemm__batch_settings(double *below, double *flops);
 
 /* Validate a problem (sizes, tilings, grids, aliasing); sets p->kt. */
 int stargemm__gemm_check(struct stargemm__gemm *p);
@@ -179,5 +188,17 @@ extern struct starpu_codelet stargemm_zero_cl;            /* C = 0, C in W */
 extern struct starpu_codelet stargemm_norm_cl;            /* *out = ||A||_F, A in R */
 extern struct starpu_codelet stargemm_copy_cl;            /* B = A, A in R, B in W */
 extern struct starpu_codelet stargemm_batch_cl;           /* many tile products */
+
+/* One small tile product on the CPU (codelets/smallgemm.c): libxsmm's JIT kernel when
+ * configure found libxsmm and the case is one it generates (alpha = 1, op(A) = A),
+ * else BLAS. The cache holds the last shape's kernel; start it zeroed, one per thread. */
+struct stargemm__small_cache {
+	int key[8];
+	void (*fn)(void);
+};
+void stargemm__small_dgemm(struct stargemm__small_cache *cache, char ta, char tb, int m,
+			   int n, int k, double alpha, const double *a, int lda,
+			   const double *b, int ldb, double beta, double *c, int ldc);
+int stargemm__small_uses_libxsmm(void);       /* 1 when built with libxsmm */
 
 #endif /* STARGEMM_INTERNAL_H */

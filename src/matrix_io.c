@@ -35,8 +35,9 @@ int stargemm_matrix_fill(struct stargemm_matrix *A, stargemm_fill_fn fn, void *a
 						     STARPU_VALUE, &col0, sizeof(col0),
 						     STARPU_W, stargemm__tile(A, i, j), 0);
 			if (ret)
-				return stargemm__error(-EIO, "stargemm_matrix_fill: task submission "
-						       "failed (%d)", ret);
+				return stargemm__wait_after(stargemm__error(
+					-EIO, "stargemm_matrix_fill: task submission failed "
+					"(%d)", ret));
 		}
 	return stargemm_wait();
 }

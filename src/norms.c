@@ -42,7 +42,7 @@ static int submit_norms(const struct stargemm_matrix *A, double *norms)
 
 int stargemm_matrix_norms(const struct stargemm_matrix *A, double *norms)
 {
-	int ret, wret;
+	int ret;
 
 	stargemm__clear_error();
 	if ((ret = stargemm__check_matrix(A, "A")))
@@ -52,9 +52,8 @@ int stargemm_matrix_norms(const struct stargemm_matrix *A, double *norms)
 	memset(norms, 0, (size_t)(A->mt * A->nt) * sizeof(*norms));
 	ret = submit_norms(A, norms);
 	/* Wait even after a failed submission: submitted tasks write into norms. */
-	wret = stargemm_wait();
-	if (ret || wret)
-		return ret ? ret : wret;
+	if ((ret = stargemm__wait_after(ret)))
+		return ret;
 	return stargemm__share_owned_f64(norms, A->mt * A->nt);
 }
 

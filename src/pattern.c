@@ -111,8 +111,9 @@ static int initialise(struct stargemm_matrix *D, const struct stargemm_matrix *C
 							     STARPU_VALUE, &zero, sizeof(zero),
 							     STARPU_W, stargemm__tile(D, i, j), 0);
 			if (ret)
-				return stargemm__error(-EIO, "stargemm_matrix_create_product: task "
-						       "submission failed (%d)", ret);
+				return stargemm__wait_after(stargemm__error(
+					-EIO, "stargemm_matrix_create_product: task "
+					"submission failed (%d)", ret));
 		}
 	return stargemm_wait();
 }

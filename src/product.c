@@ -5,6 +5,8 @@
  * the list is one chunk of every product, inserted without throttling; out of core it
  * is Algorithm 3's blocks and chunks.
  */
+#include <errno.h>
+#include <math.h>
 #include <stdlib.h>
 #include <time.h>
 
@@ -13,7 +15,7 @@
 
 /* The inspector request of a problem: tilings of C and of the inner dimension, the
  * owners and patterns of op(A), op(B) and C tiles, and this rank's devices. */
-static void make_request(const struct stargemm__gemm *g, struct stargemm__request *r)
+static int make_request(const struct stargemm__gemm *g, struct stargemm__request *r)
 {
 	const struct stargemm_matrix *A = g->A, *B = g->B, *C = g->C;
 	int ta = stargemm__is_trans(g->ta), tb = stargemm__is_trans(g->tb);
@@ -34,17 +36,34 @@ static void make_request(const struct stargemm__gemm *g, struct stargemm__reques
 	r->gpus = starpu_cuda_worker_get_count() > 0;
 	r->beta_zero = g->beta == 0.0;
 	/* Small tiles on CPUs: many tile products per task (codelets/batch.c). */
-	if (!r->gpus) {
-		r->batch_flops = stargemm__batch_flops();
-		r->workers = stargemm_ncpu_workers() * stargemm_nranks();
-	}
+	if (r->gpus)
+		return 0;
+	r->workers = stargemm_ncpu_workers() * stargemm_nranks();
+	return stargemm__batch_settings(&r->batch_below, &r->batch_flops);
 }
 
-double stargemm__batch_flops(void)
+/* A setting from the environment variable @p name, or @p dflt when unset. */
+static int env_setting(const char *name, double dflt, double *value)
 {
-	const char *env = getenv("STARGEMM_BATCH_FLOPS");
+	const char *env = getenv(name);
+	char *end;
 
-	return env ? atof(env) : STARGEMM_BATCH_FLOPS;
+	*value = dflt;
+	if (!env)
+		return 0;
+	errno = 0;
+	*value = strtod(env, &end);
+	if (errno || end == env || *end || !(*value >= 0.0) || !isfinite(*value))
+		return stargemm__error(-EINVAL, "environment variable %s='%s': expected a "
+				       "number of flops >= 0", name, env);
+	return 0;
+}
+
+int stargemm__batch_settings(double *below, double *flops)
+{
+	int ret = env_setting("STARGEMM_BATCH_BELOW", STARGEMM_BATCH_BELOW, below);
+
+	return ret ? ret : env_setting("STARGEMM_BATCH_FLOPS", STARGEMM_BATCH_FLOPS, flops);
 }
 
 /* Inspect the problem (@p plan NULL: in core) and run its work list. In core the
@@ -78,10 +97,10 @@ int stargemm__run_product(struct stargemm__gemm *g, const struct stargemm_plan *
 
 	if (!wl)
 		return stargemm__error(-ENOMEM, "stargemm: out of memory");
-	make_request(g, &r);
+	ret = make_request(g, &r);
 	r.plan = plan;
 	r.tile_bytes = tile_bytes;
-	if ((ret = stargemm__inspect(&r, wl))) {
+	if (ret || (ret = stargemm__inspect(&r, wl))) {
 		free(wl);
 		return ret;
 	}

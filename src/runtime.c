@@ -346,6 +346,19 @@ int stargemm__check_kernel_failures(void)
 			       local ? kernel_failure_msg : "(on another rank)");
 }
 
+int stargemm__wait_after(int ret)
+{
+	char msg[1024];
+	int wret;
+
+	if (!ret)
+		return stargemm_wait();
+	snprintf(msg, sizeof(msg), "%s", stargemm_last_error());
+	wret = stargemm_wait();
+	return stargemm__error(ret, "%s%s%s", msg, wret ? "; then: " : "",
+			       wret ? stargemm_last_error() : "");
+}
+
 int stargemm_wait(void)
 {
 	stargemm__clear_error();

@@ -127,10 +127,11 @@ struct stargemm__request {
 	 * product, k outer, not throttled, no prefetch or release. */
 	const struct stargemm_plan *plan;
 	int64_t tile_bytes;     /* the plan's tile footprint (need_bytes, budget_bytes) */
-	/* In core: the least flops a batch of tile products should hold (0: one task per
-	 * product); products are batched when a tile product holds fewer. @p workers: CPU
-	 * workers over all ranks (a batch holds at most 1/8 of a worker's share). */
-	double batch_flops;
+	/* In core: products are batched when an average tile product holds fewer than
+	 * @p batch_below flops (0: one task per product); a batch then holds about
+	 * @p batch_flops, at most 1/8 of a worker's share. @p workers: CPU workers over
+	 * all ranks. */
+	double batch_below, batch_flops;
 	int workers;
 };
 

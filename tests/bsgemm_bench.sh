@@ -44,5 +44,15 @@ refuse "1 <= lo <= hi" --lo 10 --hi 5
 refuse "filter_eps must be finite and >= 0" --m 100 --n 100 --k 100 --eps -1
 refuse "needs the symbolic C pattern" --check --eps 1e-3
 refuse "unexpected argument" --m 100 extra
+# A bad batching setting is refused by the product itself (exit 1), and its message
+# survives the wait for the tasks already submitted.
+for var in STARGEMM_BATCH_FLOPS STARGEMM_BATCH_BELOW; do
+	if env "$var=abc" "$bench" --m 100 --n 100 --k 100 --niter 1 --warmup 0 \
+		>/dev/null 2>"$err"; then
+		echo "accepted $var=abc"; exit 1
+	fi
+	grep -q "$var='abc': expected a number of flops >= 0" "$err" ||
+		{ echo "no clear error for $var=abc"; cat "$err"; exit 1; }
+done
 rm -f "$err"
 echo "block-sparse benchmark OK"

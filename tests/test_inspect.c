@@ -664,6 +664,7 @@ static void batched_case(int P, int Q, double density, unsigned seed)
 		ok(0, "batched: inspected", stargemm_last_error());
 		return;
 	}
+	r.batch_below = 1e9;
 	r.batch_flops = 2e6;
 	r.workers = 2;
 	if (stargemm__inspect(&r, &wl)) {
