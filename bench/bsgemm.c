@@ -15,6 +15,7 @@
  * bench/compare_dbcsr.sh runs this program and the libDBCSR peer (bench/dbcsr_peer.c)
  * on the same problem.
  */
+#include <errno.h>
 #include <getopt.h>
 #include <math.h>
 #include <stdio.h>
@@ -30,7 +31,7 @@
 struct bs_opts {
 	struct bsgen_params gen;
 	double alpha, beta, eps;
-	int P, Q, ncpus, niter, warmup, check, csv, plan, ooc;
+	int P, Q, ncpus, niter, warmup, check, csv, plan, ooc, balanced;
 	int64_t b, c, d, device_mib, ram_limit_mib, disk_mib;
 	int lookahead;
 	const char *trace_dir, *disk_dir, *sched;
@@ -54,6 +55,8 @@ static void usage(FILE *f)
 		"  --alpha X --beta X    (default 1, 0)\n"
 		"  --eps X               norm filtering threshold (default 0: none)\n"
 		"  --P P --Q Q           process grid (default: ranks x 1)\n"
+		"  --dist NAME           cyclic (default: 2D block-cyclic) or balanced (B's\n"
+		"                        and C's tile columns dealt by flops, paper 000 3.2.1)\n"
 		"  --ncpus N             CPU workers per rank (default: all cores)\n"
 		"  --sched NAME          StarPU scheduling policy (default stargemm-ooc)\n"
 		"  --ooc                 through the out-of-core plan; with --b --c --d\n"
@@ -70,7 +73,7 @@ static void usage(FILE *f)
 		"  --help                this text\n"
 		"Columns: impl,ranks,threads,m,n,k,lo,hi,density_a,density_b,density_c,seed,eps,\n"
 		"mt,nt,kt,products,iter,seconds,useful_gflop,gflops,residual,skipped,c_removed,\n"
-		"symbolic_s,inspect_s,dense_gflops,ratio_dense (residual -1: not checked).\n");
+		"symbolic_s,inspect_s,dense_gflops,ratio_dense,dist (residual -1: not checked).\n");
 }
 
 static int parse_double(const char *name, const char *arg, double *out)
@@ -96,6 +99,15 @@ static int parse_int(const char *name, const char *arg, int64_t min, int64_t *ou
 		return -1;
 	}
 	return 0;
+}
+
+static int parse_dist(const char *arg, int *balanced)
+{
+	*balanced = strcmp(arg, "balanced") == 0;
+	if (*balanced || strcmp(arg, "cyclic") == 0)
+		return 0;
+	fprintf(stderr, "stargemm_bsgemm: --dist must be cyclic or balanced, got '%s'\n", arg);
+	return -1;
 }
 
 static int parse_option(int c, struct bs_opts *o)
@@ -127,6 +139,7 @@ static int parse_option(int c, struct bs_opts *o)
 	case 'O': o->ooc = 1; break;
 	case 'r': o->trace_dir = optarg; break;
 	case 's': o->sched = optarg; break;
+	case 'D': bad = parse_dist(optarg, &o->balanced); break;
 	case 1001: bad = parse_int("--b", optarg, 0, &o->b); break;
 	case 1002: bad = parse_int("--c", optarg, 0, &o->c); break;
 	case 1003: bad = parse_int("--d", optarg, 0, &o->d); break;
@@ -153,7 +166,7 @@ static int parse(int argc, char **argv, struct bs_opts *o)
 		{ "sched", 1, 0, 's' }, { "b", 1, 0, 1001 }, { "c", 1, 0, 1002 },
 		{ "d", 1, 0, 1003 }, { "lookahead", 1, 0, 1004 }, { "device-mem", 1, 0, 1005 },
 		{ "ram-limit", 1, 0, 1006 }, { "disk", 1, 0, 1007 }, { "disk-mib", 1, 0, 1008 },
-		{ "help", 0, 0, 'H' }, { 0, 0, 0, 0 }
+		{ "dist", 1, 0, 'D' }, { "help", 0, 0, 'H' }, { 0, 0, 0, 0 }
 	};
 	int c;
 
@@ -195,13 +208,32 @@ static void fill(double *t, int64_t ld, int64_t rows, int64_t cols, int64_t r0, 
 	bsgen_fill_tile(t, ld, rows, cols, r0, c0, f->seed, f->which);
 }
 
-static int create(const struct bs_opts *o, const struct bsgen_matrix *x, int which,
+/* The pattern of a generated matrix, for stargemm_balanced_columns(). */
+static struct stargemm_pattern pattern_of(const struct bsgen_matrix *x)
+{
+	return (struct stargemm_pattern){ x->mt, x->nt, x->rows, x->cols, x->npresent,
+					  x->pairs };
+}
+
+/* Matrix @p which (0 A, 1 B, 2 C) of the problem, filled. --dist balanced: B's and C's
+ * tile columns on the process columns of stargemm_balanced_columns(); A cyclic. */
+static int create(const struct bs_opts *o, const struct bsgen_problem *pb, int which,
 		  struct stargemm_matrix **X)
 {
+	const struct bsgen_matrix *x = which == 0 ? &pb->a : which == 1 ? &pb->b : &pb->c;
+	struct stargemm_pattern pa = pattern_of(&pb->a), pbb = pattern_of(&pb->b);
+	struct stargemm_distribution dist = { o->P, o->Q, NULL, NULL };
 	struct fill_arg f = { o->gen.seed, which };
-	int ret = stargemm_matrix_create_sparse(X, x->mt, x->rows, x->nt, x->cols, x->npresent,
-						x->pairs, o->P, o->Q);
+	int *cols = NULL, ret = 0;
 
+	if (o->balanced && which > 0) {
+		cols = malloc((size_t)(x->nt > 0 ? x->nt : 1) * sizeof(*cols));
+		ret = cols ? stargemm_balanced_columns(&pa, &pbb, o->Q, cols) : -ENOMEM;
+		dist.col_proc = cols;
+	}
+	ret = ret ? ret : stargemm_matrix_create_distributed(X, x->mt, x->rows, x->nt, x->cols,
+							     x->npresent, x->pairs, &dist);
+	free(cols);
 	return ret ? ret : stargemm_matrix_fill(*X, fill, &f);
 }
 
@@ -216,7 +248,7 @@ static int make_c(const struct bs_opts *o, const struct bsgen_problem *pb,
 
 	*symbolic_s = 0.0;
 	if (o->gen.density_c >= 0)
-		return create(o, &pb->c, 2, C);
+		return create(o, pb, 2, C);
 	stargemm_wait();
 	t = bench_now();
 	ret = stargemm_matrix_create_product(C, 'N', 'N', A, B, NULL);
@@ -294,7 +326,7 @@ static void print_header(void)
 {
 	printf("impl,ranks,threads,m,n,k,lo,hi,density_a,density_b,density_c,seed,eps,mt,nt,"
 	       "kt,products,iter,seconds,useful_gflop,gflops,residual,skipped,c_removed,"
-	       "symbolic_s,inspect_s,dense_gflops,ratio_dense\n");
+	       "symbolic_s,inspect_s,dense_gflops,ratio_dense,dist\n");
 }
 
 static void print_row(const struct bs_opts *o, const struct bsgen_problem *pb, int iter,
@@ -303,14 +335,15 @@ static void print_row(const struct bs_opts *o, const struct bsgen_problem *pb, i
 	double gflop = r->info.flops * 1e-9, rate = r->seconds > 0 ? gflop / r->seconds : 0;
 
 	printf("stargemm,%d,%d,%lld,%lld,%lld,%lld,%lld,%g,%g,%g,%llu,%g,%lld,%lld,%lld,%lld,"
-	       "%d,%.6f,%.6f,%.3f,%.3g,%lld,%lld,%.6f,%.6f,%.3f,%.4f\n", stargemm_nranks(),
+	       "%d,%.6f,%.6f,%.3f,%.3g,%lld,%lld,%.6f,%.6f,%.3f,%.4f,%s\n", stargemm_nranks(),
 	       stargemm_ncpu_workers() + stargemm_ncuda_workers(), (long long)o->gen.m,
 	       (long long)o->gen.n, (long long)o->gen.k, (long long)o->gen.lo,
 	       (long long)o->gen.hi, o->gen.density_a, o->gen.density_b, o->gen.density_c,
 	       (unsigned long long)o->gen.seed, o->eps, (long long)pb->mt, (long long)pb->nt,
 	       (long long)pb->kt, (long long)r->info.products, iter, r->seconds, gflop, rate,
 	       r->residual, (long long)r->info.skipped, (long long)r->info.c_removed,
-	       r->symbolic_s, r->info.inspect_seconds, dense, dense > 0 ? rate / dense : 0.0);
+	       r->symbolic_s, r->info.inspect_seconds, dense, dense > 0 ? rate / dense : 0.0,
+	       o->balanced ? "balanced" : "cyclic");
 	fflush(stdout);
 }
 
@@ -382,8 +415,8 @@ static int run(struct bs_opts *o, const struct bsgen_problem *pb)
 		o->P = stargemm_nranks();
 		o->Q = 1;
 	}
-	ret = create(o, &pb->a, 0, &A);
-	ret = ret ? ret : create(o, &pb->b, 1, &B);
+	ret = create(o, pb, 0, &A);
+	ret = ret ? ret : create(o, pb, 1, &B);
 	for (int it = -o->warmup; !ret && it < o->niter; it++) {
 		struct result r = { 0 };
 

@@ -88,11 +88,13 @@ void stargemm__small_dgemm(struct stargemm__small_cache *cache, char ta, char tb
 		    c, ldc);
 }
 
-int stargemm__small_uses_libxsmm(void)
+/* libxsmm initialises itself on first use, and its initialisation calls putenv():
+ * from a worker thread, while StarPU-MPI's thread reads the environment inside MPI,
+ * that crashed (glibc's environment is not thread-safe). So it is done here, before
+ * StarPU starts its threads. */
+void stargemm__small_init(void)
 {
 #ifdef HAVE_LIBXSMM
-	return 1;
-#else
-	return 0;
+	libxsmm_init();
 #endif
 }

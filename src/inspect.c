@@ -60,8 +60,10 @@
 int stargemm__operand_owner(const struct stargemm__operand *x, int64_t r, int64_t c)
 {
 	int64_t i = x->trans ? c : r, j = x->trans ? r : c;
+	int p = x->rows ? x->rows->proc[i] : (int)(i % x->P);
+	int q = x->cols ? x->cols->proc[j] : (int)(j % x->Q);
 
-	return (int)((i % x->P) * x->Q + (j % x->Q));
+	return p * x->Q + q;
 }
 
 int stargemm__operand_present(const struct stargemm__operand *x, int64_t r, int64_t c)
@@ -204,18 +206,18 @@ struct block {
 	uint64_t *col_mask;     /* ... in column jj */
 };
 
-/* Global tile indices covered by block @p blk of @p size local indices along a grid
- * dimension of @p nproc ranks: local index l of every rank p is global l * nproc + p.
+/* Global tile indices covered by block @p blk of @p size local indices along one
+ * axis of C's distribution: local index l of every process p (cyclic: l * nproc + p).
  * Every rank's share is listed, so that all ranks insert the same tasks. */
-static int64_t block_indices(int64_t blk, int64_t size, int nproc, int64_t total,
+static int64_t block_indices(int64_t blk, int64_t size, const struct stargemm__axis *ax,
 			     int64_t *out)
 {
 	int64_t count = 0;
 
 	for (int64_t l = blk * size; l < (blk + 1) * size; l++)
-		for (int p = 0; p < nproc; p++)
-			if (l * nproc + p < total)
-				out[count++] = l * nproc + p;
+		for (int p = 0; p < ax->nproc; p++)
+			if (ax->start[p] + l < ax->start[p + 1])
+				out[count++] = ax->at[ax->start[p] + l];
 	return count;
 }
 
@@ -244,14 +246,14 @@ static int is_local(const struct stargemm__request *r, int64_t i, int64_t j)
 }
 
 /* Total area of the block's split tiles on this rank (L: its local columns). */
-static int64_t split_area(const struct stargemm__request *r, const struct block *b,
-			  int64_t L)
+static int64_t split_area(const struct stargemm__request *r, const struct stargemm__axis *cols,
+			  const struct block *b, int64_t L)
 {
 	int64_t total = 0, t = 0;
 	int v = r->me % r->c.Q;
 
 	for (int64_t jj = 0; jj < b->ncols; jj++) {
-		if (b->cols[jj] % r->c.Q != v)
+		if (cols->proc[b->cols[jj]] != v)
 			continue;
 		if (is_split(t, L, r->ndevices))
 			for (int64_t ii = 0; ii < b->nrows; ii++)
@@ -262,19 +264,21 @@ static int64_t split_area(const struct stargemm__request *r, const struct block 
 	return total;
 }
 
-/* The device of each of this rank's C tiles of the block (see the top of the file). */
-static void deal_block(const struct stargemm__request *r, struct block *b)
+/* The device of each of this rank's C tiles of the block (see the top of the file);
+ * @p cols: C's column axis. */
+static void deal_block(const struct stargemm__request *r, const struct stargemm__axis *cols,
+		       struct block *b)
 {
 	int v = r->me % r->c.Q, G = r->ndevices;
 	int64_t L = 0, t = 0, before = 0, total;
 
 	for (int64_t jj = 0; jj < b->ncols; jj++)
-		L += b->cols[jj] % r->c.Q == v;
-	total = split_area(r, b, L);
+		L += cols->proc[b->cols[jj]] == v;
+	total = split_area(r, cols, b, L);
 	memset(b->row_mask, 0, (size_t)b->nrows * sizeof(*b->row_mask));
 	for (int64_t jj = 0; jj < b->ncols; jj++) {
 		int64_t j = b->cols[jj];
-		int local_col = j % r->c.Q == v, split = local_col && is_split(t, L, G);
+		int local_col = cols->proc[j] == v, split = local_col && is_split(t, L, G);
 
 		b->col_mask[jj] = 0;
 		for (int64_t ii = 0; ii < b->nrows; ii++) {
@@ -288,7 +292,7 @@ static void deal_block(const struct stargemm__request *r, struct block *b)
 				*dev = stargemm__split_device(before, total, G);
 				before += tile_area(r, i, j);
 			} else {
-				*dev = (int)(j / r->c.Q % G);
+				*dev = (int)(cols->local[j] % G);
 			}
 			b->col_mask[jj] |= UINT64_C(1) << *dev;
 			b->row_mask[ii] |= UINT64_C(1) << *dev;
@@ -305,6 +309,7 @@ struct inspector {
 	struct builder bd;
 	struct block blk;
 	int64_t pinned_k;       /* the held K tile, or -1 */
+	struct stargemm__axis crow, ccol;  /* C's distribution (cyclic when not given) */
 };
 
 static int64_t chunk_begin(const struct inspector *in, int64_t z)
@@ -404,7 +409,7 @@ static int add_chunk_prefetches(struct inspector *in, int64_t z, int64_t n)
 
 			if (nd > 0 && own(in, STARGEMM_OP_A, i, k) &&
 			    add_ref(&in->bd, STARGEMM_OP_A, i, k,
-				    devs[(i / in->r->c.P + k) % nd], prio))
+				    devs[(in->crow.local[i] + k) % nd], prio))
 				return -ENOMEM;
 		}
 	}
@@ -602,9 +607,9 @@ static int inspect_block(struct inspector *in, int64_t x, int64_t y, int64_t *n)
 	struct stargemm__block *bk = &wl->blocks[id];
 	int ret;
 
-	in->blk.ncols = block_indices(y, pl->c, in->r->c.Q, in->r->nt, in->blk.cols);
-	in->blk.nrows = block_indices(x, pl->b, in->r->c.P, in->r->mt, in->blk.rows);
-	deal_block(in->r, &in->blk);
+	in->blk.ncols = block_indices(y, pl->c, &in->ccol, in->blk.cols);
+	in->blk.nrows = block_indices(x, pl->b, &in->crow, in->blk.rows);
+	deal_block(in->r, &in->ccol, &in->blk);
 	bk->first_chunk = *n;
 	bk->nchunks = pl->Z;
 	bk->hold_first = wl->nrefs;
@@ -647,6 +652,11 @@ static int inspect_ooc(struct inspector *in)
 	int64_t n = 0;
 	int ret;
 
+	if (pl->X * pl->b < in->crow.maxlocal || pl->Y * pl->c < in->ccol.maxlocal)
+		return stargemm__error(-EINVAL, "stargemm: the plan's blocks cover %" PRId64 " x %"
+				       PRId64 " local tiles; C's distribution puts %" PRId64 " x %"
+				       PRId64 " on one process", pl->X * pl->b, pl->Y * pl->c,
+				       in->crow.maxlocal, in->ccol.maxlocal);
 	wl->nblocks = pl->X * pl->Y;
 	wl->nchunks = wl->nblocks * pl->Z;
 	wl->lookahead = pl->lookahead;
@@ -690,8 +700,9 @@ static int inspect_in_core(struct inspector *in)
 				int64_t i = rows[e];
 
 				ret = add_product(&in->bd, i, j, k,
-						  is_local(r, i, j) ? (int)(j / r->c.Q % r->ndevices)
-								    : -1,
+						  is_local(r, i, j)
+							  ? (int)(in->ccol.local[j] % r->ndevices)
+							  : -1,
 						  STARGEMM_PREFETCH_READY, -1, 0);
 			}
 		}
@@ -726,20 +737,22 @@ static int64_t batch_side(const struct stargemm__request *r, double products)
 	return s;
 }
 
-/* Rows of op(A) present in each column k, in grid order: by owner row p, then by local
- * index (row i has key (i mod P) L + i / P, L = ceil(mt / P)), so that the rows of one
- * rank's run of s local rows are a contiguous range of keys. */
+/* Rows of op(A) present in each column k, in grid order: by C's process row p, then
+ * by local index (row i has key p L + l, l its local index, L the most rows of one
+ * process row), so that the rows of one rank's run of s local rows are a contiguous
+ * range of keys. */
 struct grid_columns {
 	int64_t *start, *key;
 	int64_t L;
 };
 
-static int grid_columns(const struct stargemm__request *r, struct grid_columns *gc)
+static int grid_columns(const struct stargemm__request *r, const struct stargemm__axis *crow,
+			struct grid_columns *gc)
 {
-	int P = r->c.P;
+	int P = crow->nproc;
 	int64_t n = 0;
 
-	gc->L = (r->mt + P - 1) / P;
+	gc->L = crow->maxlocal;
 	gc->start = malloc((size_t)(r->kt + 1) * sizeof(int64_t));
 	gc->key = malloc((size_t)(r->mt * r->kt > 0 ? r->mt * r->kt : 1) * sizeof(int64_t));
 	if (!gc->start || !gc->key)
@@ -747,8 +760,8 @@ static int grid_columns(const struct stargemm__request *r, struct grid_columns *
 	for (int64_t k = 0; k < r->kt; k++) {
 		gc->start[k] = n;
 		for (int p = 0; p < P; p++)
-			for (int64_t l = 0; l * P + p < r->mt; l++)
-				if (stargemm__operand_present(&r->a, l * P + p, k))
+			for (int64_t l = 0; crow->start[p] + l < crow->start[p + 1]; l++)
+				if (stargemm__operand_present(&r->a, crow->at[crow->start[p] + l], k))
 					gc->key[n++] = p * gc->L + l;
 	}
 	gc->start[r->kt] = n;
@@ -777,7 +790,7 @@ struct batcher {
 	int64_t s;
 	int32_t *slot[3];
 	int64_t kg, i0, j0;          /* k of its first step; local row, column of its corner */
-	int P, Q;
+	const struct stargemm__axis *rows, *cols;   /* C's distribution */
 };
 
 /* The slot of tile (row, col) of op(A), op(B) or C in the batch. */
@@ -785,11 +798,12 @@ static int32_t *slot_of(struct batcher *bt, int operand, int64_t row, int64_t co
 {
 	switch (operand) {
 	case STARGEMM_OP_A:
-		return &bt->slot[0][(row / bt->P - bt->i0) * bt->s + (col - bt->kg)];
+		return &bt->slot[0][(bt->rows->local[row] - bt->i0) * bt->s + (col - bt->kg)];
 	case STARGEMM_OP_B:
-		return &bt->slot[1][(row - bt->kg) * bt->s + (col / bt->Q - bt->j0)];
+		return &bt->slot[1][(row - bt->kg) * bt->s + (bt->cols->local[col] - bt->j0)];
 	default:
-		return &bt->slot[2][(row / bt->P - bt->i0) * bt->s + (col / bt->Q - bt->j0)];
+		return &bt->slot[2][(bt->rows->local[row] - bt->i0) * bt->s +
+				    (bt->cols->local[col] - bt->j0)];
 	}
 }
 
@@ -850,17 +864,20 @@ static int batch_products(struct inspector *in, const struct grid_columns *gc,
 		int64_t e0 = lower_bound(gc, k, first);
 
 		for (int64_t lj = bt->j0; lj < bt->j0 + bt->s && !ret; lj++) {
-			int64_t j = lj * bt->Q + q;
+			const struct stargemm__axis *cols = bt->cols;
+			int64_t j;
 
-			if (j >= r->nt)
+			if (cols->start[q] + lj >= cols->start[q + 1])
 				break;
+			j = cols->at[cols->start[q] + lj];
 			if (!stargemm__operand_present(&r->b, k, j))
 				continue;
 			for (int64_t e = e0; e < gc->start[k + 1] && !ret; e++) {
-				int64_t key = gc->key[e], i = (key % gc->L) * bt->P + p;
+				int64_t key = gc->key[e], i;
 
 				if (key >= end)
 					break;
+				i = bt->rows->at[bt->rows->start[p] + key % gc->L];
 				ret = add_product(&in->bd, i, j, k, is_local(r, i, j) ? 0 : -1,
 						  STARGEMM_PREFETCH_READY, -1, 0);
 			}
@@ -890,9 +907,9 @@ static int inspect_batched(struct inspector *in, int64_t s)
 	const struct stargemm__request *r = in->r;
 	struct stargemm__worklist *wl = in->bd.wl;
 	struct grid_columns gc = { NULL, NULL, 0 };
-	struct batcher bt = { .s = s, .P = r->c.P, .Q = r->c.Q };
-	int64_t cap_batches = 0, cap_slots = 0, nloc = (r->nt + bt.Q - 1) / bt.Q;
-	int ret = grid_columns(r, &gc);
+	struct batcher bt = { .s = s, .rows = &in->crow, .cols = &in->ccol };
+	int64_t cap_batches = 0, cap_slots = 0, nloc = in->ccol.maxlocal;
+	int ret = grid_columns(r, &in->crow, &gc);
 
 	for (int o = 0; o < 3 && !ret; o++) {
 		bt.slot[o] = malloc((size_t)(s * s) * sizeof(int32_t));
@@ -901,9 +918,9 @@ static int inspect_batched(struct inspector *in, int64_t s)
 			bt.slot[o][e] = -1;
 	}
 	for (bt.kg = 0; bt.kg < r->kt && !ret; bt.kg += s)
-		for (int q = 0; q < bt.Q && !ret; q++)
+		for (int q = 0; q < r->c.Q && !ret; q++)
 			for (bt.j0 = 0; bt.j0 < nloc && !ret; bt.j0 += s)
-				for (int p = 0; p < bt.P && !ret; p++)
+				for (int p = 0; p < r->c.P && !ret; p++)
 					for (bt.i0 = 0; bt.i0 < gc.L && !ret; bt.i0 += s)
 						ret = add_batch(in, &gc, &bt, p, q, &cap_batches,
 								&cap_slots);
@@ -946,6 +963,27 @@ static int add_scales(struct inspector *in)
 	return 0;
 }
 
+/* C's distribution for the inspector: the request's, or cyclic over its grid. */
+static int c_axes(const struct stargemm__request *r, struct inspector *in)
+{
+	const struct stargemm__axis *rows = r->c.rows, *cols = r->c.cols;
+	int ret;
+
+	if ((rows && (rows->n != r->mt || rows->nproc != r->c.P)) ||
+	    (cols && (cols->n != r->nt || cols->nproc != r->c.Q)))
+		return stargemm__error(-EINVAL, "stargemm: C's distribution does not match its "
+				       "%" PRId64 " x %" PRId64 " tiles on a %d x %d grid", r->mt,
+				       r->nt, r->c.P, r->c.Q);
+	ret = stargemm__axis_init(&in->crow, r->mt, r->c.P, rows ? rows->proc : NULL, "rows");
+	ret = ret ? ret : stargemm__axis_init(&in->ccol, r->nt, r->c.Q, cols ? cols->proc : NULL,
+					      "cols");
+	if (ret) {
+		stargemm__axis_free(&in->crow);
+		stargemm__axis_free(&in->ccol);
+	}
+	return ret;
+}
+
 int stargemm__inspect(const struct stargemm__request *r,
 			    struct stargemm__worklist *wl)
 {
@@ -958,6 +996,8 @@ int stargemm__inspect(const struct stargemm__request *r,
 	if (r->ndevices < 1 || r->ndevices > 64)
 		return stargemm__error(-EINVAL, "stargemm: %d devices per rank; between 1 and 64 "
 				       "are supported", r->ndevices);
+	if ((ret = c_axes(r, &in)))
+		return ret;
 	in.bd.started = calloc((size_t)(r->mt * r->nt), 1);
 	ret = !in.bd.started ? -ENOMEM : r->plan ? inspect_ooc(&in) : inspect_in_core(&in);
 	if (ret == 0 && !r->plan)
@@ -966,10 +1006,12 @@ int stargemm__inspect(const struct stargemm__request *r,
 		ret = add_scales(&in);
 	free(in.bd.started);
 	free_block(&in.blk);
-	if (ret) {
+	stargemm__axis_free(&in.crow);
+	stargemm__axis_free(&in.ccol);
+	if (ret)
 		stargemm__worklist_free(wl);
+	if (ret == -ENOMEM)
 		return stargemm__error(ret, "stargemm: out of memory for the work list (%" PRId64
 				       " x %" PRId64 " x %" PRId64 " tiles)", r->mt, r->nt, r->kt);
-	}
-	return 0;
+	return ret;
 }

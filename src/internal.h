@@ -15,6 +15,7 @@
 #include <starpu_mpi.h>
 
 #include "contract.h"
+#include "distribution.h"
 #include "stargemm.h"
 
 struct stargemm_matrix {
@@ -23,6 +24,7 @@ struct stargemm_matrix {
 	int64_t *row_off;         /* mt + 1 offsets: tile row i spans [row_off[i], row_off[i+1]) */
 	int64_t *col_off;         /* nt + 1 offsets, same for tile columns */
 	int P, Q;                 /* process grid */
+	struct stargemm__axis rows, cols; /* tile (i, j) on rank rows.proc[i] * Q + cols.proc[j] */
 	int64_t tag_base;         /* StarPU-MPI tag of tile (i, j) = tag_base + i + j * mt */
 	starpu_data_handle_t *tiles; /* mt * nt handles, tile (i, j) at i + j * mt; NULL
 					when absent */
@@ -199,6 +201,6 @@ struct stargemm__small_cache {
 void stargemm__small_dgemm(struct stargemm__small_cache *cache, char ta, char tb, int m,
 			   int n, int k, double alpha, const double *a, int lda,
 			   const double *b, int ldb, double beta, double *c, int ldc);
-int stargemm__small_uses_libxsmm(void);       /* 1 when built with libxsmm */
+void stargemm__small_init(void);   /* before StarPU's threads start (stargemm_init) */
 
 #endif /* STARGEMM_INTERNAL_H */

@@ -14,6 +14,7 @@
  * get a handle, storage and a place in the tasks; the others are zero and cost nothing.
  */
 #include <inttypes.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -77,7 +78,7 @@ static int allocate_tile(double **p, size_t bytes)
 
 int stargemm_matrix_owner(const struct stargemm_matrix *A, int64_t i, int64_t j)
 {
-	return (int)((i % A->P) * A->Q + (j % A->Q));
+	return A->rows.proc[i] * A->Q + A->cols.proc[j];
 }
 
 static int register_tile(struct stargemm_matrix *A, int64_t i, int64_t j)
@@ -150,11 +151,13 @@ static int set_pattern(struct stargemm_matrix *A, int64_t npresent, const int64_
  * @p npresent tiles listed in @p present; registers the tiles. */
 static int create(struct stargemm_matrix **out, int64_t mt, const int64_t *row_sizes,
 		  int64_t nt, const int64_t *col_sizes, int sparse, int64_t npresent,
-		  const int64_t *present, int P, int Q, const char *fn)
+		  const int64_t *present, const struct stargemm_distribution *dist,
+		  const char *fn)
 {
 	struct stargemm_matrix *A;
 	int64_t max_rows, max_cols;
-	int ret;
+	char what[2][96];
+	int P, Q, ret;
 
 	stargemm__clear_error();
 	if (!out)
@@ -165,6 +168,10 @@ static int create(struct stargemm_matrix **out, int64_t mt, const int64_t *row_s
 	if ((ret = check_sizes(mt, row_sizes, "row", fn)) || (ret = check_sizes(nt, col_sizes,
 										 "column", fn)))
 		return ret;
+	if (!dist)
+		return stargemm__error(-EINVAL, "%s: the distribution is NULL", fn);
+	P = dist->P;
+	Q = dist->Q;
 	if ((ret = check_grid(P, Q, fn)))
 		return ret;
 	if (mt > MAX_TILES / nt)
@@ -187,7 +194,11 @@ static int create(struct stargemm_matrix **out, int64_t mt, const int64_t *row_s
 		return stargemm__error(-ENOMEM, "%s: out of memory for %" PRId64 " x %" PRId64
 				       " tile descriptors", fn, mt, nt);
 	}
-	if (sparse && (ret = set_pattern(A, npresent, present, fn))) {
+	snprintf(what[0], sizeof(what[0]), "%s: row_proc", fn);
+	snprintf(what[1], sizeof(what[1]), "%s: col_proc", fn);
+	if ((ret = stargemm__axis_init(&A->rows, mt, P, dist->row_proc, what[0])) ||
+	    (ret = stargemm__axis_init(&A->cols, nt, Q, dist->col_proc, what[1])) ||
+	    (sparse && (ret = set_pattern(A, npresent, present, fn)))) {
 		stargemm_matrix_destroy(A);
 		return ret;
 	}
@@ -215,7 +226,9 @@ int stargemm_matrix_create_irregular(struct stargemm_matrix **out, int64_t mt,
 				     const int64_t *row_sizes, int64_t nt,
 				     const int64_t *col_sizes, int P, int Q)
 {
-	return create(out, mt, row_sizes, nt, col_sizes, 0, 0, NULL, P, Q,
+	struct stargemm_distribution cyclic = { P, Q, NULL, NULL };
+
+	return create(out, mt, row_sizes, nt, col_sizes, 0, 0, NULL, &cyclic,
 		      "stargemm_matrix_create");
 }
 
@@ -223,8 +236,20 @@ int stargemm_matrix_create_sparse(struct stargemm_matrix **out, int64_t mt,
 				  const int64_t *row_sizes, int64_t nt, const int64_t *col_sizes,
 				  int64_t npresent, const int64_t *present, int P, int Q)
 {
-	return create(out, mt, row_sizes, nt, col_sizes, 1, npresent, present, P, Q,
+	struct stargemm_distribution cyclic = { P, Q, NULL, NULL };
+
+	return create(out, mt, row_sizes, nt, col_sizes, 1, npresent, present, &cyclic,
 		      "stargemm_matrix_create_sparse");
+}
+
+int stargemm_matrix_create_distributed(struct stargemm_matrix **out, int64_t mt,
+				       const int64_t *row_sizes, int64_t nt,
+				       const int64_t *col_sizes, int64_t npresent,
+				       const int64_t *present,
+				       const struct stargemm_distribution *dist)
+{
+	return create(out, mt, row_sizes, nt, col_sizes, npresent >= 0, npresent, present,
+		      dist, "stargemm_matrix_create_distributed");
 }
 
 int64_t stargemm_matrix_present_count(const struct stargemm_matrix *A)
@@ -329,6 +354,8 @@ void stargemm_matrix_destroy(struct stargemm_matrix *A)
 	free(A->present);
 	free(A->row_off);
 	free(A->col_off);
+	stargemm__axis_free(&A->rows);
+	stargemm__axis_free(&A->cols);
 	free(A);
 }
 

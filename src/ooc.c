@@ -57,6 +57,12 @@ int stargemm__ooc_plan(struct stargemm__gemm *g, const struct stargemm_ooc_optio
 		*tile_bytes = r.tile_bytes;
 	r.P = C->P;
 	r.Q = C->Q;
+	/* The plan counts local tiles as ceil(mt / P); a distribution that gives one
+	 * process more tiles is planned as the cyclic one of that many local tiles. */
+	if (C->rows.maxlocal > (r.mt + r.P - 1) / r.P)
+		r.mt = C->rows.maxlocal * r.P;
+	if (C->cols.maxlocal > (r.nt + r.Q - 1) / r.Q)
+		r.nt = C->cols.maxlocal * r.Q;
 	if (opt->usable_fraction < 0.0 || opt->usable_fraction > 1.0)
 		return stargemm__error(-EINVAL, "stargemm_pdgemm_ooc: usable_fraction must be in "
 				       "(0, 1] (0 = 0.9), got %g", opt->usable_fraction);

@@ -20,9 +20,11 @@
 static uint8_t *symbolic(const struct stargemm__gemm *g, int64_t mt, int64_t nt)
 {
 	struct stargemm__operand a = { g->A->P, g->A->Q, stargemm__is_trans(g->ta),
-				       g->A->present, g->A->mt, NULL };
+				       g->A->present, g->A->mt, NULL, &g->A->rows,
+				       &g->A->cols };
 	struct stargemm__operand b = { g->B->P, g->B->Q, stargemm__is_trans(g->tb),
-				       g->B->present, g->B->mt, NULL };
+				       g->B->present, g->B->mt, NULL, &g->B->rows,
+				       &g->B->cols };
 	int64_t *start = NULL, *rows = NULL;
 	uint8_t *mark = calloc((size_t)(mt * nt > 0 ? mt * nt : 1), 1);
 
@@ -118,10 +120,11 @@ static int initialise(struct stargemm_matrix *D, const struct stargemm_matrix *C
 	return stargemm_wait();
 }
 
-/* Create @p out on S's tilings and grid with the symbolic pattern of g. */
+/* Create @p out on S's tilings and distribution with the symbolic pattern of g. */
 static int create_symbolic(struct stargemm_matrix **out, const struct stargemm__gemm *g,
 			   const struct stargemm_matrix *S)
 {
+	struct stargemm_distribution dist = { S->P, S->Q, S->rows.proc, S->cols.proc };
 	uint8_t *mark = symbolic(g, S->mt, S->nt);
 	int64_t *rows = sizes_of(S->row_off, S->mt), *cols = sizes_of(S->col_off, S->nt);
 	int64_t npairs = 0, *pairs = mark ? pairs_of(mark, S->mt, S->nt, &npairs) : NULL;
@@ -131,8 +134,8 @@ static int create_symbolic(struct stargemm_matrix **out, const struct stargemm__
 		ret = stargemm__error(-ENOMEM, "stargemm_matrix_create_product: out of memory "
 				      "for a %" PRId64 " x %" PRId64 " tile pattern", S->mt, S->nt);
 	else
-		ret = stargemm_matrix_create_sparse(out, S->mt, rows, S->nt, cols, npairs, pairs,
-						    S->P, S->Q);
+		ret = stargemm_matrix_create_distributed(out, S->mt, rows, S->nt, cols, npairs,
+							 pairs, &dist);
 	free(mark);
 	free(rows);
 	free(cols);
@@ -166,6 +169,12 @@ int stargemm_matrix_create_product(struct stargemm_matrix **out, stargemm_trans 
 		shape.col_off = tb ? B->row_off : B->col_off;
 		shape.P = A->P;
 		shape.Q = A->Q;
+		/* op(A)'s row and op(B)'s column distributions where they are one (not
+		 * transposed); cyclic otherwise (a zeroed axis: no map). */
+		if (!ta)
+			shape.rows = A->rows;
+		if (!tb)
+			shape.cols = B->cols;
 	}
 	g.C = C ? (struct stargemm_matrix *)C : &shape;
 	if ((ret = stargemm__gemm_check(&g)))

@@ -27,9 +27,12 @@ static int make_request(const struct stargemm__gemm *g, struct stargemm__request
 	r->row_off = C->row_off;
 	r->col_off = C->col_off;
 	r->k_off = ta ? A->row_off : A->col_off;
-	r->a = (struct stargemm__operand){ A->P, A->Q, ta, A->present, A->mt, g->norm_a };
-	r->b = (struct stargemm__operand){ B->P, B->Q, tb, B->present, B->mt, g->norm_b };
-	r->c = (struct stargemm__operand){ C->P, C->Q, 0, C->present, C->mt, NULL };
+	r->a = (struct stargemm__operand){ A->P, A->Q, ta, A->present, A->mt, g->norm_a,
+					   &A->rows, &A->cols };
+	r->b = (struct stargemm__operand){ B->P, B->Q, tb, B->present, B->mt, g->norm_b,
+					   &B->rows, &B->cols };
+	r->c = (struct stargemm__operand){ C->P, C->Q, 0, C->present, C->mt, NULL, &C->rows,
+					   &C->cols };
 	r->eps = g->eps;
 	r->me = stargemm_rank();
 	r->ndevices = stargemm__device_count();

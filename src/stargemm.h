@@ -114,6 +114,48 @@ int stargemm_matrix_create_sparse(struct stargemm_matrix **A,
 				  int64_t nt, const int64_t *col_sizes,
 				  int64_t npresent, const int64_t *present, int P, int Q);
 
+/** Which rank owns each tile: a Cartesian distribution over a P x Q grid (as DBCSR's
+ *  row and column distributions). Tile (i, j) belongs to rank
+ *  row_proc[i] * Q + col_proc[j]: a tile row lives on one process row, a tile column
+ *  on one process column. NULL arrays mean cyclic (i mod P, j mod Q): 2D
+ *  block-cyclic, what every other constructor uses. */
+struct stargemm_distribution {
+	int P, Q;
+	const int *row_proc;      /**< mt entries in [0, P), or NULL */
+	const int *col_proc;      /**< nt entries in [0, Q), or NULL */
+};
+
+/** Create a matrix on the tiling of stargemm_matrix_create_irregular() with the
+ *  distribution @p dist (copied): block-sparse with the @p npresent tiles of
+ *  @p present as in stargemm_matrix_create_sparse(), or dense when npresent < 0.
+ *  Errors as the other constructors, and a process index out of [0, P) or [0, Q).
+ *  Operands of one product may have different distributions (the runtime moves the
+ *  tiles); they must share the grid. Collective. */
+int stargemm_matrix_create_distributed(struct stargemm_matrix **A,
+				       int64_t mt, const int64_t *row_sizes,
+				       int64_t nt, const int64_t *col_sizes,
+				       int64_t npresent, const int64_t *present,
+				       const struct stargemm_distribution *dist);
+
+/** A block-sparse pattern: mt x nt tiles of the given sizes, of which the npresent
+ *  listed in present (pairs (i, j), as stargemm_matrix_create_sparse()) exist. */
+struct stargemm_pattern {
+	int64_t mt, nt;
+	const int64_t *row_sizes, *col_sizes;
+	int64_t npresent;
+	const int64_t *present;
+};
+
+/** The load-balanced column distribution of C = A B (paper 000 §3.2.1): each tile
+ *  column j of C (and B) weighs the flops of its tile products, from the patterns
+ *  of A and B; the columns, sorted by weight, are dealt to the Q process columns in
+ *  mirrored cyclic order (0, 1, .., Q-1, Q-1, .., 0, 0, ..). Writes B->nt entries of
+ *  @p col_proc, for the col_proc of C's and B's distributions. Errors: tilings of A's
+ *  columns and B's rows that differ, a listed tile out of range, Q < 1. Not
+ *  collective; every rank computes the same map. */
+int stargemm_balanced_columns(const struct stargemm_pattern *A,
+			      const struct stargemm_pattern *B, int Q, int *col_proc);
+
 /** Number of present tiles (mt * nt for a matrix that is not block-sparse). */
 int64_t stargemm_matrix_present_count(const struct stargemm_matrix *A);
 

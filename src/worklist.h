@@ -21,6 +21,7 @@
 #include <stdint.h>
 
 #include "contract.h"
+#include "distribution.h"
 #include "stargemm.h"
 
 /* Operands a tile reference names. */
@@ -99,6 +100,9 @@ struct stargemm__operand {
 	const uint8_t *present; /* X's pattern, tile (i, j) of X at i + j * ld; NULL: dense */
 	int64_t ld;
 	const double *norm;     /* X's tile norms, same layout; NULL: no filtering */
+	/* X's distribution (tile (i, j) of X on rows->proc[i] * Q + cols->proc[j]); NULL:
+	 * cyclic, i mod P and j mod Q. */
+	const struct stargemm__axis *rows, *cols;
 };
 
 int stargemm__operand_owner(const struct stargemm__operand *x, int64_t r, int64_t c);

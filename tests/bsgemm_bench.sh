@@ -17,11 +17,15 @@ grep -q "products" "$err" || { echo "--plan printed nothing"; cat "$err"; exit 1
 # shellcheck disable=SC2086
 "$SRCDIR/tests/mpirun.sh" 2 "$bench" $small --density-c 0.3 --eps 30 --beta 1 \
 	--niter 1 --warmup 0 >>"$out"
+# shellcheck disable=SC2086
+"$SRCDIR/tests/mpirun.sh" 2 "$bench" $small --P 1 --Q 2 --dist balanced --beta 0.5 \
+	--niter 1 --warmup 0 --check >>"$out"
 cat "$out"
-head -n1 "$out" | grep -q "^impl,ranks,threads,m,n,k,lo,hi,density_a,density_b,density_c,seed,eps,mt,nt,kt,products,iter,seconds,useful_gflop,gflops,residual,skipped,c_removed,symbolic_s,inspect_s,dense_gflops,ratio_dense$"
-[ "$(grep -c '^stargemm,' "$out")" -eq 4 ] || { echo "expected 4 rows"; exit 1; }
+head -n1 "$out" | grep -q "^impl,ranks,threads,m,n,k,lo,hi,density_a,density_b,density_c,seed,eps,mt,nt,kt,products,iter,seconds,useful_gflop,gflops,residual,skipped,c_removed,symbolic_s,inspect_s,dense_gflops,ratio_dense,dist$"
+[ "$(grep -c '^stargemm,' "$out")" -eq 5 ] || { echo "expected 5 rows"; exit 1; }
+[ "$(grep -c ',balanced$' "$out")" -eq 1 ] || { echo "no balanced row"; exit 1; }
 # Checked rows: a residual >= 0 (the run itself fails above the bound).
-[ "$(grep -c '^stargemm,[12],' "$out")" -eq 4 ]
+[ "$(grep -c '^stargemm,[12],' "$out")" -eq 5 ]
 awk -F, '/^stargemm,/ && $13 == 0 && $22 < 0 { bad = 1 } END { exit bad }' "$out" ||
 	{ echo "a checked row has no residual"; exit 1; }
 # The filtered row skipped some products: values are uniform in [-0.5, 0.5], so a
@@ -44,6 +48,7 @@ refuse "1 <= lo <= hi" --lo 10 --hi 5
 refuse "filter_eps must be finite and >= 0" --m 100 --n 100 --k 100 --eps -1
 refuse "needs the symbolic C pattern" --check --eps 1e-3
 refuse "unexpected argument" --m 100 extra
+refuse "--dist must be cyclic or balanced" --dist blocked
 # A bad batching setting is refused by the product itself (exit 1), and its message
 # survives the wait for the tasks already submitted.
 for var in STARGEMM_BATCH_FLOPS STARGEMM_BATCH_BELOW; do

@@ -30,21 +30,39 @@ struct bs_case {
 	double da, db, dc;         /* densities of A, B, C (tiles present) */
 	int nan_c;                 /* C filled with NaN (beta = 0) */
 	int stripes;               /* A: every third tile row empty; B: every other column */
+	int dist;                  /* not 2D block-cyclic: each operand its own distribution */
 };
 
 static const struct bs_case cases[] = {
-	{ "irregular 30%", 150, 170, 140, 0, 'N', 'N', 1.25, 0.5, 0.3, 0.3, 0.6, 0, 0 },
-	{ "irregular 50% TT", 150, 170, 140, 0, 'T', 'T', -1.0, 2.0, 0.5, 0.5, 0.8, 0, 0 },
-	{ "ragged NT", 106, 283, 97, 13, 'N', 'T', 0.3, -0.7, 0.4, 0.6, 1.0, 0, 0 },
-	{ "ragged TN", 106, 283, 97, 23, 'T', 'N', 1.0, 1.0, 0.3, 0.3, 0.5, 0, 0 },
-	{ "beta = 0 on NaN C", 150, 170, 140, 0, 'N', 'N', 2.0, 0.0, 0.5, 0.5, 0.8, 1, 0 },
-	{ "A empty: C = beta C", 106, 83, 97, 20, 'N', 'N', 1.0, -0.5, 0.0, 0.7, 0.9, 0, 0 },
-	{ "A empty, beta = 0", 106, 83, 97, 20, 'N', 'N', 1.0, 0.0, 0.0, 0.7, 0.9, 1, 0 },
-	{ "C empty", 106, 83, 97, 20, 'N', 'N', 1.0, 1.0, 0.7, 0.7, 0.0, 0, 0 },
-	{ "dense B (SpMM)", 150, 170, 140, 0, 'N', 'N', 1.0, 1.0, 0.2, 1.0, 1.0, 0, 0 },
+	{ "irregular 30%", 150, 170, 140, 0, 'N', 'N', 1.25, 0.5, 0.3, 0.3, 0.6, 0, 0, 0 },
+	{ "irregular 50% TT", 150, 170, 140, 0, 'T', 'T', -1.0, 2.0, 0.5, 0.5, 0.8, 0, 0, 0 },
+	{ "ragged NT", 106, 283, 97, 13, 'N', 'T', 0.3, -0.7, 0.4, 0.6, 1.0, 0, 0, 0 },
+	{ "ragged TN", 106, 283, 97, 23, 'T', 'N', 1.0, 1.0, 0.3, 0.3, 0.5, 0, 0, 0 },
+	{ "beta = 0 on NaN C", 150, 170, 140, 0, 'N', 'N', 2.0, 0.0, 0.5, 0.5, 0.8, 1, 0, 0 },
+	{ "A empty: C = beta C", 106, 83, 97, 20, 'N', 'N', 1.0, -0.5, 0.0, 0.7, 0.9, 0, 0, 0 },
+	{ "A empty, beta = 0", 106, 83, 97, 20, 'N', 'N', 1.0, 0.0, 0.0, 0.7, 0.9, 1, 0, 0 },
+	{ "C empty", 106, 83, 97, 20, 'N', 'N', 1.0, 1.0, 0.7, 0.7, 0.0, 0, 0, 0 },
+	{ "dense B (SpMM)", 150, 170, 140, 0, 'N', 'N', 1.0, 1.0, 0.2, 1.0, 1.0, 0, 0, 0 },
 	{ "empty tile rows, columns", 106, 283, 97, 17, 'N', 'N', 1.5, 0.5, 0.8, 0.8, 1.0, 0,
-	  1 },
+	  1, 0 },
+	{ "distributed 40%", 150, 170, 140, 0, 'N', 'N', 1.0, 0.5, 0.4, 0.4, 0.7, 0, 0, 1 },
+	{ "distributed TN", 106, 283, 97, 13, 'T', 'N', -0.5, 1.0, 0.5, 0.5, 0.8, 0, 0, 1 },
 };
+
+/* A distribution that is not 2D block-cyclic, different for each operand (which):
+ * tile rows in runs of 2 + which per process row, tile columns dealt in mirrored
+ * cyclic order (the order of stargemm_balanced_columns()) shifted by which. */
+static void distribution(int which, int64_t nr, int64_t nc, int P, int Q, int *row_proc,
+			 int *col_proc)
+{
+	for (int64_t i = 0; i < nr; i++)
+		row_proc[i] = (int)(i / (2 + which) % P);
+	for (int64_t j = 0; j < nc; j++) {
+		int64_t t = j + which, pos = t % Q;
+
+		col_proc[j] = (int)(t / Q % 2 ? Q - 1 - pos : pos);
+	}
+}
 
 /* The pattern is a pure function of (seed, i, j), the same on every rank: the library's
  * counter-based generator, uniform in [-0.5, 0.5). */
@@ -89,7 +107,19 @@ static int make(const struct bs_case *c, int which, double density, int64_t rows
 				n++;
 			}
 		}
-	ret = stargemm_matrix_create_sparse(X, nr, rs, nc, cs, n, list, P, Q);
+	if (c->dist) {
+		int rp[512], cp[512];
+		struct stargemm_distribution d = { P, Q, rp, cp };
+
+		distribution(which, nr, nc, P, Q, rp, cp);
+		ret = stargemm_matrix_create_distributed(X, nr, rs, nc, cs, n, list, &d);
+		for (int64_t e = 0; ret == 0 && e < n; e++)
+			if (stargemm_matrix_owner(*X, list[2 * e], list[2 * e + 1]) !=
+			    rp[list[2 * e]] * Q + cp[list[2 * e + 1]])
+				ret = -EIO;
+	} else {
+		ret = stargemm_matrix_create_sparse(X, nr, rs, nc, cs, n, list, P, Q);
+	}
 	free(list);
 	if (ret == 0 && stargemm_matrix_present_count(*X) != n) {
 		fprintf(stderr, "  present count %lld, %lld tiles listed\n",
@@ -211,7 +241,7 @@ static int run_case(const struct bs_case *c, int P, int Q, int ooc)
 static int full_pattern_is_dense(int P, int Q)
 {
 	static const struct bs_case c = { "full", 150, 170, 140, 0, 'N', 'T', 1.5, 0.5, 1.0,
-					  1.0, 1.0, 0, 0 };
+					  1.0, 1.0, 0, 0, 0 };
 	int64_t rs[512], cs[512], ks[512];
 	int64_t nr = tiling(c.m, 0, rs), nc = tiling(c.n, 0, cs), nk = tiling(c.k, 0, ks);
 	struct stargemm_matrix *A[2] = { 0 }, *B[2] = { 0 }, *C[2] = { 0 };
@@ -253,7 +283,7 @@ static int full_pattern_is_dense(int P, int Q)
 static int scatter_round_trip(int P, int Q)
 {
 	static const struct bs_case c = { "scatter", 106, 83, 1, 13, 'N', 'N', 1, 1, 0.5, 0.5,
-					  0.5, 0, 0 };
+					  0.5, 0, 0, 0 };
 	struct stargemm_matrix *X = NULL;
 	int64_t m = c.m, n = c.n;
 	double *full = NULL, *back = NULL;
@@ -316,6 +346,31 @@ static int refused(const char *name, int64_t n, const int64_t *list, const char 
 	return good;
 }
 
+/* A process index outside the grid, in rows or columns: refused, naming the entry. */
+static int bad_distributions(int P, int Q)
+{
+	static const int64_t sizes[] = { 10, 10, 10 }, list[] = { 0, 0 };
+	int rows[3] = { 0, P, 0 }, cols[3] = { 0, 0, -1 }, good = 1;
+
+	for (int t = 0; t < 2; t++) {
+		struct stargemm_distribution d = { P, Q, t ? NULL : rows, t ? cols : NULL };
+		struct stargemm_matrix *X = (struct stargemm_matrix *)&X;
+		const char *want = t ? "col_proc[2] = -1: a process index must lie in [0,"
+				     : "row_proc[1] = ";
+		int ret = stargemm_matrix_create_distributed(&X, 3, sizes, 3, sizes, 1, list, &d);
+		int ok = ret == -EINVAL && X == NULL && strstr(stargemm_last_error(), want);
+
+		if (stargemm_rank() == 0)
+			printf("%-26s refused: \"%s\" %s\n", t ? "column process < 0"
+								: "row process = P",
+			       stargemm_last_error(), ok ? "PASS" : "FAIL");
+		if (ret == 0)
+			stargemm_matrix_destroy(X);
+		good &= ok;
+	}
+	return good;
+}
+
 static int bad_patterns(int P, int Q)
 {
 	static const int64_t outside[] = { 0, 0, 3, 1 }, twice[] = { 1, 2, 0, 0, 1, 2 };
@@ -327,7 +382,7 @@ static int bad_patterns(int P, int Q)
 	good &= refused("tile listed twice", 3, twice, "(1, 2) is listed twice", P, Q);
 	good &= refused("negative count", -1, twice, "must be >= 0", P, Q);
 	good &= refused("NULL list", 2, NULL, "the list is NULL", P, Q);
-	return good;
+	return good && bad_distributions(P, Q);
 }
 
 int main(int argc, char **argv)

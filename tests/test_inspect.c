@@ -539,6 +539,27 @@ static uint8_t *pattern(int64_t n, double density, unsigned *seed)
 	return p;
 }
 
+/* C's distribution, not 2D block-cyclic: tile rows in runs of 3 per process row, tile
+ * columns in mirrored cyclic order (0..Q-1, Q-1..0, ...); set in @p r->c. */
+static int skewed(const struct problem *p, struct stargemm__request *r,
+		  struct stargemm__axis *rows, struct stargemm__axis *cols)
+{
+	int *rp = malloc((size_t)p->mt * sizeof(int)), *cp = malloc((size_t)p->nt * sizeof(int));
+	int ret;
+
+	for (int64_t i = 0; i < p->mt; i++)
+		rp[i] = (int)(i / 3 % p->P);
+	for (int64_t j = 0; j < p->nt; j++)
+		cp[j] = (int)(j / p->Q % 2 ? p->Q - 1 - j % p->Q : j % p->Q);
+	ret = stargemm__axis_init(rows, p->mt, p->P, rp, "rows") ||
+	      stargemm__axis_init(cols, p->nt, p->Q, cp, "cols");
+	r->c.rows = rows;
+	r->c.cols = cols;
+	free(rp);
+	free(cp);
+	return ret;
+}
+
 static int ref_exists(const struct stargemm__request *r, const struct stargemm__tile_ref *t)
 {
 	const struct stargemm__operand *x = t->operand == STARGEMM_OP_A ? &r->a
@@ -550,9 +571,10 @@ static int ref_exists(const struct stargemm__request *r, const struct stargemm__
 /* Block-sparse operands: the products are exactly those whose three tiles exist, each
  * chain's first applies beta, C tiles without a product are scaled, and no reference
  * names an absent tile. */
-static void sparse_case(int ooc, int ta, int tb, double density, unsigned seed)
+static void sparse_case(int ooc, int ta, int tb, double density, unsigned seed, int dist)
 {
-	struct problem p = { .P = 2, .Q = 1, .G = 2 };
+	struct problem p = { .P = 2, .Q = dist ? 3 : 1, .G = 2 };
+	struct stargemm__axis rows = { 0 }, cols = { 0 };
 	struct stargemm__request r;
 	struct stargemm__worklist wl;
 	uint8_t *pa, *pb, *pc, *started;
@@ -577,7 +599,7 @@ static void sparse_case(int ooc, int ta, int tb, double density, unsigned seed)
 	r.c.present = pc;
 	r.c.ld = p.mt;
 	started = calloc((size_t)(p.mt * p.nt), 1);
-	if (stargemm__inspect(&r, &wl)) {
+	if ((dist && skewed(&p, &r, &rows, &cols)) || stargemm__inspect(&r, &wl)) {
 		ok(0, "sparse: inspected", stargemm_last_error());
 		return;
 	}
@@ -599,9 +621,10 @@ static void sparse_case(int ooc, int ta, int tb, double density, unsigned seed)
 		refs_ok &= ref_exists(&r, &wl.refs[e]);
 	for (int64_t t = 0; t < p.mt * p.nt; t++)
 		scaled += pc[t] && !started[t];
-	snprintf(name, sizeof(name), "sparse %s %c%c density %.2f: %lld products, those whose "
-		 "three tiles exist", ooc ? "out of core" : "in core", ta ? 'T' : 'N',
-		 tb ? 'T' : 'N', density, (long long)wl.nproducts);
+	snprintf(name, sizeof(name), "sparse %s %c%c density %.2f%s: %lld products, those "
+		 "whose three tiles exist", ooc ? "out of core" : "in core", ta ? 'T' : 'N',
+		 tb ? 'T' : 'N', density, dist ? ", skewed C distribution on 2x3" : "",
+		 (long long)wl.nproducts);
 	ok(good && wl.nproducts == expect, name, "");
 	ok(first_ok, "  the first product of each chain applies beta, no other", "");
 	ok(wl.scale_count == scaled, "  C tiles without a product are scaled, alone", "");
@@ -610,6 +633,8 @@ static void sparse_case(int ooc, int ta, int tb, double density, unsigned seed)
 	free(pb);
 	free(pc);
 	free(started);
+	stargemm__axis_free(&rows);
+	stargemm__axis_free(&cols);
 	stargemm__worklist_free(&wl);
 	free_problem(&p);
 }
@@ -640,9 +665,10 @@ static int refs_distinct(const struct stargemm__worklist *wl, const struct starg
 /* Small tiles in core: the products (every one, as without batches: same set, same
  * per-chain order) are cut into consecutive batches; each batch writes C tiles of one
  * rank, and its slots name the product's own tiles among distinct buffers. */
-static void batched_case(int P, int Q, double density, unsigned seed)
+static void batched_case(int P, int Q, double density, unsigned seed, int dist)
 {
 	struct problem p = { .P = P, .Q = Q, .G = 1 };
+	struct stargemm__axis rows = { 0 }, cols = { 0 };
 	struct stargemm__request r;
 	struct stargemm__worklist plain, wl;
 	uint8_t *pa, *pb;
@@ -660,7 +686,7 @@ static void batched_case(int P, int Q, double density, unsigned seed)
 	r.a.ld = p.mt;
 	r.b.present = pb;
 	r.b.ld = p.kt;
-	if (stargemm__inspect(&r, &plain)) {
+	if ((dist && skewed(&p, &r, &rows, &cols)) || stargemm__inspect(&r, &plain)) {
 		ok(0, "batched: inspected", stargemm_last_error());
 		return;
 	}
@@ -695,8 +721,9 @@ static void batched_case(int P, int Q, double density, unsigned seed)
 			chain[t] = x->k;
 		}
 	}
-	snprintf(name, sizeof(name), "batched %dx%d density %.2f: %lld products in %lld "
-		 "batches, as many as unbatched (%lld)", P, Q, density, (long long)wl.nproducts,
+	snprintf(name, sizeof(name), "batched %dx%d%s density %.2f: %lld products in %lld "
+		 "batches, as many as unbatched (%lld)", P, Q, dist ? " skewed" : "", density,
+		 (long long)wl.nproducts,
 		 (long long)wl.nbatches, (long long)plain.nproducts);
 	ok(wl.nbatches > 1 && wl.nproducts == plain.nproducts && covered == wl.nproducts &&
 	   cover_ok && wl.flops == plain.flops, name, "");
@@ -707,9 +734,86 @@ static void batched_case(int P, int Q, double density, unsigned seed)
 	free(chain);
 	free(pa);
 	free(pb);
+	stargemm__axis_free(&rows);
+	stargemm__axis_free(&cols);
 	stargemm__worklist_free(&plain);
 	stargemm__worklist_free(&wl);
 	free_problem(&p);
+}
+
+/* stargemm_balanced_columns() against a brute-force count of each column's flops:
+ * the columns sorted by (weight, index) go to 0..Q-1, Q-1..0, ...; the process
+ * columns' loads end closer than cyclic's; bad input is refused. */
+static void balanced_columns(void)
+{
+	enum { MT = 9, KT = 11, NT = 23, Q = 4 };
+	int64_t rs[MT], ks[KT], ns[NT], la[2 * MT * KT], lb[2 * KT * NT], na = 0, nb = 0;
+	int proc[NT], want[NT], order[NT], good = 1;
+	double f[NT] = { 0 }, load[Q] = { 0 }, cyc[Q] = { 0 }, max = 0, cmax = 0;
+	unsigned seed = 21;
+
+	for (int i = 0; i < MT; i++)
+		rs[i] = 5 + 7 * i % 13;
+	for (int k = 0; k < KT; k++)
+		ks[k] = 3 + 5 * k % 11;
+	for (int j = 0; j < NT; j++)
+		ns[j] = 4 + 9 * j % 17;
+	for (int k = 0; k < KT; k++)
+		for (int i = 0; i < MT; i++)
+			if (rand_r(&seed) % 3 == 0) {
+				la[2 * na] = i;
+				la[2 * na++ + 1] = k;
+			}
+	for (int j = 0; j < NT; j++)
+		for (int k = 0; k < KT; k++)
+			if (rand_r(&seed) % 2 == 0) {
+				lb[2 * nb] = k;
+				lb[2 * nb++ + 1] = j;
+			}
+	struct stargemm_pattern A = { MT, KT, rs, ks, na, la }, B = { KT, NT, ks, ns, nb, lb };
+
+	for (int64_t x = 0; x < na; x++)
+		for (int64_t y = 0; y < nb; y++)
+			if (la[2 * x + 1] == lb[2 * y])
+				f[lb[2 * y + 1]] += 2.0 * (double)(rs[la[2 * x]] * ks[lb[2 * y]] *
+								   ns[lb[2 * y + 1]]);
+	for (int j = 0; j < NT; j++)    /* insertion sort by (weight, index) */
+		for (int t = j; t >= 0; t--)
+			if (t == 0 || f[order[t - 1]] < f[j] || (f[order[t - 1]] == f[j])) {
+				order[t] = j;
+				break;
+			} else {
+				order[t] = order[t - 1];
+			}
+	for (int t = 0; t < NT; t++)
+		want[order[t]] = t / Q % 2 ? Q - 1 - t % Q : t % Q;
+	ok(stargemm_balanced_columns(&A, &B, Q, proc) == 0, "balanced columns: computed",
+	   stargemm_last_error());
+	for (int j = 0; j < NT; j++) {
+		good &= proc[j] == want[j];
+		load[proc[j]] += f[j];
+		cyc[j % Q] += f[j];
+	}
+	for (int q = 0; q < Q; q++) {
+		max = load[q] > max ? load[q] : max;
+		cmax = cyc[q] > cmax ? cyc[q] : cmax;
+	}
+	ok(good, "  sorted by flops, dealt in mirrored cyclic order", "");
+	printf("# balanced columns: heaviest process column %.0f flops, cyclic %.0f\n", max,
+	       cmax);
+	ok(max <= cmax, "  the heaviest process column is no heavier than cyclic's", "");
+	B.row_sizes = rs;
+	ok(stargemm_balanced_columns(&A, &B, Q, proc) == -EINVAL &&
+	   strstr(stargemm_last_error(), "the tilings must match"), "  refused: tilings differ",
+	   stargemm_last_error());
+	B.row_sizes = ks;
+	lb[0] = KT;
+	ok(stargemm_balanced_columns(&A, &B, Q, proc) == -EINVAL &&
+	   strstr(stargemm_last_error(), "lies outside"), "  refused: a tile out of range",
+	   stargemm_last_error());
+	lb[0] = 0;
+	ok(stargemm_balanced_columns(&A, &B, 0, proc) == -EINVAL &&
+	   strstr(stargemm_last_error(), "Q = 0"), "  refused: Q < 1", stargemm_last_error());
 }
 
 /* The inspector's cost for about 10^6 tile products (a figure, not a check). */
@@ -744,13 +848,18 @@ int main(void)
 	held_k();
 	in_core();
 	balance();
-	sparse_case(1, 0, 0, 0.3, 7);
-	sparse_case(1, 1, 1, 0.5, 8);
-	sparse_case(0, 0, 1, 0.2, 9);
-	sparse_case(1, 0, 0, 0.0, 10);
-	batched_case(1, 1, 0.5, 11);
-	batched_case(2, 3, 0.3, 12);
-	batched_case(3, 2, 1.0, 13);
+	sparse_case(1, 0, 0, 0.3, 7, 0);
+	sparse_case(1, 1, 1, 0.5, 8, 0);
+	sparse_case(0, 0, 1, 0.2, 9, 0);
+	sparse_case(1, 0, 0, 0.0, 10, 0);
+	sparse_case(1, 0, 1, 0.4, 14, 1);
+	sparse_case(0, 1, 0, 0.4, 15, 1);
+	batched_case(1, 1, 0.5, 11, 0);
+	batched_case(2, 3, 0.3, 12, 0);
+	batched_case(3, 2, 1.0, 13, 0);
+	batched_case(2, 3, 0.4, 16, 1);
+	batched_case(3, 2, 0.8, 17, 1);
+	balanced_columns();
 	cost();
 	printf("1..%d\n", ntests);
 	return nfailed ? 1 : 0;

@@ -1,0 +1,165 @@
+/*
+ * distribution.c — which rank owns a tile: a Cartesian distribution over the P x Q
+ * grid, tile (i, j) on rank row_proc[i] * Q + col_proc[j] (DBCSR's row_dist and
+ * col_dist). 2D block-cyclic (i mod P, j mod Q) is the default; any map keeps the
+ * grid's structure — a tile row lives on one process row, a tile column on one
+ * process column — which is what the inspector's batches and blocks rely on.
+ *
+ * One axis (rows or columns) is stored with the inverse maps the inspector walks:
+ * each tile's local index on its process and each process's tiles in order.
+ *
+ * Also the load-balanced column map of paper 000 §3.2.1: C's tile columns, weighed
+ * by the flops of their products, sorted and dealt to the Q process columns in
+ * mirrored cyclic order (0..Q-1, Q-1..0, ...).
+ *
+ * Pure: no MPI, no StarPU (unit-tested in tests/test_inspect.c).
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdlib.h>
+
+#include "internal.h"
+
+void stargemm__axis_free(struct stargemm__axis *a)
+{
+	free(a->proc);
+	free(a->local);
+	free(a->start);
+	free(a->at);
+	*a = (struct stargemm__axis){ 0 };
+}
+
+/* The inverse maps of a->proc: local indices, per-process lists, the longest list. */
+static void axis_index(struct stargemm__axis *a)
+{
+	for (int p = 0; p <= a->nproc; p++)
+		a->start[p] = 0;
+	for (int64_t i = 0; i < a->n; i++)
+		a->local[i] = a->start[a->proc[i] + 1]++;
+	for (int p = 0; p < a->nproc; p++) {
+		int64_t count = a->start[p + 1];
+
+		a->maxlocal = count > a->maxlocal ? count : a->maxlocal;
+		a->start[p + 1] = a->start[p] + count;
+	}
+	for (int64_t i = 0; i < a->n; i++)
+		a->at[a->start[a->proc[i]] + a->local[i]] = i;
+}
+
+int stargemm__axis_init(struct stargemm__axis *a, int64_t n, int nproc, const int *proc,
+			const char *what)
+{
+	*a = (struct stargemm__axis){ .n = n, .nproc = nproc };
+	if (proc)
+		for (int64_t i = 0; i < n; i++)
+			if (proc[i] < 0 || proc[i] >= nproc)
+				return stargemm__error(-EINVAL, "%s[%" PRId64 "] = %d: a process "
+						       "index must lie in [0, %d)", what, i,
+						       proc[i], nproc);
+	a->proc = malloc((size_t)(n > 0 ? n : 1) * sizeof(*a->proc));
+	a->local = malloc((size_t)(n > 0 ? n : 1) * sizeof(*a->local));
+	a->start = malloc((size_t)(nproc + 1) * sizeof(*a->start));
+	a->at = malloc((size_t)(n > 0 ? n : 1) * sizeof(*a->at));
+	if (!a->proc || !a->local || !a->start || !a->at) {
+		stargemm__axis_free(a);
+		return stargemm__error(-ENOMEM, "out of memory for the distribution of %" PRId64
+				       " tiles", n);
+	}
+	for (int64_t i = 0; i < n; i++)
+		a->proc[i] = proc ? proc[i] : (int)(i % nproc);
+	axis_index(a);
+	return 0;
+}
+
+/* ---- the load-balanced columns (paper 000 §3.2.1) -------------------------------- */
+
+struct weighed {
+	double w;
+	int64_t j;
+};
+
+static int by_weight(const void *x, const void *y)
+{
+	const struct weighed *a = x, *b = y;
+
+	if (a->w != b->w)
+		return a->w < b->w ? -1 : 1;
+	return a->j < b->j ? -1 : a->j > b->j;
+}
+
+/* The rows of A present in each tile column k, summed (A's pattern, k < kt). */
+static int a_column_rows(const struct stargemm_pattern *A, double *rows)
+{
+	for (int64_t k = 0; k < A->nt; k++)
+		rows[k] = 0.0;
+	for (int64_t e = 0; e < A->npresent; e++) {
+		int64_t i = A->present[2 * e], k = A->present[2 * e + 1];
+
+		if (i < 0 || i >= A->mt || k < 0 || k >= A->nt)
+			return stargemm__error(-EINVAL, "stargemm_balanced_columns: A's tile %" PRId64
+					       " (%" PRId64 ", %" PRId64 ") lies outside its %" PRId64
+					       " x %" PRId64 " tiles", e, i, k, A->mt, A->nt);
+		rows[k] += (double)A->row_sizes[i];
+	}
+	return 0;
+}
+
+/* Flops of each tile column j of C = A B: 2 n_j sum_k [B(k, j)] k_k rows_k. */
+static int column_weights(const struct stargemm_pattern *A, const struct stargemm_pattern *B,
+			  const double *rows, struct weighed *w)
+{
+	for (int64_t j = 0; j < B->nt; j++)
+		w[j] = (struct weighed){ 0.0, j };
+	for (int64_t e = 0; e < B->npresent; e++) {
+		int64_t k = B->present[2 * e], j = B->present[2 * e + 1];
+
+		if (k < 0 || k >= B->mt || j < 0 || j >= B->nt)
+			return stargemm__error(-EINVAL, "stargemm_balanced_columns: B's tile %" PRId64
+					       " (%" PRId64 ", %" PRId64 ") lies outside its %" PRId64
+					       " x %" PRId64 " tiles", e, k, j, B->mt, B->nt);
+		w[j].w += 2.0 * (double)B->col_sizes[j] * (double)A->col_sizes[k] * rows[k];
+	}
+	return 0;
+}
+
+int stargemm_balanced_columns(const struct stargemm_pattern *A,
+			      const struct stargemm_pattern *B, int Q, int *col_proc)
+{
+	struct weighed *w;
+	double *rows;
+	int ret;
+
+	stargemm__clear_error();
+	if (!A || !B || !col_proc || (!A->present && A->npresent) || (!B->present && B->npresent))
+		return stargemm__error(-EINVAL, "stargemm_balanced_columns: NULL argument");
+	if (Q < 1)
+		return stargemm__error(-EINVAL, "stargemm_balanced_columns: Q = %d; it must be "
+				       ">= 1", Q);
+	if (A->nt != B->mt)
+		return stargemm__error(-EINVAL, "stargemm_balanced_columns: A has %" PRId64 " tile "
+				       "columns, B %" PRId64 " tile rows; they must match", A->nt,
+				       B->mt);
+	for (int64_t k = 0; k < A->nt; k++)
+		if (A->col_sizes[k] != B->row_sizes[k])
+			return stargemm__error(-EINVAL, "stargemm_balanced_columns: A's tile column "
+					       "%" PRId64 " has %" PRId64 " columns, B's tile row %"
+					       PRId64 " rows; the tilings must match", k,
+					       A->col_sizes[k], B->row_sizes[k]);
+	rows = malloc((size_t)(A->nt > 0 ? A->nt : 1) * sizeof(*rows));
+	w = malloc((size_t)(B->nt > 0 ? B->nt : 1) * sizeof(*w));
+	ret = rows && w ? 0 : stargemm__error(-ENOMEM, "stargemm_balanced_columns: out of "
+					      "memory");
+	ret = ret ? ret : a_column_rows(A, rows);
+	ret = ret ? ret : column_weights(A, B, rows, w);
+	if (!ret) {
+		qsort(w, (size_t)B->nt, sizeof(*w), by_weight);
+		for (int64_t t = 0; t < B->nt; t++) {
+			int64_t round = t / Q, pos = t % Q;
+
+			col_proc[w[t].j] = (int)(round % 2 ? Q - 1 - pos : pos);
+		}
+	}
+	free(rows);
+	free(w);
+	return ret;
+}
