@@ -87,19 +87,27 @@ static int by_weight(const void *x, const void *y)
 	return a->j < b->j ? -1 : a->j > b->j;
 }
 
+/* Whether entry @p e of @p X's list lies in its tiles (else an error naming it). */
+static int listed_tile(const struct stargemm_pattern *X, const char *name, int64_t e)
+{
+	int64_t i = X->present[2 * e], j = X->present[2 * e + 1];
+
+	if (i < 0 || i >= X->mt || j < 0 || j >= X->nt)
+		return stargemm__error(-EINVAL, "stargemm_balanced_columns: %s's tile %" PRId64
+				       " (%" PRId64 ", %" PRId64 ") lies outside its %" PRId64 " x %"
+				       PRId64 " tiles", name, e, i, j, X->mt, X->nt);
+	return 0;
+}
+
 /* The rows of A present in each tile column k, summed (A's pattern, k < kt). */
 static int a_column_rows(const struct stargemm_pattern *A, double *rows)
 {
 	for (int64_t k = 0; k < A->nt; k++)
 		rows[k] = 0.0;
 	for (int64_t e = 0; e < A->npresent; e++) {
-		int64_t i = A->present[2 * e], k = A->present[2 * e + 1];
-
-		if (i < 0 || i >= A->mt || k < 0 || k >= A->nt)
-			return stargemm__error(-EINVAL, "stargemm_balanced_columns: A's tile %" PRId64
-					       " (%" PRId64 ", %" PRId64 ") lies outside its %" PRId64
-					       " x %" PRId64 " tiles", e, i, k, A->mt, A->nt);
-		rows[k] += (double)A->row_sizes[i];
+		if (listed_tile(A, "A", e))
+			return -EINVAL;
+		rows[A->present[2 * e + 1]] += (double)A->row_sizes[A->present[2 * e]];
 	}
 	return 0;
 }
@@ -113,10 +121,8 @@ static int column_weights(const struct stargemm_pattern *A, const struct stargem
 	for (int64_t e = 0; e < B->npresent; e++) {
 		int64_t k = B->present[2 * e], j = B->present[2 * e + 1];
 
-		if (k < 0 || k >= B->mt || j < 0 || j >= B->nt)
-			return stargemm__error(-EINVAL, "stargemm_balanced_columns: B's tile %" PRId64
-					       " (%" PRId64 ", %" PRId64 ") lies outside its %" PRId64
-					       " x %" PRId64 " tiles", e, k, j, B->mt, B->nt);
+		if (listed_tile(B, "B", e))
+			return -EINVAL;
 		w[j].w += 2.0 * (double)B->col_sizes[j] * (double)A->col_sizes[k] * rows[k];
 	}
 	return 0;
