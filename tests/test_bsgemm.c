@@ -43,6 +43,9 @@ static const struct bs_case cases[] = {
 	{ "A empty, beta = 0", 106, 83, 97, 20, 'N', 'N', 1.0, 0.0, 0.0, 0.7, 0.9, 1, 0, 0 },
 	{ "C empty", 106, 83, 97, 20, 'N', 'N', 1.0, 1.0, 0.7, 0.7, 0.0, 0, 0, 0 },
 	{ "dense B (SpMM)", 150, 170, 140, 0, 'N', 'N', 1.0, 1.0, 0.2, 1.0, 1.0, 0, 0, 0 },
+	/* batched (small products, alpha = 1): libxsmm's beta = 0 kernel must not read C */
+	{ "SpMM, beta = 0 on NaN C", 150, 170, 140, 0, 'N', 'N', 1.0, 0.0, 0.2, 1.0, 1.0, 1, 0,
+	  0 },
 	{ "empty tile rows, columns", 106, 283, 97, 17, 'N', 'N', 1.5, 0.5, 0.8, 0.8, 1.0, 0,
 	  1, 0 },
 	{ "distributed 40%", 150, 170, 140, 0, 'N', 'N', 1.0, 0.5, 0.4, 0.4, 0.7, 0, 0, 1 },
