@@ -309,7 +309,9 @@ struct inspector {
 	struct builder bd;
 	struct block blk;
 	int64_t pinned_k;       /* the held K tile, or -1 */
-	struct stargemm__axis crow, ccol;  /* C's distribution (cyclic when not given) */
+	/* C's distribution: the request's, or the cyclic one built in own_rows/own_cols */
+	const struct stargemm__axis *crow, *ccol;
+	struct stargemm__axis own_rows, own_cols;
 };
 
 static int64_t chunk_begin(const struct inspector *in, int64_t z)
@@ -409,7 +411,7 @@ static int add_chunk_prefetches(struct inspector *in, int64_t z, int64_t n)
 
 			if (nd > 0 && own(in, STARGEMM_OP_A, i, k) &&
 			    add_ref(&in->bd, STARGEMM_OP_A, i, k,
-				    devs[(in->crow.local[i] + k) % nd], prio))
+				    devs[(in->crow->local[i] + k) % nd], prio))
 				return -ENOMEM;
 		}
 	}
@@ -607,9 +609,9 @@ static int inspect_block(struct inspector *in, int64_t x, int64_t y, int64_t *n)
 	struct stargemm__block *bk = &wl->blocks[id];
 	int ret;
 
-	in->blk.ncols = block_indices(y, pl->c, &in->ccol, in->blk.cols);
-	in->blk.nrows = block_indices(x, pl->b, &in->crow, in->blk.rows);
-	deal_block(in->r, &in->ccol, &in->blk);
+	in->blk.ncols = block_indices(y, pl->c, in->ccol, in->blk.cols);
+	in->blk.nrows = block_indices(x, pl->b, in->crow, in->blk.rows);
+	deal_block(in->r, in->ccol, &in->blk);
 	bk->first_chunk = *n;
 	bk->nchunks = pl->Z;
 	bk->hold_first = wl->nrefs;
@@ -652,11 +654,11 @@ static int inspect_ooc(struct inspector *in)
 	int64_t n = 0;
 	int ret;
 
-	if (pl->X * pl->b < in->crow.maxlocal || pl->Y * pl->c < in->ccol.maxlocal)
+	if (pl->X * pl->b < in->crow->maxlocal || pl->Y * pl->c < in->ccol->maxlocal)
 		return stargemm__error(-EINVAL, "stargemm: the plan's blocks cover %" PRId64 " x %"
 				       PRId64 " local tiles; C's distribution puts %" PRId64 " x %"
 				       PRId64 " on one process", pl->X * pl->b, pl->Y * pl->c,
-				       in->crow.maxlocal, in->ccol.maxlocal);
+				       in->crow->maxlocal, in->ccol->maxlocal);
 	wl->nblocks = pl->X * pl->Y;
 	wl->nchunks = wl->nblocks * pl->Z;
 	wl->lookahead = pl->lookahead;
@@ -701,7 +703,7 @@ static int inspect_in_core(struct inspector *in)
 
 				ret = add_product(&in->bd, i, j, k,
 						  is_local(r, i, j)
-							  ? (int)(in->ccol.local[j] % r->ndevices)
+							  ? (int)(in->ccol->local[j] % r->ndevices)
 							  : -1,
 						  STARGEMM_PREFETCH_READY, -1, 0);
 			}
@@ -907,9 +909,9 @@ static int inspect_batched(struct inspector *in, int64_t s)
 	const struct stargemm__request *r = in->r;
 	struct stargemm__worklist *wl = in->bd.wl;
 	struct grid_columns gc = { NULL, NULL, 0 };
-	struct batcher bt = { .s = s, .rows = &in->crow, .cols = &in->ccol };
-	int64_t cap_batches = 0, cap_slots = 0, nloc = in->ccol.maxlocal;
-	int ret = grid_columns(r, &in->crow, &gc);
+	struct batcher bt = { .s = s, .rows = in->crow, .cols = in->ccol };
+	int64_t cap_batches = 0, cap_slots = 0, nloc = in->ccol->maxlocal;
+	int ret = grid_columns(r, in->crow, &gc);
 
 	for (int o = 0; o < 3 && !ret; o++) {
 		bt.slot[o] = malloc((size_t)(s * s) * sizeof(int32_t));
@@ -963,24 +965,24 @@ static int add_scales(struct inspector *in)
 	return 0;
 }
 
-/* C's distribution for the inspector: the request's, or cyclic over its grid. */
+/* C's distribution for the inspector: the request's axes, or cyclic ones over its
+ * grid where the request has none. */
 static int c_axes(const struct stargemm__request *r, struct inspector *in)
 {
 	const struct stargemm__axis *rows = r->c.rows, *cols = r->c.cols;
-	int ret;
+	int ret = 0;
 
 	if ((rows && (rows->n != r->mt || rows->nproc != r->c.P)) ||
 	    (cols && (cols->n != r->nt || cols->nproc != r->c.Q)))
 		return stargemm__error(-EINVAL, "stargemm: C's distribution does not match its "
 				       "%" PRId64 " x %" PRId64 " tiles on a %d x %d grid", r->mt,
 				       r->nt, r->c.P, r->c.Q);
-	ret = stargemm__axis_init(&in->crow, r->mt, r->c.P, rows ? rows->proc : NULL, "rows");
-	ret = ret ? ret : stargemm__axis_init(&in->ccol, r->nt, r->c.Q, cols ? cols->proc : NULL,
-					      "cols");
-	if (ret) {
-		stargemm__axis_free(&in->crow);
-		stargemm__axis_free(&in->ccol);
-	}
+	if (!rows)
+		ret = stargemm__axis_init(&in->own_rows, r->mt, r->c.P, NULL, "rows");
+	if (!cols && !ret)
+		ret = stargemm__axis_init(&in->own_cols, r->nt, r->c.Q, NULL, "cols");
+	in->crow = rows ? rows : &in->own_rows;
+	in->ccol = cols ? cols : &in->own_cols;
 	return ret;
 }
 
@@ -996,18 +998,18 @@ int stargemm__inspect(const struct stargemm__request *r,
 	if (r->ndevices < 1 || r->ndevices > 64)
 		return stargemm__error(-EINVAL, "stargemm: %d devices per rank; between 1 and 64 "
 				       "are supported", r->ndevices);
-	if ((ret = c_axes(r, &in)))
-		return ret;
-	in.bd.started = calloc((size_t)(r->mt * r->nt), 1);
-	ret = !in.bd.started ? -ENOMEM : r->plan ? inspect_ooc(&in) : inspect_in_core(&in);
+	if ((ret = c_axes(r, &in)) == 0) {
+		in.bd.started = calloc((size_t)(r->mt * r->nt), 1);
+		ret = !in.bd.started ? -ENOMEM : r->plan ? inspect_ooc(&in) : inspect_in_core(&in);
+	}
 	if (ret == 0 && !r->plan)
 		ret = rebatch(&in);
 	if (ret == 0)
 		ret = add_scales(&in);
 	free(in.bd.started);
 	free_block(&in.blk);
-	stargemm__axis_free(&in.crow);
-	stargemm__axis_free(&in.ccol);
+	stargemm__axis_free(&in.own_rows);
+	stargemm__axis_free(&in.own_cols);
 	if (ret)
 		stargemm__worklist_free(wl);
 	if (ret == -ENOMEM)
