@@ -35,6 +35,7 @@ struct bs_opts {
 	int64_t b, c, d, device_mib, ram_limit_mib, disk_mib;
 	int lookahead;
 	const char *trace_dir, *disk_dir, *sched;
+	int *col_proc;   /* --dist balanced: B's and C's tile columns' process columns */
 };
 
 static void usage(FILE *f)
@@ -215,25 +216,30 @@ static struct stargemm_pattern pattern_of(const struct bsgen_matrix *x)
 					  x->pairs };
 }
 
-/* Matrix @p which (0 A, 1 B, 2 C) of the problem, filled. --dist balanced: B's and C's
- * tile columns on the process columns of stargemm_balanced_columns(); A cyclic. */
+/* --dist balanced: the process columns of B's and C's tile columns, once per run. */
+static int balanced_columns(struct bs_opts *o, const struct bsgen_problem *pb)
+{
+	struct stargemm_pattern pa = pattern_of(&pb->a), pbb = pattern_of(&pb->b);
+
+	if (!o->balanced)
+		return 0;
+	o->col_proc = malloc((size_t)(pb->nt > 0 ? pb->nt : 1) * sizeof(*o->col_proc));
+	if (!o->col_proc)
+		return -ENOMEM;
+	return stargemm_balanced_columns(&pa, &pbb, o->Q, o->col_proc);
+}
+
+/* Matrix @p which (0 A, 1 B, 2 C) of the problem, filled; B and C on o->col_proc's
+ * process columns when set, A cyclic. */
 static int create(const struct bs_opts *o, const struct bsgen_problem *pb, int which,
 		  struct stargemm_matrix **X)
 {
 	const struct bsgen_matrix *x = which == 0 ? &pb->a : which == 1 ? &pb->b : &pb->c;
-	struct stargemm_pattern pa = pattern_of(&pb->a), pbb = pattern_of(&pb->b);
-	struct stargemm_distribution dist = { o->P, o->Q, NULL, NULL };
+	struct stargemm_distribution dist = { o->P, o->Q, NULL, which > 0 ? o->col_proc : NULL };
 	struct fill_arg f = { o->gen.seed, which };
-	int *cols = NULL, ret = 0;
+	int ret = stargemm_matrix_create_distributed(X, x->mt, x->rows, x->nt, x->cols,
+						     x->npresent, x->pairs, &dist);
 
-	if (o->balanced && which > 0) {
-		cols = malloc((size_t)(x->nt > 0 ? x->nt : 1) * sizeof(*cols));
-		ret = cols ? stargemm_balanced_columns(&pa, &pbb, o->Q, cols) : -ENOMEM;
-		dist.col_proc = cols;
-	}
-	ret = ret ? ret : stargemm_matrix_create_distributed(X, x->mt, x->rows, x->nt, x->cols,
-							     x->npresent, x->pairs, &dist);
-	free(cols);
 	return ret ? ret : stargemm_matrix_fill(*X, fill, &f);
 }
 
@@ -415,7 +421,8 @@ static int run(struct bs_opts *o, const struct bsgen_problem *pb)
 		o->P = stargemm_nranks();
 		o->Q = 1;
 	}
-	ret = create(o, pb, 0, &A);
+	ret = balanced_columns(o, pb);
+	ret = ret ? ret : create(o, pb, 0, &A);
 	ret = ret ? ret : create(o, pb, 1, &B);
 	for (int it = -o->warmup; !ret && it < o->niter; it++) {
 		struct result r = { 0 };
@@ -438,6 +445,7 @@ static int run(struct bs_opts *o, const struct bsgen_problem *pb)
 		fprintf(stderr, "stargemm_bsgemm: residual above %g\n", SG_RESIDUAL_BOUND);
 	stargemm_matrix_destroy(A);
 	stargemm_matrix_destroy(B);
+	free(o->col_proc);
 	return ret || failed;
 }
 
