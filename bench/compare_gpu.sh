@@ -2,7 +2,7 @@
 # bench/compare_gpu.sh — on a GPU node, run in one call: the kernel's in-core rate (one
 # cublasDgemm on matrices already on the GPU), cublasXtDgemm on the host-resident
 # problem, and stargemm's out-of-core GEMM on the same problem with the GPU memory
-# limited (STARPU_LIMIT_CUDA_MEM), then print stargemm's ratio to each (issue 3's
+# limited (STARPU_LIMIT_CUDA_MEM), then print stargemm's ratio to each (the
 # targets: >= 85% of in-core cublasDgemm, faster than cublasXtDgemm) and its loads
 # against the model.
 #
