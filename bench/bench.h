@@ -7,6 +7,8 @@
 
 #include <stdint.h>
 
+#include "stargemm.h"
+
 struct bench_opts {
 	const char *impl;      /* stargemm | blas | scalapack | cublas | cublasxt */
 	int64_t m, n, k, nb;
@@ -50,6 +52,11 @@ void bench_print_header(void);
 
 /* Wall-clock seconds. */
 double bench_now(void);
+
+/* Tiles loaded into each device, mean over the devices (GPUs: host and peer copies,
+ * and in *peer_loads those from another GPU; no GPU: disk -> RAM, *peer_loads 0). */
+void bench_mean_loads(const struct stargemm_transfer_stats *st, double *loads,
+		      double *peer_loads);
 
 /* GFLOP count of one GEMM of the benchmark's size. */
 double bench_gflop(const struct bench_opts *o);

@@ -31,7 +31,7 @@
 struct bs_opts {
 	struct bsgen_params gen;
 	double alpha, beta, eps;
-	int P, Q, ncpus, niter, warmup, check, csv, plan, ooc, balanced;
+	int P, Q, ncpus, niter, warmup, check, csv, plan, ooc, balanced, no_dense;
 	int64_t b, c, d, device_mib, ram_limit_mib, disk_mib;
 	int lookahead;
 	const char *trace_dir, *disk_dir, *sched;
@@ -66,6 +66,9 @@ static void usage(FILE *f)
 		"                        budget and disk node, as stargemm_pdgemm)\n"
 		"Run:\n"
 		"  --niter N --warmup N  timed and untimed repetitions (default 3, 1)\n"
+		"  --no-dense            skip the dense OpenBLAS rate at the same flop count\n"
+		"                        (dense_gflops and ratio_dense 0; on GPU machines,\n"
+		"                        whose peer is cuBLAS: bench/compare_gpu.sh)\n"
 		"  --check               residual against a dense reference (rank 0; small\n"
 		"                        problems; symbolic C, no --eps)\n"
 		"  --plan                print the work list's figures (and the plan) to stderr\n"
@@ -74,7 +77,10 @@ static void usage(FILE *f)
 		"  --help                this text\n"
 		"Columns: impl,ranks,threads,m,n,k,lo,hi,density_a,density_b,density_c,seed,eps,\n"
 		"mt,nt,kt,products,iter,seconds,useful_gflop,gflops,residual,skipped,c_removed,\n"
-		"symbolic_s,inspect_s,dense_gflops,ratio_dense,dist (residual -1: not checked).\n");
+		"symbolic_s,inspect_s,dense_gflops,ratio_dense,dist,pred_loads,loads,\n"
+		"loads_ratio,peer_loads (residual -1: not checked; pred_loads: the work list's\n"
+		"tile loads per device out of core, loads: measured, GPUs or disk -> RAM;\n"
+		"rank 0's devices).\n");
 }
 
 static int parse_double(const char *name, const char *arg, double *out)
@@ -135,6 +141,7 @@ static int parse_option(int c, struct bs_opts *o)
 	case 't': bad = parse_int("--niter", optarg, 1, &v); o->niter = (int)v; break;
 	case 'w': bad = parse_int("--warmup", optarg, 0, &v); o->warmup = (int)v; break;
 	case 'c': o->check = 1; break;
+	case 'N': o->no_dense = 1; break;
 	case 'v': o->csv = 1; break;
 	case 'p': o->plan = 1; break;
 	case 'O': o->ooc = 1; break;
@@ -167,7 +174,7 @@ static int parse(int argc, char **argv, struct bs_opts *o)
 		{ "sched", 1, 0, 's' }, { "b", 1, 0, 1001 }, { "c", 1, 0, 1002 },
 		{ "d", 1, 0, 1003 }, { "lookahead", 1, 0, 1004 }, { "device-mem", 1, 0, 1005 },
 		{ "ram-limit", 1, 0, 1006 }, { "disk", 1, 0, 1007 }, { "disk-mib", 1, 0, 1008 },
-		{ "dist", 1, 0, 'D' }, { "help", 0, 0, 'H' }, { 0, 0, 0, 0 }
+		{ "dist", 1, 0, 'D' }, { "no-dense", 0, 0, 'N' }, { "help", 0, 0, 'H' }, { 0, 0, 0, 0 }
 	};
 	int c;
 
@@ -266,6 +273,7 @@ static int make_c(const struct bs_opts *o, const struct bsgen_problem *pb,
 
 struct result {
 	double seconds, symbolic_s, residual;
+	double loads, peer_loads;   /* measured tile loads per device (bench_mean_loads) */
 	struct stargemm_bsgemm_info info;
 };
 
@@ -299,6 +307,17 @@ static double check(const struct bs_opts *o, const struct stargemm_matrix *A,
 	return res;
 }
 
+/* Tiles loaded into the devices during the product (counted since the reset). */
+static int measure_loads(struct result *r)
+{
+	struct stargemm_transfer_stats st;
+	int ret = stargemm_transfers_get(&st);
+
+	if (ret == 0)
+		bench_mean_loads(&st, &r->loads, &r->peer_loads);
+	return ret;
+}
+
 static int repetition(const struct bs_opts *o, const struct bsgen_problem *pb,
 		      const struct stargemm_matrix *A, const struct stargemm_matrix *B,
 		      struct result *r)
@@ -315,10 +334,15 @@ static int repetition(const struct bs_opts *o, const struct bsgen_problem *pb,
 		c0 = sg_gather_new(C);
 	if (!ret) {
 		stargemm_wait();
+		ret = stargemm_transfers_reset();
+	}
+	if (!ret) {
 		t = bench_now();
 		ret = stargemm_bsgemm('N', 'N', o->alpha, A, B, o->beta, C, &opt, &r->info);
 		r->seconds = bench_now() - t + r->symbolic_s;
 	}
+	if (!ret)
+		ret = measure_loads(r);
 	if (!ret && o->check)
 		r->residual = check(o, A, B, C, c0);
 	free(c0);
@@ -332,7 +356,8 @@ static void print_header(void)
 {
 	printf("impl,ranks,threads,m,n,k,lo,hi,density_a,density_b,density_c,seed,eps,mt,nt,"
 	       "kt,products,iter,seconds,useful_gflop,gflops,residual,skipped,c_removed,"
-	       "symbolic_s,inspect_s,dense_gflops,ratio_dense,dist\n");
+	       "symbolic_s,inspect_s,dense_gflops,ratio_dense,dist,pred_loads,loads,"
+	       "loads_ratio,peer_loads\n");
 }
 
 static void print_row(const struct bs_opts *o, const struct bsgen_problem *pb, int iter,
@@ -341,7 +366,8 @@ static void print_row(const struct bs_opts *o, const struct bsgen_problem *pb, i
 	double gflop = r->info.flops * 1e-9, rate = r->seconds > 0 ? gflop / r->seconds : 0;
 
 	printf("stargemm,%d,%d,%lld,%lld,%lld,%lld,%lld,%g,%g,%g,%llu,%g,%lld,%lld,%lld,%lld,"
-	       "%d,%.6f,%.6f,%.3f,%.3g,%lld,%lld,%.6f,%.6f,%.3f,%.4f,%s\n", stargemm_nranks(),
+	       "%d,%.6f,%.6f,%.3f,%.3g,%lld,%lld,%.6f,%.6f,%.3f,%.4f,%s,%.0f,%.0f,%.4f,%.0f\n",
+	       stargemm_nranks(),
 	       stargemm_ncpu_workers() + stargemm_ncuda_workers(), (long long)o->gen.m,
 	       (long long)o->gen.n, (long long)o->gen.k, (long long)o->gen.lo,
 	       (long long)o->gen.hi, o->gen.density_a, o->gen.density_b, o->gen.density_c,
@@ -349,7 +375,8 @@ static void print_row(const struct bs_opts *o, const struct bsgen_problem *pb, i
 	       (long long)pb->kt, (long long)r->info.products, iter, r->seconds, gflop, rate,
 	       r->residual, (long long)r->info.skipped, (long long)r->info.c_removed,
 	       r->symbolic_s, r->info.inspect_seconds, dense, dense > 0 ? rate / dense : 0.0,
-	       o->balanced ? "balanced" : "cyclic");
+	       o->balanced ? "balanced" : "cyclic", r->info.pred_loads, r->loads,
+	       r->info.pred_loads > 0 ? r->loads / r->info.pred_loads : 0.0, r->peer_loads);
 	fflush(stdout);
 }
 
@@ -429,7 +456,7 @@ static int run(struct bs_opts *o, const struct bsgen_problem *pb)
 
 		if ((ret = repetition(o, pb, A, B, &r)))
 			break;
-		if (dense == 0.0)
+		if (dense == 0.0 && !o->no_dense)
 			dense = dense_rate(r.info.flops);
 		if (o->plan && it == -o->warmup && stargemm_rank() == 0)
 			print_plan(&r);

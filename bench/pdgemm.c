@@ -253,21 +253,11 @@ static int gemm(const struct bench_opts *o, struct stargemm_matrix *A,
 static int measure_moves(const struct bench_opts *o, struct bench_moves *mv)
 {
 	struct stargemm_transfer_stats st;
-	uint64_t loads = 0, peer = 0;
 	int ret = stargemm_transfers_get(&st);
 
 	if (ret)
 		return ret;
-	for (int g = 0; g < st.ndevices; g++) {
-		loads += st.device_loads[g];
-		peer += st.device_peer_loads[g];
-	}
-	if (stargemm_ncuda_workers() > 0) {
-		mv->loads = (double)loads / stargemm_ncuda_workers();
-		mv->peer_loads = (double)peer / stargemm_ncuda_workers();
-	} else {
-		mv->loads = (double)st.disk_read_tiles;
-	}
+	bench_mean_loads(&st, &mv->loads, &mv->peer_loads);
 	mv->mpi = (double)st.mpi_recv_bytes / (double)(o->nb * o->nb * 8);
 	mv->h2d = (double)st.h2d_tiles;
 	mv->d2d = (double)st.d2d_tiles;

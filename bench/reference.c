@@ -18,6 +18,20 @@
 void openblas_set_num_threads(int nthreads);
 #endif
 
+void bench_mean_loads(const struct stargemm_transfer_stats *st, double *loads,
+		      double *peer_loads)
+{
+	uint64_t all = 0, peer = 0;
+	int ngpus = stargemm_ncuda_workers();
+
+	for (int g = 0; g < st->ndevices; g++) {
+		all += st->device_loads[g];
+		peer += st->device_peer_loads[g];
+	}
+	*loads = ngpus > 0 ? (double)all / ngpus : (double)st->disk_read_tiles;
+	*peer_loads = ngpus > 0 ? (double)peer / ngpus : 0.0;
+}
+
 double bench_now(void)
 {
 #ifdef STARPU_SIMGRID

@@ -2,7 +2,8 @@
 # scripts/gpu_bundle.sh — pack a native CUDA build of stargemm into one compressed file
 # that runs on a bare GPU machine which has the NVIDIA driver and the CUDA toolkit but
 # none of stargemm's other dependencies and no network (the GPU machines lent to this
-# project). The file holds the benchmark, the GEMM tests, MPICH's launcher, every shared
+# project). The file holds the dense and block-sparse benchmarks, the GEMM tests, MPICH's
+# launcher, every shared
 # library they load except glibc's and CUDA's, and scripts/gpu_check.sh, which runs the
 # GPU checks there.
 #
@@ -24,7 +25,8 @@ dest=$stage/stargemm-gpu
 mkdir -p "$dest/bin" "$dest/lib" "$dest/bench" "$dest/tests"
 
 # Real executables (not libtool's wrappers).
-for p in bench/stargemm_pdgemm tests/test_pdgemm tests/test_ooc_model; do
+for p in bench/stargemm_pdgemm bench/stargemm_bsgemm tests/test_pdgemm tests/test_ooc_model \
+	tests/test_bsgemm tests/test_bsfilter; do
 	exe="$build/$(dirname "$p")/.libs/$(basename "$p")"
 	[ -x "$exe" ] || exe="$build/$p"
 	cp "$exe" "$dest/bin/"

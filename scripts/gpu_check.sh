@@ -1,18 +1,24 @@
 #!/bin/sh
 # scripts/gpu_check.sh — issue 3's checks on a real GPU, run from the bundle that
 # scripts/gpu_bundle.sh packs (it lies beside bin/ and lib/ there). Phases, in the
-# order given (default: info correct small):
+# order given (default: info correct sparse small):
 #   info     the GPU, the driver, and that every library the programs load is found
 #   correct  the CUDA codelets against BLAS: tests/test_pdgemm (ragged, transposed,
 #            irregular tiles; in core and out of core) with the GEMMs on the GPU, a
 #            ragged out-of-core run forced into case (c2) by a 1 GiB GPU limit with
 #            --check, and the cuBLAS peers with --check
+#   sparse   the block-sparse product on the GPU: tests/test_bsgemm and test_bsfilter,
+#            a ragged irregular product checked in core and out of core (256 MiB of
+#            GPU memory), then paper 000's synthetic problem (tiles 512-2048, A and B
+#            half full, 49,152^3) in core and out of core with 8 GiB of GPU memory
+#            (A + B + C = 4.5x that): useful-flop rate and loads against the work list
 #   small    bench/compare_gpu.sh, N = 32,768, t = 2048, 4 GiB of GPU memory (c2)
 #   large    bench/compare_gpu.sh, N = 65,536, t = 2048, 16 GiB (the issue's case; the
 #            host needs ~100 GiB: three 32 GiB matrices, one program at a time)
 # Every log goes to ${OUT:-/tmp/stargemm-gpu-out}; the summary is printed last.
 # GPU_CHECK_OOC_SIZE and GPU_CHECK_OOC_LIMIT (MiB) change the forced-(c2) run's size
-# and GPU memory (tests/gpu_bundle.sh runs the bundle small on machines without GPU).
+# and GPU memory, GPU_CHECK_SPARSE_SIZE and GPU_CHECK_SPARSE_LIMIT the synthetic sparse
+# problem's (tests/gpu_bundle.sh runs the bundle small on machines without GPU).
 # Exit status: 0 when every phase passed.
 set -u
 
@@ -31,6 +37,10 @@ export STARPU_FXT_TRACE=0 STARPU_NCUDA=${STARPU_NCUDA:-1}
 export STARGEMM_BENCH="$here/bin/stargemm_pdgemm"
 mkdir -p "$STARPU_HOME"
 bench=$STARGEMM_BENCH
+bsbench=$here/bin/stargemm_bsgemm
+sparse_size=${GPU_CHECK_SPARSE_SIZE:-"--m 49152 --n 49152 --k 49152 --lo 512 --hi 2048 \
+	--density-a 0.5 --density-b 0.5"}
+sparse_limit=${GPU_CHECK_SPARSE_LIMIT:-8192}
 ooc_size=${GPU_CHECK_OOC_SIZE:-"--m 10000 --n 9001 --k 7003 --nb 1024"}
 ooc_limit=${GPU_CHECK_OOC_LIMIT:-1024}
 summary=$out/summary.txt
@@ -71,6 +81,23 @@ phase_correct() {
 	grep -h ',FAIL,' "$out"/*_check.log >/dev/null 2>&1 && failed=1
 }
 
+phase_sparse() {
+	ragged="--m 6001 --n 5003 --k 4007 --lo 200 --hi 900 --density-a 0.4 --density-b 0.5"
+	step test_bsgemm "$here/bin/test_bsgemm" 1 1
+	step test_bsfilter "$here/bin/test_bsfilter" 1 1
+	# shellcheck disable=SC2086 # sizes are lists of options
+	step bs_incore_check "$bsbench" $ragged --alpha 1.5 --beta 0.5 --niter 1 --warmup 0 \
+		--check --no-dense --csv
+	# shellcheck disable=SC2086
+	step bs_ooc_check env STARPU_LIMIT_CUDA_MEM=256 "$bsbench" $ragged --alpha 1.5 \
+		--beta 0.5 --ooc --niter 1 --warmup 0 --check --no-dense --csv
+	# shellcheck disable=SC2086
+	step bs_incore_perf "$bsbench" $sparse_size --niter 2 --warmup 1 --no-dense --csv
+	# shellcheck disable=SC2086
+	step bs_ooc_perf env STARPU_LIMIT_CUDA_MEM=$sparse_limit "$bsbench" $sparse_size --ooc \
+		--niter 2 --warmup 1 --no-dense --csv --plan
+}
+
 phase_small() {
 	step compare_32768 "$here/bench/compare_gpu.sh" --device-mem 4096 -- --m 32768 \
 		--n 32768 --k 32768 --nb 2048 --niter 2 --warmup 1
@@ -81,14 +108,15 @@ phase_large() {
 		--n 65536 --k 65536 --nb 2048 --niter 1 --warmup 1
 }
 
-[ $# -gt 0 ] || set -- info correct small
+[ $# -gt 0 ] || set -- info correct sparse small
 for phase in "$@"; do
 	case $phase in
-	info | correct | small | large) "phase_$phase" ;;
-	*) echo "gpu_check.sh: unknown phase '$phase' (info correct small large)" >&2; exit 2 ;;
+	info | correct | sparse | small | large) "phase_$phase" ;;
+	*) echo "gpu_check.sh: unknown phase '$phase' (info correct sparse small large)" >&2
+	   exit 2 ;;
 	esac
 done
-for f in "$out"/compare_*.log; do
+for f in "$out"/compare_*.log "$out"/bs_*_perf.log; do
 	[ -f "$f" ] && { echo "== $f"; tail -n 8 "$f"; }
 done
 echo "== summary ($out)"

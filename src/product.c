@@ -79,15 +79,31 @@ static double now(void)
 	return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
 }
 
-static void report(const struct stargemm__worklist *wl, double seconds,
-		   struct stargemm_bsgemm_info *info)
+/* What the list says of the run: counts, flops, and out of core the mean predicted
+ * loads per device. */
+static int report(const struct stargemm__worklist *wl, int beta_zero, double seconds,
+		  struct stargemm_bsgemm_info *info)
 {
+	double *loads;
+
 	if (!info)
-		return;
+		return 0;
 	info->products = wl->nproducts;
 	info->skipped = wl->nskipped;
 	info->flops = wl->flops;
 	info->inspect_seconds = seconds;
+	info->pred_loads = 0.0;
+	if (!wl->throttled)
+		return 0;
+	loads = calloc((size_t)wl->ndevices, sizeof(*loads));
+	if (!loads || stargemm__worklist_loads(wl, !beta_zero, loads)) {
+		free(loads);
+		return stargemm__error(-ENOMEM, "stargemm: out of memory for the load model");
+	}
+	for (int g = 0; g < wl->ndevices; g++)
+		info->pred_loads += loads[g] / wl->ndevices;
+	free(loads);
+	return 0;
 }
 
 int stargemm__run_product(struct stargemm__gemm *g, const struct stargemm_plan *plan,
@@ -103,11 +119,12 @@ int stargemm__run_product(struct stargemm__gemm *g, const struct stargemm_plan *
 	ret = make_request(g, &r);
 	r.plan = plan;
 	r.tile_bytes = tile_bytes;
-	if (ret || (ret = stargemm__inspect(&r, wl))) {
+	if (ret || (ret = stargemm__inspect(&r, wl)) ||
+	    (ret = report(wl, r.beta_zero, now() - t0, info))) {
+		stargemm__worklist_free(wl);
 		free(wl);
 		return ret;
 	}
-	report(wl, now() - t0, info);
 	ret = stargemm__execute(g, wl);
 	if (wl->throttled) {
 		stargemm__worklist_free(wl);

@@ -415,6 +415,11 @@ struct stargemm_bsgemm_info {
 	int64_t c_removed;       /**< C tiles dropped after the product (norm < eps) */
 	double flops;            /**< useful flops: 2 m n k over the computed products */
 	double inspect_seconds;  /**< time this rank spent building the work list */
+	/** Out of core: tiles the work list makes each of this rank's devices load (GPU,
+	 *  or RAM from disk without GPU), mean over the devices — A and B once per run
+	 *  of consecutive chunks that read them, C once per block unless beta = 0; hold
+	 *  it against stargemm_transfer_stats.device_loads. 0 in core. */
+	double pred_loads;
 	int planned;             /**< out of core: @p plan is the plan used */
 	struct stargemm_plan plan;
 };

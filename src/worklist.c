@@ -33,7 +33,7 @@ static void use(int64_t *last, int64_t idx, int64_t now, int64_t gap, double *lo
 	last[idx] = now;
 }
 
-int stargemm__worklist_loads(const struct stargemm__worklist *wl, double *loads)
+int stargemm__worklist_loads(const struct stargemm__worklist *wl, int c_read, double *loads)
 {
 	int64_t mt, nt, kt, na, nb, nc, G = wl->ndevices;
 	int64_t *last;
@@ -58,7 +58,8 @@ int stargemm__worklist_loads(const struct stargemm__worklist *wl, double *loads)
 		/* A and B: kept from one chunk to the next; C: once per block. */
 		use(base, x->i + x->k * mt, x->info.chunk, 1, &loads[g]);
 		use(base + na, x->k + x->j * kt, x->info.chunk, 1, &loads[g]);
-		use(base + na + nb, x->i + x->j * mt, x->info.block, 0, &loads[g]);
+		if (c_read)
+			use(base + na + nb, x->i + x->j * mt, x->info.block, 0, &loads[g]);
 	}
 	free(last);
 	return 0;

@@ -149,9 +149,10 @@ int stargemm__inspect(const struct stargemm__request *r,
 
 /* Tiles each device loads if every tile a device reads is loaded once per block (C)
  * and once per run of consecutive chunks that read it (A, B): @p loads has ndevices
- * entries. The model of the list, to hold against the planner's Eq. (1). Returns 0 or
- * -ENOMEM. */
-int stargemm__worklist_loads(const struct stargemm__worklist *wl, double *loads);
+ * entries. @p c_read 0 (beta = 0): C tiles are written without being read, and not
+ * counted. The model of the list, to hold against the planner's Eq. (1) and the
+ * measured loads. Returns 0 or -ENOMEM. */
+int stargemm__worklist_loads(const struct stargemm__worklist *wl, int c_read, double *loads);
 
 void stargemm__worklist_free(struct stargemm__worklist *wl);
 

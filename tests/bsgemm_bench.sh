@@ -1,7 +1,7 @@
 #!/bin/sh
 # tests/bsgemm_bench.sh — the block-sparse benchmark: CSV header and rows, --check on
 # 1 and 2 ranks (residual on rank 0 only), a given C pattern with filtering, --plan,
-# and bad options refused before anything runs with a message naming the constraint.
+# out of core on disk with its loads against the work list's, and bad options refused before anything runs with a message naming the constraint.
 set -e
 out="$BUILDDIR/tests/bsgemm_bench.out"
 err="$out.err"
@@ -20,12 +20,22 @@ grep -q "products" "$err" || { echo "--plan printed nothing"; cat "$err"; exit 1
 # shellcheck disable=SC2086
 "$SRCDIR/tests/mpirun.sh" 2 "$bench" $small --P 1 --Q 2 --dist balanced --beta 0.5 \
 	--niter 1 --warmup 0 --check >>"$out"
+# Out of core on the CPU (RAM budget, disk node): the disk loads are counted, and no
+# more than the work list predicts (+10%: more would be a scheduling bug).
+dir="$BUILDDIR/tests/bsgemm_bench.dir"
+rm -rf "$dir" && mkdir -p "$dir"
+"$SRCDIR/tests/mpirun.sh" 1 "$bench" --m 2000 --n 1900 --k 2100 --lo 150 --hi 400 \
+	--density-a 0.6 --density-b 0.6 --beta 0.5 --ooc --ram-limit 24 --disk "$dir" \
+	--disk-mib 256 --niter 1 --warmup 0 --check --no-dense >>"$out"
+rm -rf "$dir"
 cat "$out"
-head -n1 "$out" | grep -q "^impl,ranks,threads,m,n,k,lo,hi,density_a,density_b,density_c,seed,eps,mt,nt,kt,products,iter,seconds,useful_gflop,gflops,residual,skipped,c_removed,symbolic_s,inspect_s,dense_gflops,ratio_dense,dist$"
-[ "$(grep -c '^stargemm,' "$out")" -eq 5 ] || { echo "expected 5 rows"; exit 1; }
-[ "$(grep -c ',balanced$' "$out")" -eq 1 ] || { echo "no balanced row"; exit 1; }
+tail -n1 "$out" | awk -F, '{ if (!($30 > 0 && $31 > 0 && $32 <= 1.10 && $27 == 0)) exit 1 }' ||
+	{ echo "out of core: no predicted or measured loads, more than predicted, or a dense rate despite --no-dense"; exit 1; }
+head -n1 "$out" | grep -q "^impl,ranks,threads,m,n,k,lo,hi,density_a,density_b,density_c,seed,eps,mt,nt,kt,products,iter,seconds,useful_gflop,gflops,residual,skipped,c_removed,symbolic_s,inspect_s,dense_gflops,ratio_dense,dist,pred_loads,loads,loads_ratio,peer_loads$"
+[ "$(grep -c '^stargemm,' "$out")" -eq 6 ] || { echo "expected 6 rows"; exit 1; }
+[ "$(grep -c ',balanced,' "$out")" -eq 1 ] || { echo "no balanced row"; exit 1; }
 # Checked rows: a residual >= 0 (the run itself fails above the bound).
-[ "$(grep -c '^stargemm,[12],' "$out")" -eq 5 ]
+[ "$(grep -c '^stargemm,[12],' "$out")" -eq 6 ]
 awk -F, '/^stargemm,/ && $13 == 0 && $22 < 0 { bad = 1 } END { exit bad }' "$out" ||
 	{ echo "a checked row has no residual"; exit 1; }
 # The filtered row skipped some products: values are uniform in [-0.5, 0.5], so a

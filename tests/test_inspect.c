@@ -364,7 +364,7 @@ static void dense_case(const char *label, struct problem *p, int me, int ta, int
 	if (eq1) {
 		double loads[64], mean = 0.0;
 
-		stargemm__worklist_loads(&wl, loads);
+		stargemm__worklist_loads(&wl, 1, loads);
 		for (int g = 0; g < p->G; g++)
 			mean += loads[g] / p->G;
 		snprintf(name, sizeof(name), "%s rank %d: list loads %.2f = Eq. (1) %.2f per device",
