@@ -1,7 +1,8 @@
 /*
  * codelets/copy.c — copy one tile into another of the same shape (CPU), for the C
  * matrix of a symbolic product pattern (src/pattern.c): the new matrix takes the
- * values of the old C on the tiles they share.
+ * values of the old C on the tiles they share. Any element type: the element size
+ * comes from the tile's StarPU interface.
  */
 #include <string.h>
 
@@ -9,14 +10,15 @@
 
 static void copy_cpu(void *buffers[], void *cl_arg)
 {
-	const double *src = (const double *)STARPU_MATRIX_GET_PTR(buffers[0]);
-	double *dst = (double *)STARPU_MATRIX_GET_PTR(buffers[1]);
+	const char *src = (const char *)STARPU_MATRIX_GET_PTR(buffers[0]);
+	char *dst = (char *)STARPU_MATRIX_GET_PTR(buffers[1]);
+	size_t es = STARPU_MATRIX_GET_ELEMSIZE(buffers[1]);
 	size_t lds = STARPU_MATRIX_GET_LD(buffers[0]), ldd = STARPU_MATRIX_GET_LD(buffers[1]);
 	size_t rows = STARPU_MATRIX_GET_NX(buffers[1]), cols = STARPU_MATRIX_GET_NY(buffers[1]);
 
 	(void)cl_arg;
 	for (size_t c = 0; c < cols; c++)
-		memcpy(dst + c * ldd, src + c * lds, rows * sizeof(double));
+		memcpy(dst + c * ldd * es, src + c * lds * es, rows * es);
 }
 
 /* History-based, so that simulated runs (SimGrid) know how long a copy lasts. */

@@ -30,7 +30,11 @@ struct stargemm_matrix {
 					when absent */
 	uint8_t *present;         /* mt * nt flags (block-sparse), or NULL: every tile */
 	int64_t npresent;         /* tiles present */
-	double **storage;         /* mt * nt pointers; non-NULL for tiles this rank allocated */
+	/* Bytes per element: sizeof(double) for the double-precision API of stargemm.h.
+	 * Tile storage, StarPU registration, copies to and from user arrays and the
+	 * planner's tile bytes all take it from here. */
+	size_t elem_size;
+	void **storage;           /* mt * nt pointers; non-NULL for tiles this rank allocated */
 };
 
 /* Index of tile (i, j) in the tiles/storage arrays. */
@@ -44,6 +48,14 @@ static inline starpu_data_handle_t stargemm__tile(const struct stargemm_matrix *
 						  int64_t i, int64_t j)
 {
 	return A->tiles[stargemm__tile_index(A, i, j)];
+}
+
+/* Bytes of tile (i, j). */
+static inline size_t stargemm__tile_bytes(const struct stargemm_matrix *A, int64_t i,
+					  int64_t j)
+{
+	return (size_t)((A->row_off[i + 1] - A->row_off[i]) *
+			(A->col_off[j + 1] - A->col_off[j])) * A->elem_size;
 }
 
 /* Whether tile (i, j) exists (always, unless the matrix is block-sparse). */

@@ -66,13 +66,13 @@ static int check_sizes(int64_t count, const int64_t *sizes, const char *what,
 /* Tile storage: pinned when GPUs are present (starpu_malloc); in SimGrid mode folded,
  * i.e. all tiles share a few physical pages, so that simulated matrices of any size
  * fit (kernels do not run there, contents are irrelevant). */
-static int allocate_tile(double **p, size_t bytes)
+static int allocate_tile(void **p, size_t bytes)
 {
 #ifdef STARPU_SIMGRID
-	return starpu_malloc_flags((void **)p, bytes, STARPU_MALLOC_PINNED |
+	return starpu_malloc_flags(p, bytes, STARPU_MALLOC_PINNED |
 				   STARPU_MALLOC_SIMULATION_FOLDED);
 #else
-	return starpu_malloc((void **)p, bytes);
+	return starpu_malloc(p, bytes);
 #endif
 }
 
@@ -89,18 +89,19 @@ static int register_tile(struct stargemm_matrix *A, int64_t i, int64_t j)
 	starpu_data_handle_t h;
 
 	if (owner == stargemm_rank() && !stargemm__managed_storage()) {
-		double *p = NULL;
+		void *p = NULL;
 
-		if (allocate_tile(&p, (size_t)(rows * cols) * sizeof(double)) != 0)
+		if (allocate_tile(&p, stargemm__tile_bytes(A, i, j)) != 0)
 			return stargemm__error(-ENOMEM, "stargemm_matrix_create: cannot allocate "
 					       "tile (%" PRId64 ", %" PRId64 ") of %" PRId64 " x %"
-					       PRId64 " doubles", i, j, rows, cols);
+					       PRId64 " elements of %zu bytes", i, j, rows, cols,
+					       A->elem_size);
 		A->storage[idx] = p;
 		starpu_matrix_data_register(&h, STARPU_MAIN_RAM, (uintptr_t)p, (uint32_t)rows,
-					    (uint32_t)rows, (uint32_t)cols, sizeof(double));
+					    (uint32_t)rows, (uint32_t)cols, A->elem_size);
 	} else {
 		starpu_matrix_data_register(&h, -1, 0, (uint32_t)rows, (uint32_t)rows,
-					    (uint32_t)cols, sizeof(double));
+					    (uint32_t)cols, A->elem_size);
 	}
 	starpu_mpi_data_register(h, A->tag_base + idx, owner);
 	A->tiles[idx] = h;
@@ -185,6 +186,7 @@ static int create(struct stargemm_matrix **out, int64_t mt, const int64_t *row_s
 	A->P = P;
 	A->Q = Q;
 	A->npresent = mt * nt;
+	A->elem_size = sizeof(double);
 	A->row_off = offsets_from_sizes(mt, row_sizes);
 	A->col_off = offsets_from_sizes(nt, col_sizes);
 	A->tiles = calloc((size_t)(mt * nt), sizeof(*A->tiles));
@@ -300,8 +302,7 @@ int stargemm_matrix_create(struct stargemm_matrix **out, int64_t m, int64_t n,
 
 static void free_tile(struct stargemm_matrix *A, int64_t idx)
 {
-	size_t bytes = (size_t)(stargemm_matrix_tile_rows(A, idx % A->mt) *
-				stargemm_matrix_tile_cols(A, idx / A->mt)) * sizeof(double);
+	size_t bytes = stargemm__tile_bytes(A, idx % A->mt, idx / A->mt);
 
 #ifdef STARPU_SIMGRID
 	starpu_free_flags(A->storage[idx], bytes, STARPU_MALLOC_PINNED |

@@ -87,12 +87,21 @@ int stargemm_matrix_fill_random(struct stargemm_matrix *A, uint64_t seed)
 	return stargemm_matrix_fill(A, fill_random_tile, &seed);
 }
 
-/* Column-major copy of a rows x cols block between arrays of leading dimensions. */
-static void copy_block(double *dst, int64_t ldd, const double *src, int64_t lds,
-		       int64_t rows, int64_t cols)
+/* Column-major copy of a rows x cols block of @p es-byte elements between arrays of
+ * leading dimensions ldd and lds (in elements). */
+static void copy_block(void *dst, int64_t ldd, const void *src, int64_t lds, int64_t rows,
+		       int64_t cols, size_t es)
 {
 	for (int64_t c = 0; c < cols; c++)
-		memcpy(dst + c * ldd, src + c * lds, (size_t)rows * sizeof(double));
+		memcpy((char *)dst + (size_t)(c * ldd) * es,
+		       (const char *)src + (size_t)(c * lds) * es, (size_t)rows * es);
+}
+
+/* Address of element (row_off[i], col_off[j]) of the full array. */
+static char *block_start(const struct stargemm_matrix *A, const void *full, int64_t ld,
+			 int64_t i, int64_t j)
+{
+	return (char *)full + (size_t)(A->row_off[i] + A->col_off[j] * ld) * A->elem_size;
 }
 
 static int check_io_args(const struct stargemm_matrix *A, const void *full, int64_t ld,
@@ -114,48 +123,50 @@ static int check_io_args(const struct stargemm_matrix *A, const void *full, int6
 }
 
 /* A handle on the rows x cols block of @p full that corresponds to tile (i, j). */
-static starpu_data_handle_t block_view(const struct stargemm_matrix *A, const double *full,
+static starpu_data_handle_t block_view(const struct stargemm_matrix *A, const void *full,
 				       int64_t ld, int64_t i, int64_t j)
 {
 	starpu_data_handle_t view;
-	const double *p = full + A->row_off[i] + A->col_off[j] * ld;
 
-	starpu_matrix_data_register(&view, STARPU_MAIN_RAM, (uintptr_t)p, (uint32_t)ld,
+	starpu_matrix_data_register(&view, STARPU_MAIN_RAM,
+				    (uintptr_t)block_start(A, full, ld, i, j), (uint32_t)ld,
 				    (uint32_t)stargemm_matrix_tile_rows(A, i),
-				    (uint32_t)stargemm_matrix_tile_cols(A, j), sizeof(double));
+				    (uint32_t)stargemm_matrix_tile_cols(A, j), A->elem_size);
 	return view;
 }
 
 /* Copy between the root's full array and a tile the root owns. */
-static void local_copy(const struct stargemm_matrix *A, double *full, int64_t ld,
+static void local_copy(const struct stargemm_matrix *A, void *full, int64_t ld,
 		       int64_t i, int64_t j, int to_tile)
 {
 	starpu_data_handle_t h = stargemm__tile(A, i, j);
-	double *base = full + A->row_off[i] + A->col_off[j] * ld;
+	char *base = block_start(A, full, ld, i, j);
 	int64_t rows = stargemm_matrix_tile_rows(A, i), cols = stargemm_matrix_tile_cols(A, j);
+	void *tile;
 
 	starpu_data_acquire(h, to_tile ? STARPU_W : STARPU_R);
+	tile = (void *)starpu_matrix_get_local_ptr(h);
 	if (to_tile)
-		copy_block((double *)starpu_matrix_get_local_ptr(h), rows, base, ld, rows, cols);
+		copy_block(tile, rows, base, ld, rows, cols, A->elem_size);
 	else
-		copy_block(base, ld, (const double *)starpu_matrix_get_local_ptr(h), rows, rows,
-			   cols);
+		copy_block(base, ld, tile, rows, rows, cols, A->elem_size);
 	starpu_data_release(h);
 }
 
 /* An absent tile of a block-sparse matrix, gathered: zeros in the full array. */
-static void zero_block(const struct stargemm_matrix *A, double *full, int64_t ld, int64_t i,
+static void zero_block(const struct stargemm_matrix *A, void *full, int64_t ld, int64_t i,
 		       int64_t j)
 {
-	double *base = full + A->row_off[i] + A->col_off[j] * ld;
+	char *base = block_start(A, full, ld, i, j);
 
 	for (int64_t c = 0; c < stargemm_matrix_tile_cols(A, j); c++)
-		memset(base + c * ld, 0, (size_t)stargemm_matrix_tile_rows(A, i) * sizeof(double));
+		memset(base + (size_t)(c * ld) * A->elem_size, 0,
+		       (size_t)stargemm_matrix_tile_rows(A, i) * A->elem_size);
 }
 
 /* Move every present tile between @p root's full array and the owners (absent tiles:
  * dropped by a scatter, zeros in a gather). */
-static int exchange(const struct stargemm_matrix *A, double *full, int64_t ld, int root,
+static int exchange(const struct stargemm_matrix *A, void *full, int64_t ld, int root,
 		    int to_tiles)
 {
 	MPI_Comm comm = stargemm__comm();
@@ -204,7 +215,7 @@ int stargemm_matrix_scatter(struct stargemm_matrix *A, const double *full, int64
 	if ((ret = check_io_args(A, full, ld, root, "stargemm_matrix_scatter")))
 		return ret;
 	/* The array is only read: the views on it are used as send buffers. */
-	return exchange(A, (double *)full, ld, root, 1);
+	return exchange(A, (void *)full, ld, root, 1);
 }
 
 int stargemm_matrix_gather(const struct stargemm_matrix *A, double *full, int64_t ld,

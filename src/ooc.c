@@ -52,7 +52,7 @@ int stargemm__ooc_plan(struct stargemm__gemm *g, const struct stargemm_ooc_optio
 	r.mt = C->mt;
 	r.nt = C->nt;
 	r.kt = g->kt;
-	r.tile_bytes = ext * ext * (int64_t)sizeof(double);
+	r.tile_bytes = ext * ext * (int64_t)C->elem_size;
 	if (tile_bytes)
 		*tile_bytes = r.tile_bytes;
 	r.P = C->P;

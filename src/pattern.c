@@ -80,14 +80,13 @@ static int64_t *pairs_of(const uint8_t *mark, int64_t mt, int64_t nt, int64_t *c
  * or another rank owns the tile). */
 static int zero_in_place(struct stargemm_matrix *D, int64_t i, int64_t j)
 {
-	double *t = D->storage[stargemm__tile_index(D, i, j)];
+	void *t = D->storage[stargemm__tile_index(D, i, j)];
 
 	if (stargemm_matrix_owner(D, i, j) != stargemm_rank())
 		return 1;   /* the owner zeroes it */
 	if (!t)
 		return 0;
-	memset(t, 0, (size_t)(stargemm_matrix_tile_rows(D, i) * stargemm_matrix_tile_cols(D, j)) *
-			     sizeof(double));
+	memset(t, 0, stargemm__tile_bytes(D, i, j));
 	return 1;
 }
 
