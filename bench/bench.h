@@ -50,6 +50,13 @@ void bench_print_row(const struct bench_opts *o, int nranks, int workers, int it
 		     const struct bench_moves *moves);
 void bench_print_header(void);
 
+/* Command-line values, checked: an integer in [min, max] (max INT64_MAX: no upper
+ * bound), or a finite number. On error: "PROG: NAME needs an integer >= MIN, got 'ARG'"
+ * (or "in [MIN, MAX]", "a number") on stderr, and -1. */
+int bench_parse_int(const char *prog, const char *name, const char *arg, int64_t min,
+		    int64_t max, int64_t *out);
+int bench_parse_double(const char *prog, const char *name, const char *arg, double *out);
+
 /* Wall-clock seconds. */
 double bench_now(void);
 

@@ -85,27 +85,12 @@ static void usage(FILE *f)
 
 static int parse_double(const char *name, const char *arg, double *out)
 {
-	char *end;
-
-	*out = strtod(arg, &end);
-	if (*arg == '\0' || *end != '\0') {
-		fprintf(stderr, "stargemm_bsgemm: %s needs a number, got '%s'\n", name, arg);
-		return -1;
-	}
-	return 0;
+	return bench_parse_double("stargemm_bsgemm", name, arg, out);
 }
 
 static int parse_int(const char *name, const char *arg, int64_t min, int64_t *out)
 {
-	char *end;
-
-	*out = strtoll(arg, &end, 10);
-	if (*arg == '\0' || *end != '\0' || *out < min) {
-		fprintf(stderr, "stargemm_bsgemm: %s needs an integer >= %lld, got '%s'\n", name,
-			(long long)min, arg);
-		return -1;
-	}
-	return 0;
+	return bench_parse_int("stargemm_bsgemm", name, arg, min, INT64_MAX, out);
 }
 
 static int parse_dist(const char *arg, int *balanced)

@@ -14,6 +14,7 @@
  */
 #include <errno.h>
 #include <getopt.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -72,21 +73,55 @@ static void usage(FILE *f)
 		"  --help           this text\n");
 }
 
-/* A matrix or tile size: a whole number >= 1, or an error naming the option. */
-static int parse_size(const char *opt, const char *arg, int64_t *out)
+/* An int option's value in [min, INT_MAX], checked (bench_parse_int). */
+static int parse_small(const char *name, const char *arg, int min, int *out)
 {
-	char *end = NULL;
-	long long v;
+	int64_t v;
 
-	errno = 0;
-	v = strtoll(arg, &end, 10);
-	if (errno || end == arg || *end != '\0' || v < 1) {
-		fprintf(stderr, "stargemm_pdgemm: %s must be a whole number >= 1, got '%s'\n", opt,
-			arg);
+	if (bench_parse_int("stargemm_pdgemm", name, arg, min, INT_MAX, &v))
 		return -1;
-	}
-	*out = v;
+	*out = (int)v;
 	return 0;
+}
+
+/* The numeric options, each value checked: 0, or -1 after a message naming the
+ * option; 1 if @p c is not a numeric option. */
+static int parse_numeric(int c, struct bench_opts *o)
+{
+	static const char prog[] = "stargemm_pdgemm";
+	int64_t seed;
+
+	switch (c) {
+	case 'm': return bench_parse_int(prog, "--m", optarg, 1, INT64_MAX, &o->m);
+	case 'n': return bench_parse_int(prog, "--n", optarg, 1, INT64_MAX, &o->n);
+	case 'k': return bench_parse_int(prog, "--k", optarg, 1, INT64_MAX, &o->k);
+	case 'b': return bench_parse_int(prog, "--nb", optarg, 1, INT64_MAX, &o->nb);
+	case 'P': return parse_small("--P", optarg, 1, &o->P);
+	case 'Q': return parse_small("--Q", optarg, 1, &o->Q);
+	case 'a': return bench_parse_double(prog, "--alpha", optarg, &o->alpha);
+	case 'e': return bench_parse_double(prog, "--beta", optarg, &o->beta);
+	case 't': return parse_small("--niter", optarg, 1, &o->niter);
+	case 'w': return parse_small("--warmup", optarg, 0, &o->warmup);
+	case 'p': return bench_parse_double(prog, "--peak", optarg, &o->peak);
+	case 'u': return parse_small("--ncpus", optarg, 0, &o->ncpus);
+	case 'S':
+		if (bench_parse_int(prog, "--seed", optarg, 0, INT64_MAX, &seed))
+			return -1;
+		o->seed = (uint64_t)seed;
+		return 0;
+	case 1001: return bench_parse_int(prog, "--b", optarg, 0, INT64_MAX, &o->b);
+	case 1002: return bench_parse_int(prog, "--c", optarg, 0, INT64_MAX, &o->c);
+	case 1003: return bench_parse_int(prog, "--d", optarg, 0, INT64_MAX, &o->d);
+	case 1004: return parse_small("--lookahead", optarg, 0, &o->lookahead);
+	case 1005: return bench_parse_int(prog, "--device-mem", optarg, 0, INT64_MAX,
+					  &o->device_mib);
+	case 1006: return bench_parse_int(prog, "--ram-limit", optarg, 0, INT64_MAX,
+					  &o->ram_limit_mib);
+	case 1008: return bench_parse_int(prog, "--disk-mib", optarg, 0, INT64_MAX,
+					  &o->disk_mib);
+	case 1009: return parse_small("--ngpus", optarg, 0, &o->ngpus);
+	default: return 1;
+	}
 }
 
 static int parse(int argc, char **argv, struct bench_opts *o)
@@ -112,37 +147,22 @@ static int parse(int argc, char **argv, struct bench_opts *o)
 				  .alpha = 1.0, .beta = 1.0, .niter = 3, .warmup = 1,
 				  .ncpus = -1, .ngpus = -1, .seed = 1, .disk_mib = 4096 };
 	while ((c = getopt_long(argc, argv, "", longopts, NULL)) != -1) {
+		int num = parse_numeric(c, o);
+
+		if (num < 0)
+			return -1;
+		if (num == 0)
+			continue;
 		switch (c) {
 		case 'i': o->impl = optarg; break;
-		case 'm': if (parse_size("--m", optarg, &o->m)) return -1; break;
-		case 'n': if (parse_size("--n", optarg, &o->n)) return -1; break;
-		case 'k': if (parse_size("--k", optarg, &o->k)) return -1; break;
-		case 'b': if (parse_size("--nb", optarg, &o->nb)) return -1; break;
-		case 'P': o->P = atoi(optarg); break;
-		case 'Q': o->Q = atoi(optarg); break;
 		case 'A': o->transA = optarg[0]; break;
 		case 'B': o->transB = optarg[0]; break;
-		case 'a': o->alpha = atof(optarg); break;
-		case 'e': o->beta = atof(optarg); break;
-		case 't': o->niter = atoi(optarg); break;
-		case 'w': o->warmup = atoi(optarg); break;
 		case 'c': o->check = 1; break;
 		case 'v': o->csv_header = 1; break;
 		case 'r': o->trace_dir = optarg; break;
-		case 'p': o->peak = atof(optarg); break;
-		case 'u': o->ncpus = atoi(optarg); break;
 		case 's': o->sched = optarg; break;
-		case 'S': o->seed = strtoull(optarg, NULL, 10); break;
 		case 'O': o->ooc = 1; break;
-		case 1001: o->b = atoll(optarg); break;
-		case 1002: o->c = atoll(optarg); break;
-		case 1003: o->d = atoll(optarg); break;
-		case 1004: o->lookahead = atoi(optarg); break;
-		case 1005: o->device_mib = atoll(optarg); break;
-		case 1006: o->ram_limit_mib = atoll(optarg); break;
 		case 1007: o->disk_dir = optarg; break;
-		case 1008: o->disk_mib = atoll(optarg); break;
-		case 1009: o->ngpus = atoi(optarg); break;
 		case 'h': usage(stdout); exit(0);
 		default: usage(stderr); return -1;
 		}
@@ -155,10 +175,6 @@ static int parse(int argc, char **argv, struct bench_opts *o)
 		o->transA -= 32;
 	if (o->transB == 't' || o->transB == 'n')
 		o->transB -= 32;
-	if (o->niter < 1 || o->warmup < 0) {
-		fprintf(stderr, "stargemm_pdgemm: --niter must be >= 1 and --warmup >= 0\n");
-		return -1;
-	}
 	return 0;
 }
 

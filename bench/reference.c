@@ -3,6 +3,8 @@
  * arrays in one process, and the CSV output shared by all implementations.
  */
 #include <cblas.h>
+#include <errno.h>
+#include <math.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -17,6 +19,40 @@
 #ifdef HAVE_OPENBLAS_SET_NUM_THREADS
 void openblas_set_num_threads(int nthreads);
 #endif
+
+int bench_parse_int(const char *prog, const char *name, const char *arg, int64_t min,
+		    int64_t max, int64_t *out)
+{
+	char *end = NULL;
+	long long v;
+
+	errno = 0;
+	v = strtoll(arg, &end, 10);
+	if (errno || end == arg || *end != '\0' || v < min || v > max) {
+		if (max == INT64_MAX)
+			fprintf(stderr, "%s: %s needs an integer >= %lld, got '%s'\n", prog, name,
+				(long long)min, arg);
+		else
+			fprintf(stderr, "%s: %s needs an integer in [%lld, %lld], got '%s'\n", prog,
+				name, (long long)min, (long long)max, arg);
+		return -1;
+	}
+	*out = v;
+	return 0;
+}
+
+int bench_parse_double(const char *prog, const char *name, const char *arg, double *out)
+{
+	char *end = NULL;
+
+	errno = 0;
+	*out = strtod(arg, &end);
+	if (errno || end == arg || *end != '\0' || !isfinite(*out)) {
+		fprintf(stderr, "%s: %s needs a number, got '%s'\n", prog, name, arg);
+		return -1;
+	}
+	return 0;
+}
 
 void bench_mean_loads(const struct stargemm_transfer_stats *st, double *loads,
 		      double *peer_loads)

@@ -11,15 +11,28 @@ bench="$BUILDDIR/bench/stargemm_pdgemm"
 "$SRCDIR/tests/mpirun.sh" 1 "$bench" --m 200 --n 100 --k 150 --nb 48 --transB T \
 	--niter 1 --warmup 0 --check >>"$out"
 "$SRCDIR/tests/mpirun.sh" 1 "$bench" --impl blas --m 200 --n 100 --k 150 --niter 1 >>"$out"
-# Bad sizes are refused before anything runs, naming the option (exit 2).
-for bad in "--m 0" "--n abc" "--k 12x" "--nb -4"; do
+# Bad numeric values are refused before anything runs, naming the option and the
+# constraint (exit 2): "OPTION VALUE|expected message".
+while IFS='|' read -r bad msg; do
 	# shellcheck disable=SC2086 # option and value
 	if "$bench" --impl blas $bad --niter 1 2>"$out.err"; then
 		echo "accepted $bad"; exit 1
 	fi
-	grep -q -e "${bad%% *} must be a whole number >= 1" "$out.err" ||
-		{ echo "no clear error for $bad"; cat "$out.err"; exit 1; }
-done
+	grep -q -e "$msg" "$out.err" || { echo "no clear error for $bad"; cat "$out.err"; exit 1; }
+done <<'EOF'
+--m 0|--m needs an integer >= 1, got '0'
+--n abc|--n needs an integer >= 1, got 'abc'
+--k 12x|--k needs an integer >= 1, got '12x'
+--nb -4|--nb needs an integer >= 1, got '-4'
+--device-mem abc|--device-mem needs an integer >= 0, got 'abc'
+--b 1.5|--b needs an integer >= 0
+--P 0|--P needs an integer in \[1, 2147483647\]
+--lookahead -1|--lookahead needs an integer in \[0,
+--niter 0|--niter needs an integer in \[1,
+--alpha x|--alpha needs a number, got 'x'
+--beta 1e999|--beta needs a number
+--seed -3|--seed needs an integer >= 0
+EOF
 rm -f "$out.err"
 set +e
 "$SRCDIR/tests/mpirun.sh" 2 "$bench" --impl scalapack --m 200 --n 100 --k 150 --nb 32 \
