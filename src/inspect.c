@@ -369,7 +369,7 @@ static int mask_devices(uint64_t mask, int G, int *out)
 {
 	int count = 0;
 
-	for (int g = 0; g < G && g < 64; g++)
+	for (int g = 0; g < G && g < STARGEMM_MAX_DEVICES; g++)
 		if (mask & (UINT64_C(1) << g))
 			out[count++] = g;
 	return count;
@@ -380,7 +380,7 @@ static int mask_devices(uint64_t mask, int G, int *out)
 static int add_to_devices(struct inspector *in, int operand, int64_t row, int64_t col,
 			  uint64_t mask, int priority)
 {
-	int devs[64], nd = mask_devices(mask, in->r->ndevices, devs);
+	int devs[STARGEMM_MAX_DEVICES], nd = mask_devices(mask, in->r->ndevices, devs);
 
 	if (!own(in, operand, row, col))
 		return 0;
@@ -395,7 +395,7 @@ static int add_to_devices(struct inspector *in, int operand, int64_t row, int64_
 static int add_chunk_prefetches(struct inspector *in, int64_t z, int64_t n)
 {
 	const struct block *b = &in->blk;
-	int devs[64];
+	int devs[STARGEMM_MAX_DEVICES];
 
 	for (int64_t k = chunk_begin(in, z); k < chunk_end(in, z); k++) {
 		int prio = chunk_priority(in, n, k - chunk_begin(in, z));
@@ -995,9 +995,10 @@ int stargemm__inspect(const struct stargemm__request *r,
 	memset(wl, 0, sizeof(*wl));
 	wl->ndevices = r->ndevices;
 	wl->gpus = r->gpus;
-	if (r->ndevices < 1 || r->ndevices > 64)
-		return stargemm__error(-EINVAL, "stargemm: %d devices per rank; between 1 and 64 "
-				       "are supported", r->ndevices);
+	if (r->ndevices < 1 || r->ndevices > STARGEMM_MAX_DEVICES)
+		return stargemm__error(-EINVAL, "stargemm: %d devices per rank; between 1 and %d "
+				       "are supported (STARGEMM_MAX_DEVICES)", r->ndevices,
+				       STARGEMM_MAX_DEVICES);
 	if ((ret = c_axes(r, &in)) == 0) {
 		in.bd.started = calloc((size_t)(r->mt * r->nt), 1);
 		ret = !in.bd.started ? -ENOMEM : r->plan ? inspect_ooc(&in) : inspect_in_core(&in);

@@ -62,7 +62,8 @@ static int check_config(const struct stargemm_config *cfg)
 	return 0;
 }
 
-/* Environment StarPU reads at start-up; values the user exported win. */
+/* Environment StarPU reads at start-up; values the user exported win, except the RAM
+ * budget: a non-zero stargemm_config.ram_limit_mib replaces STARPU_LIMIT_CPU_MEM. */
 static void export_settings(const struct stargemm_config *cfg)
 {
 	char buf[32];
@@ -216,6 +217,14 @@ int stargemm_init(const struct stargemm_config *user_cfg, int *argc, char ***arg
 	/* One BLAS thread per StarPU worker: parallelism comes from the tasks. */
 	openblas_set_num_threads(1);
 #endif
+	if (starpu_cuda_worker_get_count() > STARGEMM_MAX_DEVICES) {
+		ret = stargemm__error(-EINVAL, "stargemm_init: %u CUDA workers; at most %d GPUs "
+				      "per rank are supported (STARGEMM_MAX_DEVICES): set "
+				      "STARPU_NCUDA or stargemm_config.ncuda",
+				      starpu_cuda_worker_get_count(), STARGEMM_MAX_DEVICES);
+		starpu_mpi_shutdown();
+		return ret;
+	}
 	if (starpu_cuda_worker_get_count() > 0)
 		starpu_cublas_init();
 	if ((ret = register_disk(&cfg)) != 0) {

@@ -46,7 +46,9 @@ struct stargemm_config {
 	/** Count what moves (memory-node transfers and MPI bytes, see
 	 *  stargemm_transfers_get()); sets STARPU_COMM_STATS=1 for StarPU-MPI. Default 1. */
 	int count_transfers;
-	/** RAM budget in MiB for StarPU-managed tiles (STARPU_LIMIT_CPU_MEM); 0 = none. */
+	/** RAM budget in MiB for StarPU-managed tiles; 0 = none. When > 0 it replaces an
+	 *  exported STARPU_LIMIT_CPU_MEM (the explicit setting wins); when 0, an exported
+	 *  STARPU_LIMIT_CPU_MEM is left to StarPU. */
 	int64_t ram_limit_mib;
 	/** Directory for StarPU's disk memory node (the slow memory of CPU out-of-core
 	 *  runs); NULL = no disk node. Must exist. */
@@ -239,6 +241,8 @@ int stargemm_wait(void);
 /* Counting what moves                                                             */
 /* ------------------------------------------------------------------------------ */
 
+/** GPUs per rank that stargemm drives and counts: stargemm_init() refuses a
+ *  configuration with more CUDA workers, the products more devices. */
 #define STARGEMM_MAX_DEVICES 16
 
 /** Transfers made by this process since the last stargemm_transfers_reset(), as

@@ -490,6 +490,11 @@ static void in_core(void)
 		order &= wl.products[q].k >= wl.products[q - 1].k;
 	ok(order, "in core: k outer", "");
 	stargemm__worklist_free(&wl);
+	/* More devices than the transfer counters track: refused, the limit named. */
+	r.ndevices = STARGEMM_MAX_DEVICES + 1;
+	ok(stargemm__inspect(&r, &wl) == -EINVAL &&
+		   strstr(stargemm_last_error(), "between 1 and 16 are supported"),
+	   "refused: more devices per rank than STARGEMM_MAX_DEVICES", stargemm_last_error());
 	free_problem(&p);
 }
 
