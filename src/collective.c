@@ -59,6 +59,7 @@ static int sum_by_starpu_mpi(const uint64_t *in, uint64_t *out, int n)
 	starpu_mpi_req *sreq = calloc((size_t)nranks, sizeof(*sreq));
 	starpu_mpi_req *rreq = calloc((size_t)nranks, sizeof(*rreq));
 	starpu_data_handle_t hs;
+	int ret = 0, rc;
 
 	if (!recv || !hr || !sreq || !rreq || count_own(nranks, n)) {
 		free(recv);
@@ -75,17 +76,26 @@ static int sum_by_starpu_mpi(const uint64_t *in, uint64_t *out, int n)
 			continue;
 		starpu_vector_data_register(&hr[r], STARPU_MAIN_RAM, (uintptr_t)(recv + r * n),
 					    (uint32_t)n, sizeof(*recv));
-		starpu_mpi_irecv(hr[r], &rreq[r], r, tag, comm);
-		starpu_mpi_isend(hs, &sreq[r], r, tag, comm);
+		if (!ret && (rc = starpu_mpi_irecv(hr[r], &rreq[r], r, tag, comm)))
+			ret = stargemm__error(-EIO, "stargemm: reduction: receive from rank %d "
+					      "failed (%d)", r, rc);
+		if (!ret && (rc = starpu_mpi_isend(hs, &sreq[r], r, tag, comm)))
+			ret = stargemm__error(-EIO, "stargemm: reduction: send to rank %d failed "
+					      "(%d)", r, rc);
 	}
 	memcpy(out, in, (size_t)n * sizeof(*out));
+	/* Wait for what was posted, even after a failure: the buffers are freed below. */
 	for (int r = 0; r < nranks; r++) {
 		if (r == me)
 			continue;
-		starpu_mpi_wait(&sreq[r], MPI_STATUS_IGNORE);
-		starpu_mpi_wait(&rreq[r], MPI_STATUS_IGNORE);
+		if (sreq[r] && (rc = starpu_mpi_wait(&sreq[r], MPI_STATUS_IGNORE)) && !ret)
+			ret = stargemm__error(-EIO, "stargemm: reduction: send to rank %d did not "
+					      "complete (%d)", r, rc);
+		if (rreq[r] && (rc = starpu_mpi_wait(&rreq[r], MPI_STATUS_IGNORE)) && !ret)
+			ret = stargemm__error(-EIO, "stargemm: reduction: receive from rank %d did "
+					      "not complete (%d)", r, rc);
 		starpu_data_unregister(hr[r]);
-		for (int i = 0; i < n; i++)
+		for (int i = 0; i < n && !ret; i++)
 			out[i] += recv[r * n + i];
 	}
 	starpu_data_unregister(hs);
@@ -93,7 +103,7 @@ static int sum_by_starpu_mpi(const uint64_t *in, uint64_t *out, int n)
 	free(hr);
 	free(sreq);
 	free(rreq);
-	return 0;
+	return ret;
 }
 
 int stargemm__sum_u64(const uint64_t *in, uint64_t *out, int n)
@@ -103,7 +113,11 @@ int stargemm__sum_u64(const uint64_t *in, uint64_t *out, int n)
 		return 0;
 	}
 	if (stargemm__mpi_thread_multiple()) {
-		MPI_Allreduce(in, out, n, MPI_UINT64_T, MPI_SUM, stargemm__comm());
+		int rc = MPI_Allreduce(in, out, n, MPI_UINT64_T, MPI_SUM, stargemm__comm());
+
+		if (rc != MPI_SUCCESS)
+			return stargemm__error(-EIO, "stargemm: MPI_Allreduce of %d counters "
+					       "failed (MPI error %d)", n, rc);
 		return 0;
 	}
 	return sum_by_starpu_mpi(in, out, n);

@@ -166,11 +166,24 @@ static void zero_block(const struct stargemm_matrix *A, void *full, int64_t ld, 
 
 /* Move every present tile between @p root's full array and the owners (absent tiles:
  * dropped by a scatter, zeros in a gather). */
+/* One send or receive of tile (i, j) with rank @p peer: its StarPU-MPI return code @p rc
+ * becomes the exchange's error unless an earlier one is already recorded. */
+static int posted(int ret, int rc, int send, int64_t i, int64_t j, int peer)
+{
+	if (ret || !rc)
+		return ret;
+	return stargemm__error(-EIO, "stargemm: %s tile (%" PRId64 ", %" PRId64 ") %s rank %d "
+			       "failed (%d)", send ? "sending" : "receiving", i, j,
+			       send ? "to" : "from", peer, rc);
+}
+
+/* After a failed post the exchange goes on (the peers still expect the other tiles)
+ * and reports the first failure once everything posted has completed. */
 static int exchange(const struct stargemm_matrix *A, void *full, int64_t ld, int root,
 		    int to_tiles)
 {
 	MPI_Comm comm = stargemm__comm();
-	int me = stargemm_rank();
+	int me = stargemm_rank(), ret = 0, rc;
 
 	for (int64_t j = 0; j < A->nt; j++)
 		for (int64_t i = 0; i < A->mt; i++) {
@@ -187,23 +200,24 @@ static int exchange(const struct stargemm_matrix *A, void *full, int64_t ld, int
 				local_copy(A, full, ld, i, j, to_tiles);
 			} else if (me == root) {
 				view = block_view(A, full, ld, i, j);
-				if (to_tiles)
-					starpu_mpi_isend_detached(view, owner, tag, comm, NULL, NULL);
-				else
-					starpu_mpi_irecv_detached(view, owner, tag, comm, NULL, NULL);
+				rc = to_tiles ? starpu_mpi_isend_detached(view, owner, tag, comm, NULL, NULL)
+					      : starpu_mpi_irecv_detached(view, owner, tag, comm, NULL, NULL);
+				ret = posted(ret, rc, to_tiles, i, j, owner);
 				starpu_data_unregister_submit(view);
 			} else if (me == owner) {
-				if (to_tiles)
-					starpu_mpi_irecv_detached(tile, root, tag, comm, NULL, NULL);
-				else
-					starpu_mpi_isend_detached(tile, root, tag, comm, NULL, NULL);
+				rc = to_tiles ? starpu_mpi_irecv_detached(tile, root, tag, comm, NULL, NULL)
+					      : starpu_mpi_isend_detached(tile, root, tag, comm, NULL, NULL);
+				ret = posted(ret, rc, !to_tiles, i, j, root);
 			}
 			/* Copies of the tile cached on other ranks are now stale. */
 			if (to_tiles)
 				starpu_mpi_cache_flush(comm, tile);
 		}
-	starpu_mpi_wait_for_all(comm);
-	return 0;
+	rc = starpu_mpi_wait_for_all(comm);
+	if (!ret && rc)
+		ret = stargemm__error(-EIO, "stargemm: waiting for the tile exchange failed (%d)",
+				      rc);
+	return ret;
 }
 
 int stargemm_matrix_scatter(struct stargemm_matrix *A, const double *full, int64_t ld,
