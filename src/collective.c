@@ -84,16 +84,17 @@ static int sum_by_starpu_mpi(const uint64_t *in, uint64_t *out, int n)
 					      "(%d)", r, rc);
 	}
 	memcpy(out, in, (size_t)n * sizeof(*out));
-	/* Wait for what was posted, even after a failure: the buffers are freed below. */
+	/* Wait for what was posted, even after a failure: the buffers are freed below.
+	 * starpu_mpi_wait()'s result is no verdict: StarPU-MPI 1.3 returns -1 for a
+	 * receive whose message arrived before it was posted, and stops the program itself
+	 * on an MPI error. */
 	for (int r = 0; r < nranks; r++) {
 		if (r == me)
 			continue;
-		if (sreq[r] && (rc = starpu_mpi_wait(&sreq[r], MPI_STATUS_IGNORE)) && !ret)
-			ret = stargemm__error(-EIO, "stargemm: reduction: send to rank %d did not "
-					      "complete (%d)", r, rc);
-		if (rreq[r] && (rc = starpu_mpi_wait(&rreq[r], MPI_STATUS_IGNORE)) && !ret)
-			ret = stargemm__error(-EIO, "stargemm: reduction: receive from rank %d did "
-					      "not complete (%d)", r, rc);
+		if (sreq[r])
+			starpu_mpi_wait(&sreq[r], MPI_STATUS_IGNORE);
+		if (rreq[r])
+			starpu_mpi_wait(&rreq[r], MPI_STATUS_IGNORE);
 		starpu_data_unregister(hr[r]);
 		for (int i = 0; i < n && !ret; i++)
 			out[i] += recv[r * n + i];

@@ -8,8 +8,9 @@
  * out-of-core executor (a forced plan of 1 x 2-tile blocks and one-tile chunks), and
  * compares the gathered C with cblas_dgemm restricted to C's pattern (C's pattern is
  * kept) through the scaled residual of tests/check.h. Also: a pattern with every tile
- * gives bit for bit stargemm_pdgemm's dense result; on one rank, a scatter drops the
- * values of absent tiles and a gather gives zeros there; and bad patterns are refused
+ * gives bit for bit stargemm_pdgemm's dense result; scatter/gather round trips through
+ * every root (small, large and irregular tiles) drop the values of absent tiles and
+ * gather zeros there; and bad patterns are refused
  * with a message naming the constraint. One line per case, PASS/FAIL; rank 0's verdict.
  */
 #include <cblas.h>
@@ -280,35 +281,30 @@ static int full_pattern_is_dense(int P, int Q)
 	return stargemm_rank() != 0 || same;
 }
 
-/* Scatter drops the values that fall in absent tiles, gather gives zeros there, and
- * the presence queries agree with the pattern. On one rank only: the scatter on several
- * ranks does not return (a known defect of stargemm_matrix_scatter, issue 15). */
-static int scatter_round_trip(int P, int Q)
+/* One round trip through @p root: scatter from rank 0, gather to root, scatter from
+ * root, gather to rank 0, which checks that absent tiles were dropped by the scatters
+ * and gathered as zeros, every present value came back, and the presence queries
+ * agree with the pattern. */
+static int round_trip(const struct bs_case *c, int root, int P, int Q)
 {
-	static const struct bs_case c = { "scatter", 106, 83, 1, 13, 'N', 'N', 1, 1, 0.5, 0.5,
-					  0.5, 0, 0, 0 };
 	struct stargemm_matrix *X = NULL;
-	int64_t m = c.m, n = c.n;
-	double *full = NULL, *back = NULL;
-	int good = 1, ret;
+	int64_t m = c->m, n = c->n;
+	int me = stargemm_rank();
+	double *full = me == 0 ? malloc((size_t)(m * n) * sizeof(*full)) : NULL;
+	double *mid = me == root ? malloc((size_t)(m * n) * sizeof(*mid)) : NULL;
+	double *back = me == 0 ? malloc((size_t)(m * n) * sizeof(*back)) : NULL;
+	int good, ret = make(c, 0, 0.5, m, n, 0, P, Q, &X);
 
-	if (P * Q > 1) {
-		if (stargemm_rank() == 0)
-			printf("%-26s SKIP on %d ranks: stargemm_matrix_scatter does not return "
-			       "on more than one rank (issue 15)\n", "scatter/gather", P * Q);
-		return 1;
-	}
-	ret = make(&c, 0, 0.5, m, n, 0, P, Q, &X);
-	full = malloc((size_t)(m * n) * sizeof(*full));
-	for (int64_t e = 0; !ret && e < m * n; e++)
+	for (int64_t e = 0; full && back && e < m * n; e++) {
 		full[e] = (double)(e + 1);
+		back[e] = NAN;   /* the zeros of absent tiles must be written */
+	}
 	ret = ret ? ret : stargemm_matrix_scatter(X, full, m, 0);
-	/* gathered into NaNs: the zeros of absent tiles must be written */
-	back = malloc((size_t)(m * n) * sizeof(*back));
-	for (int64_t e = 0; back && e < m * n; e++)
-		back[e] = NAN;
-	good = !ret && back && stargemm_matrix_gather(X, back, m, 0) == 0;
-	for (int64_t j = 0; good && j < stargemm_matrix_nt(X); j++)
+	ret = ret ? ret : stargemm_matrix_gather(X, mid, m, root);
+	ret = ret ? ret : stargemm_matrix_scatter(X, mid, m, root);
+	ret = ret ? ret : stargemm_matrix_gather(X, back, m, 0);
+	good = ret == 0;
+	for (int64_t j = 0; good && me == 0 && j < stargemm_matrix_nt(X); j++)
 		for (int64_t i = 0; good && i < stargemm_matrix_mt(X); i++) {
 			int present = stargemm_matrix_tile_present(X, i, j);
 
@@ -324,11 +320,32 @@ static int scatter_round_trip(int P, int Q)
 	good &= X && !stargemm_matrix_tile_present(X, -1, 0) &&
 		!stargemm_matrix_tile_present(X, stargemm_matrix_mt(X), 0) &&
 		!stargemm_matrix_tile_present(X, 0, stargemm_matrix_nt(X));
-	printf("%-26s 1x1 absent tiles dropped by scatter, zeros in gather, queries %s\n",
-	       "scatter/gather", good ? "PASS" : "FAIL");
+	if (me == 0)
+		printf("%-26s %dx%d %lld x %lld tiles of %s, root %d: %s%s%s\n", "scatter/gather",
+		       P, Q, (long long)m, (long long)n, c->name, root, good ? "PASS" : "FAIL",
+		       ret ? ": " : "", ret ? stargemm_last_error() : "");
 	free(full);
+	free(mid);
 	free(back);
 	stargemm_matrix_destroy(X);
+	return good;
+}
+
+/* Scatter and gather round trips through every root: small ragged tiles (eager MPI
+ * messages), large ragged tiles (rendezvous messages: a scatter of these once hung on
+ * two ranks) and irregular tiles, half of the tiles present. */
+static int scatter_round_trip(int P, int Q)
+{
+	static const struct bs_case shapes[] = {
+		{ "13", 106, 83, 1, 13, 'N', 'N', 1, 1, 0.5, 0.5, 0.5, 0, 0, 0 },
+		{ "300", 1100, 900, 1, 300, 'N', 'N', 1, 1, 0.5, 0.5, 0.5, 0, 0, 0 },
+		{ "7-41", 200, 170, 1, 0, 'N', 'N', 1, 1, 0.5, 0.5, 0.5, 0, 0, 0 },
+	};
+	int good = 1;
+
+	for (size_t s = 0; s < sizeof(shapes) / sizeof(shapes[0]); s++)
+		for (int root = 0; root < stargemm_nranks(); root++)
+			good &= round_trip(&shapes[s], root, P, Q);
 	return good;
 }
 
