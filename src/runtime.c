@@ -82,6 +82,11 @@ static void export_settings(const struct stargemm_config *cfg)
 	 * the GPU busy. H100, N = 20,480, t = 2048, 4 GiB (doc/performance.md): 30.1
 	 * TFLOP/s -> 35.3 (0: 23.9). */
 	setenv("STARPU_CUDA_PIPELINE", "4", 0);
+	/* Workers on the cores of this process's affinity mask: StarPU 1.3 otherwise
+	 * numbers cores from 0 in every process, so that two ranks bound to one core each
+	 * (mpiexec -bind-to core) both put their worker on core 0 and run at half speed
+	 * (tests/binding_2ranks.sh). An unbound process's mask is the whole machine. */
+	setenv("STARPU_WORKERS_GETBIND", "1", 0);
 	if (cfg->ram_limit_mib > 0) {
 		snprintf(buf, sizeof(buf), "%lld", (long long)cfg->ram_limit_mib);
 		setenv("STARPU_LIMIT_CPU_MEM", buf, 1);
