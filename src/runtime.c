@@ -14,6 +14,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "internal.h"
 #include "worklist.h"
@@ -51,6 +53,22 @@ void stargemm_config_init(struct stargemm_config *cfg)
 	cfg->disk_mib = 0;
 }
 
+/* The disk node's directory must exist and be writable: StarPU accepts any path and
+ * fails only when it first writes a tile there. Checked before MPI starts, so that
+ * this error leaves nothing initialised. */
+static int check_disk_dir(const char *dir)
+{
+	struct stat st;
+
+	if (stat(dir, &st) != 0 || !S_ISDIR(st.st_mode))
+		return stargemm__error(-EINVAL, "stargemm_init: disk_dir '%s' is not an existing "
+				       "directory", dir);
+	if (access(dir, W_OK | X_OK) != 0)
+		return stargemm__error(-EACCES, "stargemm_init: disk_dir '%s' is not writable",
+				       dir);
+	return 0;
+}
+
 static int check_config(const struct stargemm_config *cfg)
 {
 	if (cfg->ram_limit_mib < 0)
@@ -59,7 +77,7 @@ static int check_config(const struct stargemm_config *cfg)
 	if (cfg->disk_dir && cfg->disk_mib < 16)
 		return stargemm__error(-EINVAL, "stargemm_init: the disk node needs disk_mib >= 16 "
 				       "(StarPU's minimum), got %lld", (long long)cfg->disk_mib);
-	return 0;
+	return cfg->disk_dir ? check_disk_dir(cfg->disk_dir) : 0;
 }
 
 /* Environment StarPU reads at start-up; values the user exported win, except the RAM

@@ -51,7 +51,8 @@ struct stargemm_config {
 	 *  STARPU_LIMIT_CPU_MEM is left to StarPU. */
 	int64_t ram_limit_mib;
 	/** Directory for StarPU's disk memory node (the slow memory of CPU out-of-core
-	 *  runs); NULL = no disk node. Must exist. */
+	 *  runs); NULL = no disk node. Must exist and be writable: stargemm_init()
+	 *  refuses it otherwise (-EINVAL, -EACCES) before starting MPI or StarPU. */
 	const char *disk_dir;
 	/** Size of the disk node in MiB (>= 16); used when disk_dir is set. */
 	int64_t disk_mib;

@@ -52,6 +52,14 @@ static void bad_configs(int *argc, char ***argv)
 	expect(stargemm_init(&cfg, argc, argv), -EINVAL, "disk_mib >= 16",
 	       "a disk node smaller than StarPU's minimum is refused");
 	stargemm_config_init(&cfg);
+	cfg.disk_dir = "/nonexistent/stargemm-disk";
+	cfg.disk_mib = 64;
+	expect(stargemm_init(&cfg, argc, argv), -EINVAL, "is not an existing directory",
+	       "a disk node in a missing directory is refused");
+	cfg.disk_dir = "/proc/self";
+	expect(stargemm_init(&cfg, argc, argv), -EACCES, "is not writable",
+	       "a disk node in a directory that cannot be written is refused");
+	stargemm_config_init(&cfg);
 	cfg.ram_limit_mib = -5;
 	expect(stargemm_init(&cfg, argc, argv), -EINVAL, "ram_limit_mib must be >= 0",
 	       "a negative RAM budget is refused");
