@@ -171,10 +171,14 @@ int main(int argc, char **argv)
 	}
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++)
 		failures += !run(&cases[i], P, Q);
-	/* The verdict of every rank, collected with StarPU-MPI idle. */
-	MPI_Allreduce(&failures, &all, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
+	/* The verdict of every rank. Below MPI_THREAD_MULTIPLE the application thread may
+	 * not call MPI while StarPU-MPI's thread runs: then only once it has stopped. */
+	if (!serialized)
+		MPI_Allreduce(&failures, &all, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
 	stargemm_finalize();
-	if (serialized)
+	if (serialized) {
+		MPI_Allreduce(&failures, &all, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
 		MPI_Finalize();
+	}
 	return all ? 1 : 0;
 }
