@@ -9,12 +9,16 @@ if [ -z "$MPIEXEC" ] || [ "$MPIEXEC" = no ] || [ ! -x "$MPIEXEC" ]; then
 fi
 [ "$(nproc)" -ge 2 ] || { echo "SKIP: fewer than 2 cores"; exit 77; }
 out="$BUILDDIR/tests/binding_2ranks.out"
-export STARPU_HOME="${STARPU_HOME:-$BUILDDIR/tests/starpu-home}" STARPU_SILENT=1
-export STARPU_FXT_TRACE=0 OPENBLAS_NUM_THREADS=1
-mkdir -p "$STARPU_HOME"
+# A StarPU home per rank: StarPU recalibrates its bus files when the number of CPUs it
+# sees changes (here 1 per rank, elsewhere the whole machine), and ranks doing so at
+# once in one home can read each other's half-written files.
+home="$BUILDDIR/tests/starpu-home-bound"
+export STARPU_SILENT=1 STARPU_FXT_TRACE=0 OPENBLAS_NUM_THREADS=1 STARPU_NCPU=1
 unset STARPU_WORKERS_GETBIND STARPU_WORKERS_NOBIND STARPU_WORKERS_CPUID
-timeout 120 "$MPIEXEC" -n 2 -bind-to core env STARPU_NCPU=1 \
-	"$BUILDDIR/tests/test_binding" >"$out" || { cat "$out"; exit 1; }
+# shellcheck disable=SC2016 # $PMI_RANK is the launched process's
+timeout 120 "$MPIEXEC" -n 2 -bind-to core sh -c 'STARPU_HOME="$0/rank$PMI_RANK" &&
+	mkdir -p "$STARPU_HOME" && export STARPU_HOME && exec "$1"' \
+	"$home" "$BUILDDIR/tests/test_binding" >"$out" || { cat "$out"; exit 1; }
 cat "$out"
 [ "$(grep -c '^binding rank' "$out")" -eq 2 ] || { echo "expected one worker per rank"; exit 1; }
 # Each worker bound to a single core (no range or list), and the two cores distinct.
