@@ -209,9 +209,9 @@ static int leave_a_to_peer(const struct ooc_data *d, struct starpu_task *task, u
  * priority 0, below every GEMM that may run: it arrives when its block's first chunk is
  * inserted, before the current block's last GEMMs (each becomes ready only when the
  * GEMM before it on its C tile ends), and with an earlier rank it took the copy engine
- * from them — the GPUs waited ~2 ms at the end of each block (2 simulated V100s,
- * 16384^3, 900 MiB: 0.6428 -> 0.6367 s; 3 GPUs 0.4590 -> 0.4515 s). Not lower than
- * the lookahead's: below them, the 4 GiB H100 test case lost 1.1%. (StarPU does not
+ * from them — the GPUs waited ~2 ms at the end of each block. Not lower than the
+ * lookahead's: below them, the simulated 4 GiB H100 test case is slower
+ * (doc/out-of-core.md). (StarPU does not
  * raise the priority of a pending copy requested again, as when the GEMM is released.)
  * Called before the task is visible to the workers. */
 static void prefetch_ready(const struct ooc_data *d, struct fifo *q, struct starpu_task *task)
@@ -338,15 +338,13 @@ static enum inputs_state inputs_state(struct starpu_task *task, unsigned node)
  * way and a later one has all its inputs on the device — then that one, so the device
  * computes instead of waiting. This matters when the copies are the bottleneck: in a
  * run's first chunk every GEMM's C tile is loaded, and a C tile that has arrived allows
- * its next k update at once while the oldest GEMMs still wait for theirs. Simulated:
- * H100 N = 65,536, 16 GiB 10.022 -> 10.011 s; N = 32,768, 4 GiB 1.339 -> 1.313 s (and
- * loads 1.021 -> 1.000 of the model).
+ * its next k update at once while the oldest GEMMs still wait for theirs (in
+ * simulation it shortens the H100 cases and brings their loads to the model's).
  * Otherwise the oldest task is ready and is taken, as in a FIFO. Only on a rank with
  * one GPU: with several, a device that runs ahead reaches sooner the GEMMs whose A tile
  * is still on its way to a peer (leave_a_to_peer()), and they take it from the host
- * (N = 70,000 on 6 simulated GPUs: 17.20 -> 17.17 s, but GPU<-GPU share 43% -> 38%;
- * also waiting for such peer copies: 17.20 s and 44%, but 1.6% slower on the 6-GPU
- * test case). Not for the host's queue either, shared by its CPU workers. Called with
+ * (fewer GPU<-GPU copies on 6 simulated GPUs). Not for the host's queue either,
+ * shared by its CPU workers. Called with
  * the mutex held. */
 static struct starpu_task *take_next(const struct ooc_data *d, struct fifo *q)
 {
@@ -370,9 +368,9 @@ static struct starpu_task *take_next(const struct ooc_data *d, struct fifo *q)
  * comes from the host, still ahead of the task. Without this the task fetched its inputs
  * only when it started, one task ahead: at the start of a run, when the host link is
  * saturated by the first C tiles and the peer's own copy waits behind them, each such
- * GEMM waited for its copy. Six simulated V100s, 24576^2 x 24944, buffers allocated:
- * 0.7451 -> 0.7159 s (dmdas with the same executor: 0.7196 s); window 4, 8, 32: 0.7307,
- * 0.7205, 0.7188 s. Called with the mutex held, after a task left the queue. */
+ * GEMM waited for its copy (the 6-GPU simulated test case, doc/out-of-core.md; windows
+ * of 4 to 32 tasks were measured, 16 kept). Called with the mutex held, after a task
+ * left the queue. */
 static void prefetch_deferred(struct fifo *q)
 {
 	int i = 0;

@@ -91,14 +91,13 @@ static void export_settings(const struct stargemm_config *cfg)
 	/* No early write-back of modified tiles to keep a share of each device's buffers
 	 * clean (StarPU's default is 5-10%): here the modified tiles are the C tiles of
 	 * the current block, rewritten by every chunk and written back once, when their
-	 * block ends; copying them earlier only takes bandwidth from the loads (simulated
-	 * H100, N = 65,536, 16 GiB: 97.3% -> 98.5% of the model peak, d2h 1122 -> 876). */
+	 * block ends; copying them earlier only takes bandwidth from the loads (fewer
+	 * GPU->host copies and a higher rate in simulation: doc/out-of-core.md). */
 	setenv("STARPU_MINIMUM_CLEAN_BUFFERS", "0", 0);
 	setenv("STARPU_TARGET_CLEAN_BUFFERS", "0", 0);
 	/* Up to 4 GEMMs queued on each GPU's stream (StarPU 1.3's maximum) instead of its
 	 * default 2: when a task waits for its inputs, the kernels already queued keep
-	 * the GPU busy. H100, N = 20,480, t = 2048, 4 GiB (doc/performance.md): 30.1
-	 * TFLOP/s -> 35.3 (0: 23.9). */
+	 * the GPU busy (measured on an H100: doc/performance.md, "GPU"). */
 	setenv("STARPU_CUDA_PIPELINE", "4", 0);
 	/* Workers on the cores of this process's affinity mask: StarPU 1.3 otherwise
 	 * numbers cores from 0 in every process, so that two ranks bound to one core each
