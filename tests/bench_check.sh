@@ -39,11 +39,12 @@ set +e
 	--niter 1 >>"$out"
 scalapack=$?
 "$SRCDIR/tests/mpirun.sh" 1 "$bench" --impl cublas --m 200 --n 100 --k 150 --transA T \
-	--beta 0.5 --niter 2 --warmup 1 --check >>"$out"
+	--beta 0.5 --niter 2 --warmup 1 --check >>"$out" 2>"$out.cublas"
 cublas=$?
 "$SRCDIR/tests/mpirun.sh" 1 "$bench" --impl cublasxt --m 300 --n 257 --k 190 --nb 64 \
-	--transB T --niter 1 --warmup 1 --check >>"$out"
+	--transB T --niter 1 --warmup 1 --check >>"$out" 2>"$out.cublasxt"
 cublasxt=$?
+cat "$out.cublas" "$out.cublasxt" >&2
 set -e
 cat "$out"
 head -n1 "$out" | grep -q "^impl,m,n,k,nb,P,Q,transA,transB,alpha,beta,ranks,workers,iter,time_s,gflops,peak_gflops,pct_peak,residual,check,b,c,d,lookahead,case,pred_loads,loads,loads_ratio,peer_loads,pred_mpi_tiles,mpi_tiles,mpi_ratio,h2d_tiles,d2d_tiles,d2h_tiles$"
@@ -54,6 +55,8 @@ if [ $scalapack -eq 0 ]; then
 	[ "$(grep -c '^scalapack,' "$out")" -eq 1 ]
 elif [ $scalapack -ne 77 ]; then
 	echo "scalapack run failed ($scalapack)"; exit 1
+else
+	echo "SKIP: the ScaLAPACK peer: not built"
 fi
 # GPU peers: 77 without a GPU or without a CUDA build, else checked results.
 for peer in cublas:$cublas:2 cublasxt:$cublasxt:1; do
@@ -63,6 +66,10 @@ for peer in cublas:$cublas:2 cublasxt:$cublasxt:1; do
 			{ echo "expected $lines checked $name lines"; exit 1; }
 	elif [ "$rc" -ne 77 ]; then
 		echo "$name run failed ($rc)"; exit 1
+	else
+		echo "SKIP: the $name peer: $(sed -n "s/^$name: //p" "$out.$name" | head -n 1 |
+			sed 's/; skipped$//')"
 	fi
 done
+rm -f "$out.cublas" "$out.cublasxt"
 echo "benchmark output OK"
