@@ -63,3 +63,15 @@ double sg_gemm_residual(char ta, char tb, int64_t m, int64_t n, int64_t k, doubl
 	/* NaN compares false against the bound: report it as infinite. */
 	return isnan(diff) ? INFINITY : diff / (scale * (double)k * DBL_EPSILON);
 }
+
+void sg_free_case(double *a, double *b, double *c0, double *c, struct stargemm_matrix *A,
+		  struct stargemm_matrix *B, struct stargemm_matrix *C)
+{
+	free(a);
+	free(b);
+	free(c0);
+	free(c);
+	stargemm_matrix_destroy(A);
+	stargemm_matrix_destroy(B);
+	stargemm_matrix_destroy(C);
+}

@@ -12,6 +12,11 @@
  * on rank 0 if allocation or the gather fails). */
 double *sg_gather_new(const struct stargemm_matrix *X);
 
+/* The end of a test case: free the four gathered arrays (A, B, C before and after;
+ * NULL allowed) and destroy the three matrices. */
+void sg_free_case(double *a, double *b, double *c0, double *c, struct stargemm_matrix *A,
+		  struct stargemm_matrix *B, struct stargemm_matrix *C);
+
 /* Scaled residual of C against the reference cblas_dgemm on rank 0:
  *   ||C - (alpha op(A) op(B) + beta C0)||_F / ((|alpha| ||A|| ||B|| + |beta| ||C0||) K eps)
  * (the beta term is dropped when beta = 0, so that NaNs in C0 are ignored). A, B, C0

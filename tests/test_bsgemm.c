@@ -231,13 +231,7 @@ static int run_case(const struct bs_case *c, int P, int Q, int ooc)
 		       (long long)stargemm_matrix_present_count(B),
 		       (long long)stargemm_matrix_present_count(C), c->ta, c->tb, res,
 		       res < SG_RESIDUAL_BOUND ? "PASS" : "FAIL");
-	free(a);
-	free(b);
-	free(c0);
-	free(cr);
-	stargemm_matrix_destroy(A);
-	stargemm_matrix_destroy(B);
-	stargemm_matrix_destroy(C);
+	sg_free_case(a, b, c0, cr, A, B, C);
 	return res < SG_RESIDUAL_BOUND;
 }
 

@@ -145,13 +145,7 @@ static int run(const struct model_case *mc, int P, int Q)
 	if (stargemm_rank() == 0)
 		printf("residual %.3e %s\n", res, res < SG_RESIDUAL_BOUND ? "PASS" : "FAIL");
 	ok = ok && (stargemm_rank() != 0 || res < SG_RESIDUAL_BOUND);
-	free(a);
-	free(b);
-	free(c0);
-	free(cr);
-	stargemm_matrix_destroy(A);
-	stargemm_matrix_destroy(B);
-	stargemm_matrix_destroy(C);
+	sg_free_case(a, b, c0, cr, A, B, C);
 	return ok;
 }
 

@@ -148,13 +148,7 @@ static int run_case(const struct gemm_case *c, int P, int Q, enum mode mode)
 		       (long long)c->n, (long long)c->k, (long long)c->tile, c->ta, c->tb,
 		       c->alpha, c->beta, ret ? "error" : plan_text, res,
 		       res < SG_RESIDUAL_BOUND ? "PASS" : "FAIL");
-	free(a);
-	free(b);
-	free(c0);
-	free(cr);
-	stargemm_matrix_destroy(A);
-	stargemm_matrix_destroy(B);
-	stargemm_matrix_destroy(C);
+	sg_free_case(a, b, c0, cr, A, B, C);
 	return res < SG_RESIDUAL_BOUND;
 }
 

@@ -204,13 +204,7 @@ static int run_case(uint64_t seed, int64_t number, int P, int Q)
 		       (long long)k.n, (long long)m.t, (long long)n.t, (long long)k.t, c.ta,
 		       c.tb, c.alpha, c.beta, c.ooc ? "out of core" : "in core", ret, res, msg);
 out:
-	free(a);
-	free(b);
-	free(c0);
-	free(cr);
-	stargemm_matrix_destroy(A);
-	stargemm_matrix_destroy(B);
-	stargemm_matrix_destroy(C);
+	sg_free_case(a, b, c0, cr, A, B, C);
 	return good || stargemm_rank() != 0;
 }
 

@@ -73,13 +73,7 @@ static int one_product(int64_t it, int P, int Q, int check)
 							      c) >= SG_RESIDUAL_BOUND))
 			ret = -EDOM;
 	}
-	free(a);
-	free(b);
-	free(c0);
-	free(c);
-	stargemm_matrix_destroy(A);
-	stargemm_matrix_destroy(B);
-	stargemm_matrix_destroy(C);
+	sg_free_case(a, b, c0, c, A, B, C);
 	return ret;
 }
 
