@@ -187,12 +187,18 @@ static int start_mpi(int *argc, char ***argv)
 static void fill_starpu_conf(struct starpu_conf *conf, const struct stargemm_config *cfg)
 {
 	starpu_conf_init(conf);  /* reads STARPU_NCPU, STARPU_NCUDA, STARPU_SCHED, ... */
-	if (cfg->ncpus >= 0)
+	/* An explicit count wins: StarPU 1.3 lets STARPU_NCPU / STARPU_NCUDA override
+	 * conf.ncpus / conf.ncuda. */
+	if (cfg->ncpus >= 0) {
+		unsetenv("STARPU_NCPU");
 		conf->ncpus = cfg->ncpus;
-	else if (conf->ncpus < 0)
+	} else if (conf->ncpus < 0) {
 		conf->ncpus = cores_in_affinity_mask();
-	if (cfg->ncuda >= 0)
+	}
+	if (cfg->ncuda >= 0) {
+		unsetenv("STARPU_NCUDA");
 		conf->ncuda = cfg->ncuda;
+	}
 	if (cfg->sched_policy) {
 		/* StarPU 1.3 lets STARPU_SCHED override conf.sched_policy_name. */
 		unsetenv("STARPU_SCHED");
@@ -297,6 +303,12 @@ static void free_kept(void)
 int stargemm_finalize(void)
 {
 	stargemm__clear_error();
+	if (!rt.initialized && rt.finalize_mpi) {
+		/* after a failed stargemm_init(): the MPI it started */
+		MPI_Finalize();
+		rt.finalize_mpi = 0;
+		return 0;
+	}
 	if (!rt.initialized)
 		return stargemm__error(-EINVAL, "stargemm_finalize: stargemm is not initialised");
 	starpu_mpi_wait_for_all(rt.comm);

@@ -33,9 +33,11 @@ extern "C" {
  *  stargemm_config_init() then change the fields you need. */
 struct stargemm_config {
 	/** CPU workers per process; -1 = StarPU's STARPU_NCPU if set, else every core
-	 *  of the process' affinity mask (no core is reserved for MPI progress). */
+	 *  of the process' affinity mask (no core is reserved for MPI progress). A value
+	 *  >= 0 wins over STARPU_NCPU. */
 	int ncpus;
-	/** CUDA workers per process; -1 = StarPU's default (STARPU_NCUDA or all GPUs). */
+	/** CUDA workers per process; -1 = StarPU's default (STARPU_NCUDA or all GPUs). A
+	 *  value >= 0 wins over STARPU_NCUDA. */
 	int ncuda;
 	/** Scheduling policy: "stargemm-ooc" (sched/ooc.c) or any StarPU policy name;
 	 *  NULL = STARPU_SCHED if set, else "stargemm-ooc". */
@@ -62,11 +64,16 @@ struct stargemm_config {
 void stargemm_config_init(struct stargemm_config *cfg);
 
 /** Start MPI (if needed), StarPU and StarPU-MPI. Collective. @p cfg may be NULL.
- *  Calling it twice without stargemm_finalize() returns -EINVAL. */
+ *  Calling it twice without stargemm_finalize() returns -EINVAL. Errors in @p cfg are
+ *  found before MPI starts. When StarPU fails to start (e.g. -ENODEV: no worker), MPI,
+ *  if this call started it, stays up so that stargemm_init() can be called again (MPI
+ *  cannot be started twice); stargemm_finalize() then ends it. */
 int stargemm_init(const struct stargemm_config *cfg, int *argc, char ***argv);
 
 /** Wait for all submitted work, shut StarPU-MPI and StarPU down, and finalise MPI
- *  if stargemm_init() initialised it. Collective. Matrices must be destroyed first. */
+ *  if stargemm_init() initialised it. Collective. Matrices must be destroyed first.
+ *  After a failed stargemm_init() it ends the MPI that call started (returns 0); with
+ *  nothing to stop it returns -EINVAL. */
 int stargemm_finalize(void);
 
 /** Rank of this process and number of processes in stargemm's communicator
