@@ -14,7 +14,11 @@
 set -euo pipefail
 
 here=$(cd "$(dirname "$0")" && pwd)
+# The benchmark: $STARGEMM_BENCH, else beside this script (run from a build tree or
+# the GPU bundle), else in build/ (scripts/quickstart.sh's build, for a run from the
+# source tree as the README shows).
 bench=${STARGEMM_BENCH:-$here/stargemm_pdgemm}
+[ -x "$bench" ] || [ -n "${STARGEMM_BENCH:-}" ] || bench=$here/../build/bench/stargemm_pdgemm
 mpiexec=${MPIEXEC:-$(command -v mpiexec.mpich || command -v mpiexec || true)}
 cores=$(nproc)
 ranks=$cores

@@ -25,8 +25,12 @@
 set -euo pipefail
 
 here=$(cd "$(dirname "$0")" && pwd)
+# The programs: the variables, else beside this script (a build tree), else in build/
+# (scripts/quickstart.sh's build, for a run from the source tree).
 peer=${DBCSR_PEER:-$here/stargemm_dbcsr_peer}
+[ -x "$peer" ] || [ -n "${DBCSR_PEER:-}" ] || peer=$here/../build/bench/stargemm_dbcsr_peer
 bsgemm=${STARGEMM_BSGEMM:-$here/stargemm_bsgemm}
+[ -x "$bsgemm" ] || [ -n "${STARGEMM_BSGEMM:-}" ] || bsgemm=$here/../build/bench/stargemm_bsgemm
 cores=$(nproc)
 ranks=$cores
 threads=1

@@ -19,7 +19,11 @@
 set -euo pipefail
 
 here=$(cd "$(dirname "$0")" && pwd)
+# The benchmark: $STARGEMM_BENCH, else beside this script (run from a build tree or
+# the GPU bundle), else in build/ (scripts/quickstart.sh's build, for a run from the
+# source tree as the README shows).
 bench=${STARGEMM_BENCH:-$here/stargemm_pdgemm}
+[ -x "$bench" ] || [ -n "${STARGEMM_BENCH:-}" ] || bench=$here/../build/bench/stargemm_pdgemm
 kernel_n=16384
 device_mem=16384
 xt_nb=""
