@@ -15,34 +15,30 @@
 #     model's count, and GPU loads within the band, with 1 GPU per node and with 3
 #     (a split column on each rank);
 #   * loads within the band when K ends with a ragged tile and GPU memory is full, on 1
-#     and on 6 GPUs (6 GPUs: 1.090 before the ragged tiles were held on the devices);
+#     and on 6 GPUs (the ragged tiles are held on the devices, src/execute.c);
 #   * on that 6-GPU problem, stargemm-ooc finishes sooner and moves fewer tiles than
 #     StarPU's dmdas policy with the same executor (GEMMs on the GPUs only), on the
-#     first repetition (0.9471 s and 796 tiles per GPU against 0.9681 s and 982) and on
-#     the second, whose device buffers were allocated by the first (0.7160 s and 769
-#     against 0.7187 s and 937). Until session 7 dmdas was sooner (1.0294 s against
-#     1.0525 s; second repetition 0.7196 s against 0.7451 s): a GEMM that leaves its A tile to a peer now prefetches
-#     it 16 tasks ahead (sched/ooc.c), and the executor holds back the device memory
-#     its plan does not use (src/execute.c; StarPU's simulated cudaMalloc, 175 us under one
-#     lock for all GPUs, was a third of the first repetition). The second repetition
-#     also checks that the first call gave that memory back (not given back: 1.0574 s);
-#     at least 40% of stargemm-ooc's loads come from a peer GPU (44.4%; 35.9% while
-#     StarPU had no prediction for the last GPU and always fetched its tiles from the
-#     host, perfmodels/generate.sh; 31.6% before a GEMM left an A tile on its way to a
-#     peer);
-#   * that 6-GPU problem's first repetition at >= 72% of the model's peak (73.6%): the
+#     first repetition (0.9397 s and 796 tiles per GPU against 0.9595 s and 960) and on
+#     the second, whose device buffers were allocated by the first (0.7178 s and 769
+#     against 0.7233 s and 887). What makes it sooner: a GEMM that leaves its A tile to
+#     a peer prefetches it 16 tasks ahead (sched/ooc.c), and the executor holds back the
+#     device memory its plan does not use (src/execute.c; StarPU's simulated
+#     cudaMalloc costs 175 us under one lock for all GPUs). The second repetition also
+#     checks that the first call gave that memory back; at least 40% of stargemm-ooc's
+#     loads come from a peer GPU (44.4%; the bus file of perfmodels/generate.sh gives
+#     StarPU a prediction for every GPU pair);
+#   * that 6-GPU problem's first repetition at >= 72% of the model's peak (74.2%): the
 #     ragged K tiles are held from the start of the call, while the devices are still
-#     empty (src/execute.c, hold_block()); held when their chunk was inserted, on full
-#     devices, their buffers cost frees and allocations on the GPU workers' threads
-#     (69.4%, 1.0045 s);
+#     empty (src/execute.c, hold_block()); held when their chunk is inserted, on full
+#     devices, their buffers would cost frees and allocations on the GPU workers'
+#     threads;
 #   * 2 GPUs in case (c2) (16384^3, 900 MiB, 4 C blocks): at least 95.5% of the model's
-#     peak (95.9%; 95.0% while the next block's prefetches ranked above the current
-#     block's last GEMMs and the GPUs waited ~2 ms at the end of each block, sched/ooc.c);
+#     peak (96.3%; the next block's prefetches rank below the current block's last
+#     GEMMs, sched/ooc.c);
 #   * with StarPU's eager policy, which gives tasks to any idle worker, the executor's
 #     GEMMs still run on the GPU only (inserted for CUDA workers): within 5% of
-#     stargemm-ooc's time in case (c1) (0.1575 s against 0.1572 s; with the GEMMs left
-#     to any worker, 0.6884 s: a GEMM on the CPU core takes ~86 ms, and the C tile's
-#     next updates wait for it);
+#     stargemm-ooc's time in case (c1) (0.1574 s against 0.1567 s; a GEMM on the CPU
+#     core would take ~86 ms, and the C tile's next updates would wait for it);
 #   * 4 tile columns on 3 GPUs finish sooner than on 2: with whole columns per GPU
 #     (2, 1, 1) they could not (0.0648 s against 0.0581 s); the last column split in
 #     row ranges over the 3 GPUs, 0.0565 s;
