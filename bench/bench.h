@@ -56,6 +56,9 @@ void bench_print_header(void);
 int bench_parse_int(const char *prog, const char *name, const char *arg, int64_t min,
 		    int64_t max, int64_t *out);
 int bench_parse_double(const char *prog, const char *name, const char *arg, double *out);
+/* The same for an int option: an integer in [min, INT_MAX]. */
+int bench_parse_small(const char *prog, const char *name, const char *arg, int min,
+		      int *out);
 
 /* Wall-clock seconds. */
 double bench_now(void);

@@ -83,14 +83,16 @@ static void usage(FILE *f)
 		"rank 0's devices).\n");
 }
 
+static const char prog[] = "stargemm_bsgemm";
+
 static int parse_double(const char *name, const char *arg, double *out)
 {
-	return bench_parse_double("stargemm_bsgemm", name, arg, out);
+	return bench_parse_double(prog, name, arg, out);
 }
 
 static int parse_int(const char *name, const char *arg, int64_t min, int64_t *out)
 {
-	return bench_parse_int("stargemm_bsgemm", name, arg, min, INT64_MAX, out);
+	return bench_parse_int(prog, name, arg, min, INT64_MAX, out);
 }
 
 static int parse_dist(const char *arg, int *balanced)
@@ -120,11 +122,11 @@ static int parse_option(int c, struct bs_opts *o)
 	case 'a': bad = parse_double("--alpha", optarg, &o->alpha); break;
 	case 'e': bad = parse_double("--beta", optarg, &o->beta); break;
 	case 'E': bad = parse_double("--eps", optarg, &o->eps); break;
-	case 'P': bad = parse_int("--P", optarg, 1, &v); o->P = (int)v; break;
-	case 'Q': bad = parse_int("--Q", optarg, 1, &v); o->Q = (int)v; break;
-	case 'u': bad = parse_int("--ncpus", optarg, -1, &v); o->ncpus = (int)v; break;
-	case 't': bad = parse_int("--niter", optarg, 1, &v); o->niter = (int)v; break;
-	case 'w': bad = parse_int("--warmup", optarg, 0, &v); o->warmup = (int)v; break;
+	case 'P': bad = bench_parse_small(prog, "--P", optarg, 1, &o->P); break;
+	case 'Q': bad = bench_parse_small(prog, "--Q", optarg, 1, &o->Q); break;
+	case 'u': bad = bench_parse_small(prog, "--ncpus", optarg, -1, &o->ncpus); break;
+	case 't': bad = bench_parse_small(prog, "--niter", optarg, 1, &o->niter); break;
+	case 'w': bad = bench_parse_small(prog, "--warmup", optarg, 0, &o->warmup); break;
 	case 'c': o->check = 1; break;
 	case 'N': o->no_dense = 1; break;
 	case 'v': o->csv = 1; break;
@@ -136,7 +138,7 @@ static int parse_option(int c, struct bs_opts *o)
 	case 1001: bad = parse_int("--b", optarg, 0, &o->b); break;
 	case 1002: bad = parse_int("--c", optarg, 0, &o->c); break;
 	case 1003: bad = parse_int("--d", optarg, 0, &o->d); break;
-	case 1004: bad = parse_int("--lookahead", optarg, 0, &v); o->lookahead = (int)v; break;
+	case 1004: bad = bench_parse_small(prog, "--lookahead", optarg, 0, &o->lookahead); break;
 	case 1005: bad = parse_int("--device-mem", optarg, 0, &o->device_mib); break;
 	case 1006: bad = parse_int("--ram-limit", optarg, 0, &o->ram_limit_mib); break;
 	case 1007: o->disk_dir = optarg; break;

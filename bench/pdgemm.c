@@ -73,17 +73,6 @@ static void usage(FILE *f)
 		"  --help           this text\n");
 }
 
-/* An int option's value in [min, INT_MAX], checked (bench_parse_int). */
-static int parse_small(const char *name, const char *arg, int min, int *out)
-{
-	int64_t v;
-
-	if (bench_parse_int("stargemm_pdgemm", name, arg, min, INT_MAX, &v))
-		return -1;
-	*out = (int)v;
-	return 0;
-}
-
 /* The numeric options, each value checked: 0, or -1 after a message naming the
  * option; 1 if @p c is not a numeric option. */
 static int parse_numeric(int c, struct bench_opts *o)
@@ -96,14 +85,14 @@ static int parse_numeric(int c, struct bench_opts *o)
 	case 'n': return bench_parse_int(prog, "--n", optarg, 1, INT64_MAX, &o->n);
 	case 'k': return bench_parse_int(prog, "--k", optarg, 1, INT64_MAX, &o->k);
 	case 'b': return bench_parse_int(prog, "--nb", optarg, 1, INT64_MAX, &o->nb);
-	case 'P': return parse_small("--P", optarg, 1, &o->P);
-	case 'Q': return parse_small("--Q", optarg, 1, &o->Q);
+	case 'P': return bench_parse_small(prog, "--P", optarg, 1, &o->P);
+	case 'Q': return bench_parse_small(prog, "--Q", optarg, 1, &o->Q);
 	case 'a': return bench_parse_double(prog, "--alpha", optarg, &o->alpha);
 	case 'e': return bench_parse_double(prog, "--beta", optarg, &o->beta);
-	case 't': return parse_small("--niter", optarg, 1, &o->niter);
-	case 'w': return parse_small("--warmup", optarg, 0, &o->warmup);
+	case 't': return bench_parse_small(prog, "--niter", optarg, 1, &o->niter);
+	case 'w': return bench_parse_small(prog, "--warmup", optarg, 0, &o->warmup);
 	case 'p': return bench_parse_double(prog, "--peak", optarg, &o->peak);
-	case 'u': return parse_small("--ncpus", optarg, 0, &o->ncpus);
+	case 'u': return bench_parse_small(prog, "--ncpus", optarg, 0, &o->ncpus);
 	case 'S':
 		if (bench_parse_int(prog, "--seed", optarg, 0, INT64_MAX, &seed))
 			return -1;
@@ -112,14 +101,14 @@ static int parse_numeric(int c, struct bench_opts *o)
 	case 1001: return bench_parse_int(prog, "--b", optarg, 0, INT64_MAX, &o->b);
 	case 1002: return bench_parse_int(prog, "--c", optarg, 0, INT64_MAX, &o->c);
 	case 1003: return bench_parse_int(prog, "--d", optarg, 0, INT64_MAX, &o->d);
-	case 1004: return parse_small("--lookahead", optarg, 0, &o->lookahead);
+	case 1004: return bench_parse_small(prog, "--lookahead", optarg, 0, &o->lookahead);
 	case 1005: return bench_parse_int(prog, "--device-mem", optarg, 0, INT64_MAX,
 					  &o->device_mib);
 	case 1006: return bench_parse_int(prog, "--ram-limit", optarg, 0, INT64_MAX,
 					  &o->ram_limit_mib);
 	case 1008: return bench_parse_int(prog, "--disk-mib", optarg, 0, INT64_MAX,
 					  &o->disk_mib);
-	case 1009: return parse_small("--ngpus", optarg, 0, &o->ngpus);
+	case 1009: return bench_parse_small(prog, "--ngpus", optarg, 0, &o->ngpus);
 	default: return 1;
 	}
 }

@@ -4,6 +4,7 @@
  */
 #include <cblas.h>
 #include <errno.h>
+#include <limits.h>
 #include <math.h>
 #include <pthread.h>
 #include <stdio.h>
@@ -38,6 +39,17 @@ int bench_parse_int(const char *prog, const char *name, const char *arg, int64_t
 		return -1;
 	}
 	*out = v;
+	return 0;
+}
+
+int bench_parse_small(const char *prog, const char *name, const char *arg, int min,
+		      int *out)
+{
+	int64_t v;
+
+	if (bench_parse_int(prog, name, arg, min, INT_MAX, &v))
+		return -1;
+	*out = (int)v;
 	return 0;
 }
 
