@@ -6,6 +6,7 @@
 #include <errno.h>
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "stargemm.h"
@@ -184,6 +185,12 @@ int main(int argc, char **argv)
 	}
 	expect(stargemm_init(NULL, &argc, &argv), -EINVAL, "already initialised",
 	       "a second stargemm_init is refused");
+	/* The StarPU settings stargemm_init exports when the user has not (src/runtime.c);
+	 * tests/mpirun.sh sets neither. */
+	check(getenv("STARPU_CUDA_PIPELINE") && !strcmp(getenv("STARPU_CUDA_PIPELINE"), "4"),
+	      "stargemm_init sets a CUDA pipeline of 4 GEMMs per GPU by default");
+	check(getenv("STARPU_WORKERS_GETBIND") && !strcmp(getenv("STARPU_WORKERS_GETBIND"), "1"),
+	      "stargemm_init has workers follow the process's affinity mask by default");
 	bad_matrices();
 	bad_gemms();
 	bad_io();
