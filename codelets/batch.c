@@ -8,35 +8,49 @@
  *
  * Arguments (STARPU_VALUE, in order): char transa, transb; double alpha, beta;
  * int64_t count; const struct stargemm__product *products; const int32_t *slots (the
- * buffers of each product's op(A), op(B), C: 3 per product). Both arrays belong to the
- * work list, which lives until the tasks are done. Each product goes through
- * codelets/smallgemm.c (libxsmm where it has the kernel, else BLAS).
+ * buffers of each product's op(A), op(B), C: 3 per product); const struct
+ * stargemm__batch_geometry *geometry (sizes from the tilings, offsets of packed tiles
+ * in their buffers). All belong to the work list, which lives until the tasks are
+ * done. Each product goes through codelets/smallgemm.c (libxsmm where it has the
+ * kernel, else BLAS).
  */
 #include "../src/internal.h"
 #include "../src/worklist.h"
 
+/* The first element of stored tile (i, j) of operand o in buffer @p buf. */
+static double *tile_at(const struct stargemm__batch_geometry *g, int o, void *buf,
+		       int64_t i, int64_t j)
+{
+	double *base = (double *)STARPU_MATRIX_GET_PTR(buf);
+
+	return g->offset[o] ? base + g->offset[o][i + j * g->ld[o]] : base;
+}
+
 static void batch_cpu(void *buffers[], void *cl_arg)
 {
 	const struct stargemm__product *products;
+	const struct stargemm__batch_geometry *g;
 	const int32_t *slots;
 	struct stargemm__small_cache cache = { { 0 }, NULL };
 	double alpha, beta;
 	int64_t count;
 	char ta, tb;
 
-	starpu_codelet_unpack_args(cl_arg, &ta, &tb, &alpha, &beta, &count, &products, &slots);
+	starpu_codelet_unpack_args(cl_arg, &ta, &tb, &alpha, &beta, &count, &products, &slots,
+				   &g);
 	for (int64_t e = 0; e < count; e++) {
-		void *a = buffers[slots[3 * e]], *b = buffers[slots[3 * e + 1]];
-		void *c = buffers[slots[3 * e + 2]];
-		int k = (int)(ta == 'N' ? STARPU_MATRIX_GET_NY(a) : STARPU_MATRIX_GET_NX(a));
+		const struct stargemm__product *x = &products[e];
+		int m = (int)(g->row_off[x->i + 1] - g->row_off[x->i]);
+		int n = (int)(g->col_off[x->j + 1] - g->col_off[x->j]);
+		int k = (int)(g->k_off[x->k + 1] - g->k_off[x->k]);
+		const double *a = ta == 'N' ? tile_at(g, 0, buffers[slots[3 * e]], x->i, x->k)
+					    : tile_at(g, 0, buffers[slots[3 * e]], x->k, x->i);
+		const double *b = tb == 'N' ? tile_at(g, 1, buffers[slots[3 * e + 1]], x->k, x->j)
+					    : tile_at(g, 1, buffers[slots[3 * e + 1]], x->j, x->k);
+		double *c = tile_at(g, 2, buffers[slots[3 * e + 2]], x->i, x->j);
 
-		stargemm__small_dgemm(&cache, ta, tb, (int)STARPU_MATRIX_GET_NX(c),
-				      (int)STARPU_MATRIX_GET_NY(c), k, alpha,
-				      (const double *)STARPU_MATRIX_GET_PTR(a),
-				      (int)STARPU_MATRIX_GET_LD(a),
-				      (const double *)STARPU_MATRIX_GET_PTR(b),
-				      (int)STARPU_MATRIX_GET_LD(b), products[e].first ? beta : 1.0,
-				      (double *)STARPU_MATRIX_GET_PTR(c), (int)STARPU_MATRIX_GET_LD(c));
+		stargemm__small_dgemm(&cache, ta, tb, m, n, k, alpha, a, ta == 'N' ? m : k, b,
+				      tb == 'N' ? k : n, x->first ? beta : 1.0, c, m);
 	}
 }
 

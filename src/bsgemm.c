@@ -48,7 +48,7 @@ static int run(struct stargemm__gemm *g, const struct stargemm_bsgemm_options *o
 	int64_t tile_bytes;
 	int ret;
 
-	if (!opt->out_of_core) {
+	if (!opt->out_of_core || stargemm__gemm_packed(g)) {   /* packed: in core */
 		ret = stargemm__run_product(g, NULL, 0, info);
 	} else {
 		if ((ret = stargemm__ooc_plan(g, &opt->ooc, &info->plan, &tile_bytes)))

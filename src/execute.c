@@ -84,11 +84,7 @@ unsigned stargemm__device_node(int g)
 static starpu_data_handle_t ref_handle(const struct executor *ex,
 				       const struct stargemm__tile_ref *t)
 {
-	switch (t->operand) {
-	case STARGEMM_OP_A: return stargemm__gemm_a_tile(ex->gemm, t->r, t->c);
-	case STARGEMM_OP_B: return stargemm__gemm_b_tile(ex->gemm, t->r, t->c);
-	default: return stargemm__tile(ex->gemm->C, t->r, t->c);
-	}
+	return stargemm__ref_handle(ex->gemm, t->operand, t->r, t->c);
 }
 
 static void task_done(void *arg)

@@ -691,9 +691,13 @@ static int inspect_in_core(struct inspector *in)
 	wl->nblocks = 0;
 	wl->nchunks = 1;
 	wl->chunks = calloc(1, sizeof(*wl->chunks));
-	if (!wl->chunks || stargemm__operand_columns(&r->a, r->mt, r->kt, &start, &rows))
+	if (!wl->chunks)
 		return -ENOMEM;
 	wl->chunks[0].block = -1;
+	if (r->c.pack)   /* listed by pack, as batches (rebatch()) */
+		return 0;
+	if (stargemm__operand_columns(&r->a, r->mt, r->kt, &start, &rows))
+		return -ENOMEM;
 	for (int64_t k = 0; k < r->kt && !ret; k++)
 		for (int64_t j = 0; j < r->nt && !ret; j++) {
 			if (!stargemm__operand_present(&r->b, k, j))
@@ -786,45 +790,89 @@ static int64_t lower_bound(const struct grid_columns *gc, int64_t k, int64_t key
 	return lo;
 }
 
-/* A batch under construction: the slot of each of its tiles (-1: not yet a buffer),
- * indexed by local position in the batch's s x s tiles of op(A), op(B) and C. */
+/* The unit of tile (r, c) of op(X) — the tile, or the pack holding it — in op(X)'s
+ * coordinates, as a linear index over op(X)'s units (@p rows tiles per column). */
+static int64_t operand_unit(const struct stargemm__operand *x, int64_t rows, int64_t r,
+			    int64_t c, int64_t *ur, int64_t *uc)
+{
+	const struct stargemm__packing *pk = x->pack;
+
+	if (!pk) {
+		*ur = r;
+		*uc = c;
+		return r + c * rows;
+	}
+	*ur = x->trans ? pk->col_group[r] : pk->row_group[r];
+	*uc = x->trans ? pk->row_group[c] : pk->col_group[c];
+	return *ur + *uc * (x->trans ? pk->gnt : pk->gmt);
+}
+
+/* Units of op(X) of @p rows x @p cols tiles. */
+static int64_t operand_units(const struct stargemm__operand *x, int64_t rows, int64_t cols)
+{
+	return x->pack ? x->pack->gmt * x->pack->gnt : rows * cols;
+}
+
+/* Batches under construction: per operand and unit, its slot in the current batch,
+ * valid when its stamp is the batch's number. */
 struct batcher {
 	int64_t s;
 	int32_t *slot[3];
+	int64_t *stamp[3];
+	int64_t id;                  /* the current batch */
 	int64_t kg, i0, j0;          /* k of its first step; local row, column of its corner */
 	const struct stargemm__axis *rows, *cols;   /* C's distribution */
 };
 
-/* The slot of tile (row, col) of op(A), op(B) or C in the batch. */
-static int32_t *slot_of(struct batcher *bt, int operand, int64_t row, int64_t col)
+static int batcher_init(struct batcher *bt, const struct stargemm__request *r)
 {
-	switch (operand) {
-	case STARGEMM_OP_A:
-		return &bt->slot[0][(bt->rows->local[row] - bt->i0) * bt->s + (col - bt->kg)];
-	case STARGEMM_OP_B:
-		return &bt->slot[1][(row - bt->kg) * bt->s + (bt->cols->local[col] - bt->j0)];
-	default:
-		return &bt->slot[2][(bt->rows->local[row] - bt->i0) * bt->s +
-				    (bt->cols->local[col] - bt->j0)];
-	}
-}
+	const struct stargemm__operand *x[3] = { &r->a, &r->b, &r->c };
+	const int64_t rows[3] = { r->mt, r->kt, r->mt }, cols[3] = { r->kt, r->nt, r->nt };
 
-/* The buffer of a tile of the batch, appended to its refs the first time. */
-static int batch_slot(struct inspector *in, struct batcher *bt, struct stargemm__batch *b,
-		      int operand, int64_t row, int64_t col, int32_t *out)
-{
-	int32_t *slot = slot_of(bt, operand, row, col);
+	bt->id = 0;
+	for (int o = 0; o < 3; o++) {
+		int64_t n = operand_units(x[o], rows[o], cols[o]);
 
-	if (*slot < 0) {
-		*slot = (int32_t)b->nrefs++;
-		if (add_ref(&in->bd, operand, row, col, 0, 0))
+		bt->slot[o] = malloc((size_t)(n > 0 ? n : 1) * sizeof(int32_t));
+		bt->stamp[o] = malloc((size_t)(n > 0 ? n : 1) * sizeof(int64_t));
+		if (!bt->slot[o] || !bt->stamp[o])
 			return -ENOMEM;
+		for (int64_t u = 0; u < n; u++)
+			bt->stamp[o][u] = -1;
 	}
-	*out = *slot;
 	return 0;
 }
 
-/* Products [b->first, nproducts) get their slots; the slots are reset after. */
+static void batcher_free(struct batcher *bt)
+{
+	for (int o = 0; o < 3; o++) {
+		free(bt->slot[o]);
+		free(bt->stamp[o]);
+	}
+}
+
+/* The buffer of a tile of the batch (its unit's), appended to its refs the first
+ * time. */
+static int batch_slot(struct inspector *in, struct batcher *bt, struct stargemm__batch *b,
+		      int operand, int64_t row, int64_t col, int32_t *out)
+{
+	const struct stargemm__request *r = in->r;
+	const struct stargemm__operand *x = operand == STARGEMM_OP_A ? &r->a
+					    : operand == STARGEMM_OP_B ? &r->b : &r->c;
+	int64_t ur, uc, u = operand_unit(x, operand == STARGEMM_OP_B ? r->kt : r->mt, row, col,
+					 &ur, &uc);
+
+	if (bt->stamp[operand][u] != bt->id) {
+		bt->stamp[operand][u] = bt->id;
+		bt->slot[operand][u] = (int32_t)b->nrefs++;
+		if (add_ref(&in->bd, operand, ur, uc, 0, 0))
+			return -ENOMEM;
+	}
+	*out = bt->slot[operand][u];
+	return 0;
+}
+
+/* Products [b->first, nproducts) get their slots; the next batch starts afresh. */
 static int close_batch(struct inspector *in, struct batcher *bt, struct stargemm__batch *b,
 		       int64_t *cap_slots)
 {
@@ -844,9 +892,7 @@ static int close_batch(struct inspector *in, struct batcher *bt, struct stargemm
 		ret = ret ? ret : batch_slot(in, bt, b, STARGEMM_OP_B, x->k, x->j, &sl[1]);
 		ret = ret ? ret : batch_slot(in, bt, b, STARGEMM_OP_C, x->i, x->j, &sl[2]);
 	}
-	for (int o = 0; o < 3; o++)
-		for (int64_t e = 0; e < bt->s * bt->s; e++)
-			bt->slot[o][e] = -1;
+	bt->id++;
 	return ret;
 }
 
@@ -913,12 +959,8 @@ static int inspect_batched(struct inspector *in, int64_t s)
 	int64_t cap_batches = 0, cap_slots = 0, nloc = in->ccol->maxlocal;
 	int ret = grid_columns(r, in->crow, &gc);
 
-	for (int o = 0; o < 3 && !ret; o++) {
-		bt.slot[o] = malloc((size_t)(s * s) * sizeof(int32_t));
-		ret = bt.slot[o] ? 0 : -ENOMEM;
-		for (int64_t e = 0; !ret && e < s * s; e++)
-			bt.slot[o][e] = -1;
-	}
+	if (!ret)
+		ret = batcher_init(&bt, r);
 	for (bt.kg = 0; bt.kg < r->kt && !ret; bt.kg += s)
 		for (int q = 0; q < r->c.Q && !ret; q++)
 			for (bt.j0 = 0; bt.j0 < nloc && !ret; bt.j0 += s)
@@ -927,26 +969,140 @@ static int inspect_batched(struct inspector *in, int64_t s)
 						ret = add_batch(in, &gc, &bt, p, q, &cap_batches,
 								&cap_slots);
 	wl->chunks[0].count = wl->nproducts;
-	for (int o = 0; o < 3; o++)
-		free(bt.slot[o]);
+	batcher_free(&bt);
 	free(gc.start);
 	free(gc.key);
 	return ret;
 }
 
-/* Small tiles: the in-core list again, as batches (its product count sets their size). */
-static int rebatch(struct inspector *in)
+/* ---- in core, C packed: one batch per C pack and range of k ---------------------- */
+
+/* The group of inner index k in a packed op(A) (a column of op(A)) or op(B) (a row). */
+static int64_t k_group(const struct stargemm__operand *x, int is_a, int64_t k)
+{
+	return is_a == x->trans ? x->pack->row_group[k] : x->pack->col_group[k];
+}
+
+/* The end of the range of k that starts at @p k0: op(A)'s group there, else op(B)'s,
+ * else @p s steps. */
+static int64_t k_range_end(const struct stargemm__request *r, int64_t k0, int64_t s)
+{
+	const struct stargemm__operand *x = r->a.pack ? &r->a : r->b.pack ? &r->b : NULL;
+	int is_a = x == &r->a;
+	int64_t end = k0 + 1;
+
+	if (!x)
+		end = k0 + (s > 1 ? s : 1);
+	else
+		while (end < r->kt && k_group(x, is_a, end) == k_group(x, is_a, k0))
+			end++;
+	return end < r->kt ? end : r->kt;
+}
+
+/* The products of C pack (I, J) over k in [k0, k1): k outer, then C's columns, then
+ * op(A)'s present rows of the pack (@p start, @p rows: by column, increasing). */
+static int pack_products(struct inspector *in, int64_t I, int64_t J, int64_t k0, int64_t k1,
+			 const int64_t *start, const int64_t *rows)
+{
+	const struct stargemm__request *r = in->r;
+	const struct stargemm__packing *pk = r->c.pack;
+	int64_t i0 = pk->row_first[I], i1 = pk->row_first[I + 1];
+	int local = stargemm__operand_owner(&r->c, i0, pk->col_first[J]) == r->me;
+	int ret = 0;
+
+	for (int64_t k = k0; k < k1 && !ret; k++) {
+		int64_t e0 = start[k];
+
+		while (e0 < start[k + 1] && rows[e0] < i0)   /* few rows per column: linear */
+			e0++;
+		for (int64_t j = pk->col_first[J]; j < pk->col_first[J + 1] && !ret; j++) {
+			if (!stargemm__operand_present(&r->b, k, j))
+				continue;
+			for (int64_t e = e0; e < start[k + 1] && rows[e] < i1 && !ret; e++)
+				ret = add_product(&in->bd, rows[e], j, k, local ? 0 : -1,
+						  STARGEMM_PREFETCH_READY, -1, 0);
+		}
+	}
+	return ret;
+}
+
+static int add_pack_batch(struct inspector *in, struct batcher *bt, int64_t I, int64_t J,
+			  int64_t k0, int64_t k1, const int64_t *start, const int64_t *rows,
+			  int64_t *cap_batches, int64_t *cap_slots)
 {
 	struct stargemm__worklist *wl = in->bd.wl;
-	int64_t s = batch_side(in->r, (double)wl->nproducts);
+	struct stargemm__batch b = { .first = wl->nproducts, .ref_first = wl->nrefs };
+	int ret = pack_products(in, I, J, k0, k1, start, rows);
 
-	if (s <= 1)
+	if (ret || (ret = close_batch(in, bt, &b, cap_slots)) || b.count == 0)
+		return ret;
+	if (grow((void **)&wl->batches, cap_batches, wl->nbatches + 1, sizeof(b)))
+		return -ENOMEM;
+	wl->batches[wl->nbatches++] = b;
+	return 0;
+}
+
+/* In core with C packed: ranges of k outer, C's packs inner (every rank's). The
+ * scales apply beta to every C pack first (add_scales()), so no product does. */
+static int inspect_packed(struct inspector *in, int64_t s)
+{
+	const struct stargemm__request *r = in->r;
+	const struct stargemm__packing *pk = r->c.pack;
+	struct stargemm__worklist *wl = in->bd.wl;
+	struct batcher bt = { .s = s };
+	int64_t cap_batches = 0, cap_slots = 0, *start = NULL, *rows = NULL;
+	int ret = stargemm__operand_columns(&r->a, r->mt, r->kt, &start, &rows);
+
+	if (!ret)
+		ret = batcher_init(&bt, r);
+	for (int64_t k0 = 0, k1; k0 < r->kt && !ret; k0 = k1) {
+		k1 = k_range_end(r, k0, s);
+		for (int64_t J = 0; J < pk->gnt && !ret; J++)
+			for (int64_t I = 0; I < pk->gmt && !ret; I++)
+				ret = add_pack_batch(in, &bt, I, J, k0, k1, start, rows,
+						     &cap_batches, &cap_slots);
+	}
+	for (int64_t p = 0; p < wl->nproducts; p++)
+		wl->products[p].first = 0;
+	wl->chunks[0].count = wl->nproducts;
+	batcher_free(&bt);
+	free(start);
+	free(rows);
+	return ret;
+}
+
+/* Small tiles: the in-core list again, as batches (its product count sets their size);
+ * always when an operand is packed (its tiles have no handle of their own). */
+static int rebatch(struct inspector *in)
+{
+	const struct stargemm__request *r = in->r;
+	struct stargemm__worklist *wl = in->bd.wl;
+	int packed = r->a.pack || r->b.pack || r->c.pack;
+	int64_t s = batch_side(r, (double)wl->nproducts);
+
+	if (s <= 1 && !packed)
 		return 0;
 	wl->nproducts = 0;
 	wl->nskipped = 0;
 	wl->flops = 0.0;
-	memset(in->bd.started, 0, (size_t)(in->r->mt * in->r->nt));
-	return inspect_batched(in, s);
+	memset(in->bd.started, 0, (size_t)(r->mt * r->nt));
+	return r->c.pack ? inspect_packed(in, s) : inspect_batched(in, s);
+}
+
+/* Where the batches' tiles lie in their buffers (codelets/batch.c). */
+static void set_geometry(const struct stargemm__request *r, struct stargemm__worklist *wl)
+{
+	const struct stargemm__operand *x[3] = { &r->a, &r->b, &r->c };
+	struct stargemm__batch_geometry *g = &wl->geometry;
+
+	g->row_off = r->row_off;
+	g->col_off = r->col_off;
+	g->k_off = r->k_off;
+	for (int o = 0; o < 3; o++) {
+		g->offset[o] = x[o]->pack ? x[o]->pack->offset : NULL;
+		g->ld[o] = x[o]->ld;
+		g->trans[o] = x[o]->trans;
+	}
 }
 
 /* C tiles that exist but that no product updates: beta is applied to them alone. */
@@ -956,6 +1112,15 @@ static int add_scales(struct inspector *in)
 	struct stargemm__worklist *wl = in->bd.wl;
 
 	wl->scale_first = wl->nrefs;
+	if (r->c.pack) {   /* every C pack: no product applies beta (inspect_packed()) */
+		for (int64_t J = 0; J < r->c.pack->gnt; J++)
+			for (int64_t I = 0; I < r->c.pack->gmt; I++)
+				if (r->c.pack->elems[I + J * r->c.pack->gmt] > 0 &&
+				    add_ref(&in->bd, STARGEMM_OP_C, I, J, 0, 0))
+					return -ENOMEM;
+		wl->scale_count = wl->nrefs - wl->scale_first;
+		return 0;
+	}
 	for (int64_t j = 0; j < r->nt; j++)
 		for (int64_t i = 0; i < r->mt; i++)
 			if (stargemm__operand_present(&r->c, i, j) && !in->bd.started[i + j * r->mt] &&
@@ -1003,8 +1168,12 @@ int stargemm__inspect(const struct stargemm__request *r,
 		in.bd.started = calloc((size_t)(r->mt * r->nt), 1);
 		ret = !in.bd.started ? -ENOMEM : r->plan ? inspect_ooc(&in) : inspect_in_core(&in);
 	}
+	if (ret == 0 && (r->a.pack || r->b.pack || r->c.pack) && r->plan)
+		ret = stargemm__error(-ENOTSUP, "stargemm: packed operands (small tiles) are "
+				      "multiplied in core only");
 	if (ret == 0 && !r->plan)
 		ret = rebatch(&in);
+	set_geometry(r, wl);
 	if (ret == 0)
 		ret = add_scales(&in);
 	free(in.bd.started);

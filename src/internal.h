@@ -16,6 +16,7 @@
 
 #include "contract.h"
 #include "distribution.h"
+#include "pack.h"
 #include "stargemm.h"
 
 struct stargemm_matrix {
@@ -35,6 +36,12 @@ struct stargemm_matrix {
 	 * planner's tile bytes all take it from here. */
 	size_t elem_size;
 	void **storage;           /* mt * nt pointers; non-NULL for tiles this rank allocated */
+	/* Packed (src/pack.c): tiles and storage are NULL; each pack of the layout has a
+	 * handle in packs (NULL: empty) and, where this rank allocated it, a buffer in
+	 * pack_storage (gmt * gnt, pack (I, J) at I + J * gmt); tags are per pack. */
+	struct stargemm__packing *pack;
+	starpu_data_handle_t *packs;
+	void **pack_storage;
 };
 
 /* Index of tile (i, j) in the tiles/storage arrays. */
@@ -67,6 +74,15 @@ static inline int stargemm__present(const struct stargemm_matrix *A, int64_t i, 
 /* Remove tile (i, j) from @p A's pattern (its handle and storage go; a dense matrix
  * becomes block-sparse). Every rank must drop the same tiles. */
 int stargemm__matrix_drop_tile(struct stargemm_matrix *A, int64_t i, int64_t j);
+
+/* A block-sparse matrix (as stargemm_matrix_create_distributed), packed only when
+ * @p packable; errors name @p fn. */
+int stargemm__matrix_create_pattern(struct stargemm_matrix **out, int64_t mt,
+				    const int64_t *row_sizes, int64_t nt,
+				    const int64_t *col_sizes, int64_t npresent,
+				    const int64_t *present,
+				    const struct stargemm_distribution *dist, int packable,
+				    const char *fn);
 
 /* Largest extent of the @p count tiles described by offsets @p off (count + 1). */
 int64_t stargemm__largest_tile(const int64_t *off, int64_t count);
@@ -140,12 +156,62 @@ struct stargemm__gemm {
 #define STARGEMM_BATCH_FLOPS 5e8
 int stargemm__batch_settings(double *below, double *flops);
 
+/* A setting from the environment variable @p name (a number >= 0), or @p dflt when
+ * unset; anything else is refused with a message (src/product.c). */
+int stargemm__env_setting(const char *name, double dflt, double *value);
+
+/* Packs: small tiles stored several per StarPU handle (src/pack.c). An axis (tile rows
+ * or columns) of a block-sparse matrix is packed when its mean tile extent is below
+ * STARGEMM_PACK_BELOW elements, into groups of consecutive tiles of at least
+ * STARGEMM_PACK_EXTENT elements; the environment variables of the same names override
+ * them (STARGEMM_PACK_BELOW=0: never pack). Measured in doc/performance.md. */
+#define STARGEMM_PACK_BELOW 64
+#define STARGEMM_PACK_EXTENT 256
+int stargemm__pack_settings(double *below, double *extent);
+
+/* Index of the pack holding tile (i, j) of a packed matrix, in packs/pack_storage. */
+static inline int64_t stargemm__pack_index(const struct stargemm_matrix *A, int64_t i,
+					   int64_t j)
+{
+	return A->pack->row_group[i] + A->pack->col_group[j] * A->pack->gmt;
+}
+
+/* Where tile (i, j) of a packed matrix is: its pack's handle (NULL: none) and *offset
+ * (elements into the pack). */
+static inline starpu_data_handle_t stargemm__pack_of(const struct stargemm_matrix *A,
+						     int64_t i, int64_t j, int64_t *offset)
+{
+	*offset = A->pack->offset[stargemm__tile_index(A, i, j)];
+	return A->packs[stargemm__pack_index(A, i, j)];
+}
+
+/* Call @p visit(tile, i, j, arg) for each present tile (i, j) of pack (gi, gj) of @p A,
+ * whose buffer is @p base (tile: its first element, column-major, leading dimension
+ * its row count). */
+typedef void (*stargemm__tile_visit)(void *tile, int64_t i, int64_t j, void *arg);
+void stargemm__pack_walk(const struct stargemm_matrix *A, int64_t gi, int64_t gj, void *base,
+			 stargemm__tile_visit visit, void *arg);
+
+
+/* Whether an operand of the problem is packed (src/pack.c): it is then multiplied in
+ * core, by batches on CPU workers, also when out of core was asked for. */
+static inline int stargemm__gemm_packed(const struct stargemm__gemm *g)
+{
+	return g->A->pack || g->B->pack || g->C->pack;
+}
+
 /* Validate a problem (sizes, tilings, grids, aliasing); sets p->kt. */
 int stargemm__gemm_check(struct stargemm__gemm *p);
 
 /* The k-th tile of row i of op(A), and of column j of op(B). */
 starpu_data_handle_t stargemm__gemm_a_tile(const struct stargemm__gemm *p, int64_t i, int64_t k);
 starpu_data_handle_t stargemm__gemm_b_tile(const struct stargemm__gemm *p, int64_t k, int64_t j);
+
+/* The handle a work list's reference names: tile (r, c) of op(A) (@p operand
+ * STARGEMM_OP_A), op(B) or C, or for a packed operand its pack (r, c) in op(X)'s
+ * coordinates (src/worklist.h). */
+starpu_data_handle_t stargemm__ref_handle(const struct stargemm__gemm *p, int operand,
+					  int64_t r, int64_t c);
 
 /* Whether a transposition character means op(X) = X^T. */
 int stargemm__is_trans(char t);
@@ -161,7 +227,8 @@ int stargemm__gemm_insert(const struct stargemm__gemm *p, int64_t i, int64_t j, 
 struct stargemm__worklist;
 int stargemm__batch_insert(const struct stargemm__gemm *p, const struct stargemm__worklist *wl,
 			   int64_t batch);
-/* Insert C(i, j) = beta C(i, j), for a C tile that no product updates. */
+/* Insert C(i, j) = beta C(i, j), for a C tile that no product updates (for a packed C:
+ * its pack (i, j), every tile). */
 int stargemm__scale_insert(const struct stargemm__gemm *p, int64_t i, int64_t j);
 
 /* The device (0..G-1) of a split tile of a C block (src/plan.c): the last L mod G
@@ -202,6 +269,9 @@ extern struct starpu_codelet stargemm_zero_cl;            /* C = 0, C in W */
 extern struct starpu_codelet stargemm_norm_cl;            /* *out = ||A||_F, A in R */
 extern struct starpu_codelet stargemm_copy_cl;            /* B = A, A in R, B in W */
 extern struct starpu_codelet stargemm_batch_cl;           /* many tile products */
+extern struct starpu_codelet stargemm_pack_fill_cl;       /* a pack's tiles, user function */
+extern struct starpu_codelet stargemm_pack_norm_cl;       /* a pack's tile norms */
+extern struct starpu_codelet stargemm_pack_copy_cl;       /* a pack from another's */
 
 /* One small tile product on the CPU (codelets/smallgemm.c): libxsmm's JIT kernel when
  * configure found libxsmm and the case is one it generates (alpha = 1, op(A) = A),

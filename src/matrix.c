@@ -12,6 +12,8 @@
  *
  * A block-sparse matrix is the same descriptor with a pattern: only its present tiles
  * get a handle, storage and a place in the tasks; the others are zero and cost nothing.
+ * With small tiles (and neither GPUs nor a disk node), its present tiles are packed
+ * several per handle instead (src/pack.c): one handle, buffer, owner and tag per pack.
  */
 #include <inttypes.h>
 #include <stdio.h>
@@ -148,8 +150,124 @@ static int set_pattern(struct stargemm_matrix *A, int64_t npresent, const int64_
 	return 0;
 }
 
+/* Register pack (I, J) of a packed matrix: one handle (a matrix of E x 1 elements)
+ * for its present tiles, allocated by its owner (src/pack.c). */
+static int register_pack(struct stargemm_matrix *A, int64_t I, int64_t J)
+{
+	const struct stargemm__packing *pk = A->pack;
+	int64_t idx = I + J * pk->gmt, elems = pk->elems[idx];
+	int owner = stargemm_matrix_owner(A, pk->row_first[I], pk->col_first[J]);
+	starpu_data_handle_t h;
+
+	if (elems == 0)
+		return 0;
+	if (elems > UINT32_MAX)
+		return stargemm__error(-EINVAL, "stargemm_matrix_create: pack (%" PRId64 ", %"
+				       PRId64 ") of %" PRId64 " elements exceeds StarPU's 32-bit "
+				       "dimensions; lower STARGEMM_PACK_EXTENT", I, J, elems);
+	if (owner == stargemm_rank() && !stargemm__managed_storage()) {
+		void *p = NULL;
+
+		if (allocate_tile(&p, (size_t)elems * A->elem_size) != 0)
+			return stargemm__error(-ENOMEM, "stargemm_matrix_create: cannot allocate "
+					       "pack (%" PRId64 ", %" PRId64 ") of %" PRId64
+					       " elements", I, J, elems);
+		A->pack_storage[idx] = p;
+		starpu_matrix_data_register(&h, STARPU_MAIN_RAM, (uintptr_t)p, (uint32_t)elems,
+					    (uint32_t)elems, 1, A->elem_size);
+	} else {
+		starpu_matrix_data_register(&h, -1, 0, (uint32_t)elems, (uint32_t)elems, 1,
+					    A->elem_size);
+	}
+	starpu_mpi_data_register(h, A->tag_base + idx, owner);
+	A->packs[idx] = h;
+	return 0;
+}
+
+/* A block-sparse matrix of small tiles: its pack layout (A->pack stays NULL when no
+ * axis is packed), and the processes of its tile rows and columns when the
+ * distribution gives none (packs dealt cyclically; *rows, *cols to free). */
+static int plan_packs(struct stargemm_matrix *A, const struct stargemm_distribution *dist,
+		      int **rows, int **cols, const char *fn)
+{
+	struct stargemm__pack_request q = { A->mt, A->nt, A->row_off, A->col_off, A->present,
+					    dist->row_proc, dist->col_proc, 0, 0 };
+	int ret = stargemm__pack_settings(&q.below, &q.extent);
+
+	*rows = *cols = NULL;
+	if (ret)
+		return ret;
+	if (stargemm__pack_layout(&q, &A->pack))
+		return stargemm__error(-ENOMEM, "%s: out of memory for the packs of %" PRId64
+				       " x %" PRId64 " tiles", fn, A->mt, A->nt);
+	if (!A->pack)
+		return 0;
+	*rows = dist->row_proc ? NULL : malloc((size_t)A->mt * sizeof(int));
+	*cols = dist->col_proc ? NULL : malloc((size_t)A->nt * sizeof(int));
+	A->packs = calloc((size_t)(A->pack->gmt * A->pack->gnt), sizeof(*A->packs));
+	A->pack_storage = calloc((size_t)(A->pack->gmt * A->pack->gnt), sizeof(void *));
+	if ((!dist->row_proc && !*rows) || (!dist->col_proc && !*cols) || !A->packs ||
+	    !A->pack_storage)
+		return stargemm__error(-ENOMEM, "%s: out of memory for the packs", fn);
+	if (*rows)
+		stargemm__pack_cyclic(A->pack->row_group, A->mt, A->P, *rows);
+	if (*cols)
+		stargemm__pack_cyclic(A->pack->col_group, A->nt, A->Q, *cols);
+	return 0;
+}
+
+/* The distribution of @p A's tiles (packs first: their layout may set it). */
+static int distribute(struct stargemm_matrix *A, const struct stargemm_distribution *dist,
+		      int sparse, const char *fn)
+{
+	int *rows = NULL, *cols = NULL, ret = 0;
+	char what[2][96];
+
+	snprintf(what[0], sizeof(what[0]), "%s: row_proc", fn);
+	snprintf(what[1], sizeof(what[1]), "%s: col_proc", fn);
+	/* Packs are multiplied by CPU workers in core (codelets/batch.c): not with GPUs or
+	 * a disk node, where each tile keeps a handle of its own. */
+	if (sparse == 1 && starpu_cuda_worker_get_count() == 0 && !stargemm__managed_storage())
+		ret = plan_packs(A, dist, &rows, &cols, fn);
+	if (!ret)
+		ret = stargemm__axis_init(&A->rows, A->mt, A->P, rows ? rows : dist->row_proc,
+					  what[0]);
+	if (!ret)
+		ret = stargemm__axis_init(&A->cols, A->nt, A->Q, cols ? cols : dist->col_proc,
+					  what[1]);
+	free(rows);
+	free(cols);
+	return ret;
+}
+
+/* Handles (and storage) for every present tile, or every non-empty pack. */
+static int register_all(struct stargemm_matrix *A, const char *fn)
+{
+	int ret = 0;
+
+	if (A->pack) {
+		A->tag_base = stargemm__reserve_tags(A->pack->gmt * A->pack->gnt);
+		for (int64_t J = 0; J < A->pack->gnt && !ret; J++)
+			for (int64_t I = 0; I < A->pack->gmt && !ret; I++)
+				ret = register_pack(A, I, J);
+		return ret;
+	}
+	A->tiles = calloc((size_t)(A->mt * A->nt), sizeof(*A->tiles));
+	A->storage = calloc((size_t)(A->mt * A->nt), sizeof(*A->storage));
+	if (!A->tiles || !A->storage)
+		return stargemm__error(-ENOMEM, "%s: out of memory for %" PRId64 " x %" PRId64
+				       " tile descriptors", fn, A->mt, A->nt);
+	A->tag_base = stargemm__reserve_tags(A->mt * A->nt);
+	for (int64_t j = 0; j < A->nt && !ret; j++)
+		for (int64_t i = 0; i < A->mt && !ret; i++)
+			if (stargemm__present(A, i, j))
+				ret = register_tile(A, i, j);
+	return ret;
+}
+
 /* The descriptor of an irregular tiling, dense (@p sparse = 0) or with the pattern of
- * @p npresent tiles listed in @p present; registers the tiles. */
+ * @p npresent tiles listed in @p present (@p sparse = 1; 2: never packed); registers
+ * the tiles. */
 static int create(struct stargemm_matrix **out, int64_t mt, const int64_t *row_sizes,
 		  int64_t nt, const int64_t *col_sizes, int sparse, int64_t npresent,
 		  const int64_t *present, const struct stargemm_distribution *dist,
@@ -157,7 +275,6 @@ static int create(struct stargemm_matrix **out, int64_t mt, const int64_t *row_s
 {
 	struct stargemm_matrix *A;
 	int64_t max_rows, max_cols;
-	char what[2][96];
 	int P, Q, ret;
 
 	stargemm__clear_error();
@@ -189,18 +306,13 @@ static int create(struct stargemm_matrix **out, int64_t mt, const int64_t *row_s
 	A->elem_size = sizeof(double);
 	A->row_off = offsets_from_sizes(mt, row_sizes);
 	A->col_off = offsets_from_sizes(nt, col_sizes);
-	A->tiles = calloc((size_t)(mt * nt), sizeof(*A->tiles));
-	A->storage = calloc((size_t)(mt * nt), sizeof(*A->storage));
-	if (!A->row_off || !A->col_off || !A->tiles || !A->storage) {
+	if (!A->row_off || !A->col_off) {
 		stargemm_matrix_destroy(A);
 		return stargemm__error(-ENOMEM, "%s: out of memory for %" PRId64 " x %" PRId64
 				       " tile descriptors", fn, mt, nt);
 	}
-	snprintf(what[0], sizeof(what[0]), "%s: row_proc", fn);
-	snprintf(what[1], sizeof(what[1]), "%s: col_proc", fn);
-	if ((ret = stargemm__axis_init(&A->rows, mt, P, dist->row_proc, what[0])) ||
-	    (ret = stargemm__axis_init(&A->cols, nt, Q, dist->col_proc, what[1])) ||
-	    (sparse && (ret = set_pattern(A, npresent, present, fn)))) {
+	if ((sparse && (ret = set_pattern(A, npresent, present, fn))) ||
+	    (ret = distribute(A, dist, sparse, fn))) {
 		stargemm_matrix_destroy(A);
 		return ret;
 	}
@@ -213,13 +325,10 @@ static int create(struct stargemm_matrix **out, int64_t mt, const int64_t *row_s
 		return stargemm__error(-EINVAL, "%s: a tile of %" PRId64 " x %" PRId64 " exceeds "
 				       "StarPU's 32-bit tile dimensions", fn, max_rows, max_cols);
 	}
-	A->tag_base = stargemm__reserve_tags(mt * nt);
-	for (int64_t j = 0; j < nt; j++)
-		for (int64_t i = 0; i < mt; i++)
-			if (stargemm__present(A, i, j) && (ret = register_tile(A, i, j))) {
-				stargemm_matrix_destroy(A);
-				return ret;
-			}
+	if ((ret = register_all(A, fn))) {
+		stargemm_matrix_destroy(A);
+		return ret;
+	}
 	*out = A;
 	return 0;
 }
@@ -252,6 +361,17 @@ int stargemm_matrix_create_distributed(struct stargemm_matrix **out, int64_t mt,
 {
 	return create(out, mt, row_sizes, nt, col_sizes, npresent >= 0, npresent, present,
 		      dist, "stargemm_matrix_create_distributed");
+}
+
+int stargemm__matrix_create_pattern(struct stargemm_matrix **out, int64_t mt,
+				    const int64_t *row_sizes, int64_t nt,
+				    const int64_t *col_sizes, int64_t npresent,
+				    const int64_t *present,
+				    const struct stargemm_distribution *dist, int packable,
+				    const char *fn)
+{
+	return create(out, mt, row_sizes, nt, col_sizes, packable ? 1 : 2, npresent, present,
+		      dist, fn);
 }
 
 int64_t stargemm_matrix_present_count(const struct stargemm_matrix *A)
@@ -300,17 +420,36 @@ int stargemm_matrix_create(struct stargemm_matrix **out, int64_t m, int64_t n,
 	return ret;
 }
 
-static void free_tile(struct stargemm_matrix *A, int64_t idx)
+static void free_storage(void *p, size_t bytes)
 {
-	size_t bytes = stargemm__tile_bytes(A, idx % A->mt, idx / A->mt);
-
 #ifdef STARPU_SIMGRID
-	starpu_free_flags(A->storage[idx], bytes, STARPU_MALLOC_PINNED |
-			  STARPU_MALLOC_SIMULATION_FOLDED);
+	starpu_free_flags(p, bytes, STARPU_MALLOC_PINNED | STARPU_MALLOC_SIMULATION_FOLDED);
 #else
 	(void)bytes;
-	starpu_free(A->storage[idx]);
+	starpu_free(p);
 #endif
+}
+
+static void free_tile(struct stargemm_matrix *A, int64_t idx)
+{
+	free_storage(A->storage[idx], stargemm__tile_bytes(A, idx % A->mt, idx / A->mt));
+}
+
+/* The packs' handles and buffers, and the layout. */
+static void free_packs(struct stargemm_matrix *A)
+{
+	int64_t npacks = A->pack ? A->pack->gmt * A->pack->gnt : 0;
+
+	for (int64_t idx = 0; A->packs && idx < npacks; idx++)
+		if (A->packs[idx])
+			starpu_data_unregister(A->packs[idx]);
+	for (int64_t idx = 0; A->pack_storage && idx < npacks; idx++)
+		if (A->pack_storage[idx])
+			free_storage(A->pack_storage[idx],
+				     (size_t)A->pack->elems[idx] * A->elem_size);
+	free(A->packs);
+	free(A->pack_storage);
+	stargemm__pack_free(A->pack);
 }
 
 int stargemm__matrix_drop_tile(struct stargemm_matrix *A, int64_t i, int64_t j)
@@ -328,6 +467,11 @@ int stargemm__matrix_drop_tile(struct stargemm_matrix *A, int64_t i, int64_t j)
 	}
 	if (!A->present[idx])
 		return 0;
+	if (A->pack) {   /* its place in the pack stays, unused */
+		A->present[idx] = 0;
+		A->npresent--;
+		return 0;
+	}
 	/* Its values are discarded: no copy back to the home node. */
 	starpu_data_unregister_no_coherency(A->tiles[idx]);
 	A->tiles[idx] = NULL;
@@ -350,6 +494,7 @@ void stargemm_matrix_destroy(struct stargemm_matrix *A)
 	for (int64_t idx = 0; A->storage && idx < A->mt * A->nt; idx++)
 		if (A->storage[idx])
 			free_tile(A, idx);
+	free_packs(A);
 	free(A->tiles);
 	free(A->storage);
 	free(A->present);

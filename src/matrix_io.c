@@ -6,13 +6,38 @@
  * the tile's owner; on the root the message goes straight into (or out of) the user's
  * full array through a temporary handle whose leading dimension is the array's, so no
  * intermediate copy is made. Absent tiles of a block-sparse matrix are skipped by fills
- * and scatters and gathered as zeros.
+ * and scatters and gathered as zeros. A packed matrix (src/pack.c) moves one message
+ * per pack, through a buffer on the root.
  */
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "internal.h"
+
+/* A packed matrix: one fill task per pack (codelets/pack.c). */
+static int fill_packs(struct stargemm_matrix *A, stargemm_fill_fn fn, void *arg)
+{
+	for (int64_t J = 0; J < A->pack->gnt; J++)
+		for (int64_t I = 0; I < A->pack->gmt; I++) {
+			starpu_data_handle_t h = A->packs[I + J * A->pack->gmt];
+			int ret;
+
+			if (!h)
+				continue;
+			ret = starpu_mpi_task_insert(stargemm__comm(), &stargemm_pack_fill_cl,
+						     STARPU_VALUE, &fn, sizeof(fn),
+						     STARPU_VALUE, &arg, sizeof(arg),
+						     STARPU_VALUE, &A, sizeof(A),
+						     STARPU_VALUE, &I, sizeof(I),
+						     STARPU_VALUE, &J, sizeof(J), STARPU_W, h, 0);
+			if (ret)
+				return stargemm__wait_after(stargemm__error(
+					-EIO, "stargemm_matrix_fill: task submission failed "
+					"(%d)", ret));
+		}
+	return stargemm_wait();
+}
 
 int stargemm_matrix_fill(struct stargemm_matrix *A, stargemm_fill_fn fn, void *arg)
 {
@@ -23,6 +48,8 @@ int stargemm_matrix_fill(struct stargemm_matrix *A, stargemm_fill_fn fn, void *a
 		return ret;
 	if (!fn)
 		return stargemm__error(-EINVAL, "stargemm_matrix_fill: the fill function is NULL");
+	if (A->pack)
+		return fill_packs(A, fn, arg);
 	for (int64_t j = 0; j < A->nt; j++)
 		for (int64_t i = 0; i < A->mt; i++) {
 			int64_t row0 = A->row_off[i], col0 = A->col_off[j];
@@ -260,6 +287,119 @@ static int exchange(const struct stargemm_matrix *A, void *full, int64_t ld, int
 	return p.ret;
 }
 
+/* ---- packed matrices: one message per pack ---------------------------------------- */
+
+/* Tiles of a pack and the full array, tile by tile (to the pack or from it). */
+struct full_array {
+	const struct stargemm_matrix *A;
+	void *full;
+	int64_t ld;
+	int to_pack;
+};
+
+static void copy_pack_tile(void *tile, int64_t i, int64_t j, void *arg)
+{
+	const struct full_array *f = arg;
+	int64_t rows = stargemm_matrix_tile_rows(f->A, i), cols = stargemm_matrix_tile_cols(f->A, j);
+	char *base = block_start(f->A, f->full, f->ld, i, j);
+
+	if (f->to_pack)
+		copy_block(tile, rows, base, f->ld, rows, cols, f->A->elem_size);
+	else
+		copy_block(base, f->ld, tile, rows, rows, cols, f->A->elem_size);
+}
+
+/* The root's own pack (I, J) and its array. */
+static void local_pack_copy(const struct full_array *f, int64_t I, int64_t J,
+			    starpu_data_handle_t h)
+{
+	starpu_data_acquire(h, f->to_pack ? STARPU_W : STARPU_R);
+	stargemm__pack_walk(f->A, I, J, (void *)starpu_matrix_get_local_ptr(h), copy_pack_tile,
+			    (void *)f);
+	starpu_data_release(h);
+}
+
+/* On the root, a pack another rank owns goes through a buffer of the root's: filled
+ * from the array before a scatter's send, emptied into it after a gather's receive. */
+static starpu_data_handle_t pack_buffer(const struct full_array *f, int64_t I, int64_t J,
+					void **buf)
+{
+	int64_t elems = f->A->pack->elems[I + J * f->A->pack->gmt];
+	starpu_data_handle_t view;
+
+	*buf = malloc((size_t)elems * f->A->elem_size);
+	if (!*buf)
+		return NULL;
+	if (f->to_pack)
+		stargemm__pack_walk(f->A, I, J, *buf, copy_pack_tile, (void *)f);
+	starpu_matrix_data_register(&view, STARPU_MAIN_RAM, (uintptr_t)*buf, (uint32_t)elems,
+				    (uint32_t)elems, 1, f->A->elem_size);
+	return view;
+}
+
+/* exchange() for a packed matrix: each pack is one message between the root and its
+ * owner. Absent tiles are gathered as zeros. */
+static int exchange_packs(const struct stargemm_matrix *A, void *full, int64_t ld, int root,
+			  int to_tiles)
+{
+	const struct stargemm__packing *pk = A->pack;
+	int me = stargemm_rank();
+	int64_t npacks = pk->gmt * pk->gnt;
+	struct full_array f = { A, full, ld, to_tiles };
+	struct posted p = { calloc((size_t)npacks, sizeof(*p.req)),
+			    calloc((size_t)npacks, sizeof(*p.view)), 0, 0 };
+	void **buf = calloc((size_t)npacks, sizeof(*buf));
+
+	if (!p.req || !p.view || !buf) {
+		free(p.req);
+		free(p.view);
+		free(buf);
+		return stargemm__error(-ENOMEM, "stargemm: out of memory for %" PRId64
+				       " pack messages", npacks);
+	}
+	for (int64_t j = 0; me == root && !to_tiles && j < A->nt; j++)
+		for (int64_t i = 0; i < A->mt; i++)
+			if (!stargemm__present(A, i, j))
+				zero_block(A, full, ld, i, j);
+	for (int64_t J = 0; J < pk->gnt; J++)
+		for (int64_t I = 0; I < pk->gmt; I++) {
+			int64_t idx = I + J * pk->gmt;
+			starpu_data_handle_t h = A->packs[idx], view;
+			int owner = stargemm_matrix_owner(A, pk->row_first[I], pk->col_first[J]);
+
+			if (!h)
+				continue;
+			if (owner == root && me == root) {
+				local_pack_copy(&f, I, J, h);
+			} else if (me == root) {
+				if (!(view = pack_buffer(&f, I, J, &buf[idx])) && !p.ret)
+					p.ret = stargemm__error(-ENOMEM, "stargemm: out of memory "
+								"for pack (%" PRId64 ", %" PRId64
+								")", I, J);
+				if (view)
+					post(&p, view, view, to_tiles, owner, A->tag_base + idx, I,
+					     J);
+			} else if (me == owner) {
+				post(&p, h, NULL, !to_tiles, root, A->tag_base + idx, I, J);
+			}
+			if (to_tiles)
+				starpu_mpi_cache_flush(stargemm__comm(), h);
+		}
+	wait_posted(&p);
+	f.to_pack = 0;
+	for (int64_t J = 0; J < pk->gnt; J++)
+		for (int64_t I = 0; I < pk->gmt; I++)
+			if (buf[I + J * pk->gmt] && !to_tiles)
+				stargemm__pack_walk(A, I, J, buf[I + J * pk->gmt], copy_pack_tile,
+						    &f);
+	for (int64_t idx = 0; idx < npacks; idx++)
+		free(buf[idx]);
+	free(buf);
+	free(p.req);
+	free(p.view);
+	return p.ret;
+}
+
 int stargemm_matrix_scatter(struct stargemm_matrix *A, const double *full, int64_t ld,
 			    int root)
 {
@@ -269,6 +409,8 @@ int stargemm_matrix_scatter(struct stargemm_matrix *A, const double *full, int64
 	if ((ret = check_io_args(A, full, ld, root, "stargemm_matrix_scatter")))
 		return ret;
 	/* The array is only read: the views on it are used as send buffers. */
+	if (A->pack)
+		return exchange_packs(A, (void *)full, ld, root, 1);
 	return exchange(A, (void *)full, ld, root, 1);
 }
 
@@ -280,5 +422,7 @@ int stargemm_matrix_gather(const struct stargemm_matrix *A, double *full, int64_
 	stargemm__clear_error();
 	if ((ret = check_io_args(A, full, ld, root, "stargemm_matrix_gather")))
 		return ret;
+	if (A->pack)
+		return exchange_packs(A, full, ld, root, 0);
 	return exchange(A, full, ld, root, 0);
 }

@@ -18,11 +18,38 @@
 
 #include "internal.h"
 
+/* A packed matrix: one task per pack this rank owns (codelets/pack.c). */
+static int submit_pack_norms(const struct stargemm_matrix *A, double *norms)
+{
+	const struct stargemm__packing *pk = A->pack;
+
+	for (int64_t J = 0; J < pk->gnt; J++)
+		for (int64_t I = 0; I < pk->gmt; I++) {
+			starpu_data_handle_t h = A->packs[I + J * pk->gmt];
+			int ret;
+
+			if (!h || stargemm_matrix_owner(A, pk->row_first[I], pk->col_first[J]) !=
+					  stargemm_rank())
+				continue;
+			ret = starpu_task_insert(&stargemm_pack_norm_cl, STARPU_VALUE, &A, sizeof(A),
+						 STARPU_VALUE, &I, sizeof(I), STARPU_VALUE, &J,
+						 sizeof(J), STARPU_VALUE, &norms, sizeof(norms),
+						 STARPU_R, h, 0);
+			if (ret)
+				return stargemm__error(-EIO, "stargemm_matrix_norms: task submission "
+						       "failed for pack (%" PRId64 ", %" PRId64 ") (%d)",
+						       I, J, ret);
+		}
+	return 0;
+}
+
 /* One norm task per present tile this rank owns; results land in norms[idx]. */
 static int submit_norms(const struct stargemm_matrix *A, double *norms)
 {
 	int me = stargemm_rank();
 
+	if (A->pack)
+		return submit_pack_norms(A, norms);
 	for (int64_t j = 0; j < A->nt; j++)
 		for (int64_t i = 0; i < A->mt; i++) {
 			double *out = &norms[stargemm__tile_index(A, i, j)];

@@ -111,5 +111,6 @@ int stargemm_pdgemm_ooc(stargemm_trans transa, stargemm_trans transb, double alp
 		return ret;
 	if (plan)
 		*plan = pl;
-	return stargemm__run_product(&g, &pl, tile_bytes, NULL);
+	/* In core, packed operands are multiplied asynchronously (src/product.c). */
+	return stargemm__wait_after(stargemm__run_product(&g, &pl, tile_bytes, NULL));
 }

@@ -21,10 +21,10 @@ static uint8_t *symbolic(const struct stargemm__gemm *g, int64_t mt, int64_t nt)
 {
 	struct stargemm__operand a = { g->A->P, g->A->Q, stargemm__is_trans(g->ta),
 				       g->A->present, g->A->mt, NULL, &g->A->rows,
-				       &g->A->cols };
+				       &g->A->cols, NULL };
 	struct stargemm__operand b = { g->B->P, g->B->Q, stargemm__is_trans(g->tb),
 				       g->B->present, g->B->mt, NULL, &g->B->rows,
-				       &g->B->cols };
+				       &g->B->cols, NULL };
 	int64_t *start = NULL, *rows = NULL;
 	uint8_t *mark = calloc((size_t)(mt * nt > 0 ? mt * nt : 1), 1);
 
@@ -90,11 +90,65 @@ static int zero_in_place(struct stargemm_matrix *D, int64_t i, int64_t j)
 	return 1;
 }
 
+/* Pack (I, J) of a packed D: zeros where D's own buffer is, else a task that copies
+ * C's tiles (C packed alike, src/pack.c) and zeroes the new ones. */
+static int initialise_pack(struct stargemm_matrix *D, const struct stargemm_matrix *C,
+			   int64_t I, int64_t J)
+{
+	int64_t idx = I + J * D->pack->gmt;
+	starpu_data_handle_t src = C ? C->packs[idx] : NULL;
+	struct starpu_data_descr descr[2] = { { src, STARPU_R }, { D->packs[idx], STARPU_W } };
+	int with_source = src != NULL;
+
+	if (!D->packs[idx])
+		return 0;
+	if (!src && D->pack_storage[idx]) {
+		memset(D->pack_storage[idx], 0, (size_t)D->pack->elems[idx] * D->elem_size);
+		return 0;
+	}
+	return starpu_mpi_task_insert(stargemm__comm(), &stargemm_pack_copy_cl,
+				      STARPU_VALUE, &D, sizeof(D), STARPU_VALUE, &C, sizeof(C),
+				      STARPU_VALUE, &I, sizeof(I), STARPU_VALUE, &J, sizeof(J),
+				      STARPU_VALUE, &with_source, sizeof(with_source),
+				      STARPU_DATA_MODE_ARRAY, descr + !with_source,
+				      1 + with_source, 0);
+}
+
+/* Whether packed C and D have the same packs (they do when both were packed with the
+ * same settings). */
+static int same_packs(const struct stargemm__packing *c, const struct stargemm__packing *d)
+{
+	if (c->gmt != d->gmt || c->gnt != d->gnt)
+		return 0;
+	return !memcmp(c->row_first, d->row_first, (size_t)(c->gmt + 1) * sizeof(int64_t)) &&
+	       !memcmp(c->col_first, d->col_first, (size_t)(c->gnt + 1) * sizeof(int64_t));
+}
+
+static int initialise_packs(struct stargemm_matrix *D, const struct stargemm_matrix *C)
+{
+	if (C && !same_packs(C->pack, D->pack))
+		return stargemm__error(-EINVAL, "stargemm_matrix_create_product: C's packs differ "
+				       "from the product's (STARGEMM_PACK_BELOW or "
+				       "STARGEMM_PACK_EXTENT changed since C was created)");
+	for (int64_t J = 0; J < D->pack->gnt; J++)
+		for (int64_t I = 0; I < D->pack->gmt; I++) {
+			int ret = initialise_pack(D, C, I, J);
+
+			if (ret)
+				return stargemm__wait_after(stargemm__error(
+					-EIO, "stargemm_matrix_create_product: task "
+					"submission failed (%d)", ret));
+		}
+	return stargemm_wait();
+}
+
 /* New tiles: zeros; tiles of the old C: its values. */
 static int initialise(struct stargemm_matrix *D, const struct stargemm_matrix *C)
 {
 	const double zero = 0.0;
 
+	if (D->pack)
+		return initialise_packs(D, C);
 	for (int64_t j = 0; j < D->nt; j++)
 		for (int64_t i = 0; i < D->mt; i++) {
 			int ret;
@@ -133,8 +187,10 @@ static int create_symbolic(struct stargemm_matrix **out, const struct stargemm__
 		ret = stargemm__error(-ENOMEM, "stargemm_matrix_create_product: out of memory "
 				      "for a %" PRId64 " x %" PRId64 " tile pattern", S->mt, S->nt);
 	else
-		ret = stargemm_matrix_create_distributed(out, S->mt, rows, S->nt, cols, npairs,
-							 pairs, &dist);
+		/* packed like C (src/pack.c), or not at all if C has a handle per tile */
+		ret = stargemm__matrix_create_pattern(out, S->mt, rows, S->nt, cols, npairs,
+						      pairs, &dist, !g->C || g->C->pack,
+						      "stargemm_matrix_create_product");
 	free(mark);
 	free(rows);
 	free(cols);

@@ -109,6 +109,25 @@ starpu_data_handle_t stargemm__gemm_b_tile(const struct stargemm__gemm *p, int64
 	return stargemm__is_trans(p->tb) ? stargemm__tile(p->B, j, k) : stargemm__tile(p->B, k, j);
 }
 
+/* The handle of unit (r, c) of op(X): its tile, or for a packed X its pack. */
+static starpu_data_handle_t unit_handle(const struct stargemm_matrix *X, int trans, int64_t r,
+					int64_t c)
+{
+	int64_t i = trans ? c : r, j = trans ? r : c;
+
+	return X->pack ? X->packs[i + j * X->pack->gmt] : stargemm__tile(X, i, j);
+}
+
+starpu_data_handle_t stargemm__ref_handle(const struct stargemm__gemm *p, int operand,
+					  int64_t r, int64_t c)
+{
+	switch (operand) {
+	case STARGEMM_OP_A: return unit_handle(p->A, stargemm__is_trans(p->ta), r, c);
+	case STARGEMM_OP_B: return unit_handle(p->B, stargemm__is_trans(p->tb), r, c);
+	default: return unit_handle(p->C, 0, r, c);
+	}
+}
+
 int stargemm__gemm_insert(const struct stargemm__gemm *p, int64_t i, int64_t j, int64_t k,
 			  int first, int priority, struct stargemm_task_info *info,
 			  void (*callback)(void *), void *callback_arg)
@@ -145,6 +164,7 @@ int stargemm__batch_insert(const struct stargemm__gemm *p, const struct stargemm
 	const struct stargemm__batch *b = &wl->batches[batch];
 	const struct stargemm__product *products = wl->products + b->first;
 	const int32_t *slots = wl->slots + 3 * b->first;
+	const struct stargemm__batch_geometry *geometry = &wl->geometry;
 	struct starpu_data_descr *descr = malloc((size_t)b->nrefs * sizeof(*descr));
 	char ta = stargemm__is_trans(p->ta) ? 'T' : 'N', tb = stargemm__is_trans(p->tb) ? 'T' : 'N';
 	int ret;
@@ -155,9 +175,7 @@ int stargemm__batch_insert(const struct stargemm__gemm *p, const struct stargemm
 	for (int64_t e = 0; e < b->nrefs; e++) {
 		const struct stargemm__tile_ref *t = &wl->refs[b->ref_first + e];
 
-		descr[e].handle = t->operand == STARGEMM_OP_A ? stargemm__gemm_a_tile(p, t->r, t->c)
-				: t->operand == STARGEMM_OP_B ? stargemm__gemm_b_tile(p, t->r, t->c)
-				: stargemm__tile(p->C, t->r, t->c);
+		descr[e].handle = stargemm__ref_handle(p, t->operand, t->r, t->c);
 		descr[e].mode = t->operand == STARGEMM_OP_C ? STARPU_RW : STARPU_R;
 	}
 	ret = starpu_mpi_task_insert(stargemm__comm(), &stargemm_batch_cl,
@@ -167,6 +185,7 @@ int stargemm__batch_insert(const struct stargemm__gemm *p, const struct stargemm
 				     STARPU_VALUE, &b->count, sizeof(b->count),
 				     STARPU_VALUE, &products, sizeof(products),
 				     STARPU_VALUE, &slots, sizeof(slots),
+				     STARPU_VALUE, &geometry, sizeof(geometry),
 				     STARPU_DATA_MODE_ARRAY, descr, (int)b->nrefs,
 				     STARPU_TASK_SCHED_DATA, &wl->products[b->first].info,
 				     STARPU_EXECUTE_WHERE, (unsigned long long)STARPU_CPU, 0);
@@ -187,7 +206,7 @@ int stargemm__scale_insert(const struct stargemm__gemm *p, int64_t i, int64_t j)
 				     p->beta == 0.0 ? &stargemm_zero_cl : &stargemm_scale_cl,
 				     STARPU_VALUE, &p->beta, sizeof(p->beta),
 				     p->beta == 0.0 ? STARPU_W : STARPU_RW,
-				     stargemm__tile(p->C, i, j), 0);
+				     stargemm__ref_handle(p, STARGEMM_OP_C, i, j), 0);
 	if (ret)
 		return stargemm__error(-EIO, "stargemm_pdgemm: task submission failed for the "
 				       "scaling of C(%" PRId64 ",%" PRId64 ") (%d)", i, j, ret);

@@ -28,25 +28,30 @@ static int make_request(const struct stargemm__gemm *g, struct stargemm__request
 	r->col_off = C->col_off;
 	r->k_off = ta ? A->row_off : A->col_off;
 	r->a = (struct stargemm__operand){ A->P, A->Q, ta, A->present, A->mt, g->norm_a,
-					   &A->rows, &A->cols };
+					   &A->rows, &A->cols, A->pack };
 	r->b = (struct stargemm__operand){ B->P, B->Q, tb, B->present, B->mt, g->norm_b,
-					   &B->rows, &B->cols };
+					   &B->rows, &B->cols, B->pack };
 	r->c = (struct stargemm__operand){ C->P, C->Q, 0, C->present, C->mt, NULL, &C->rows,
-					   &C->cols };
+					   &C->cols, C->pack };
 	r->eps = g->eps;
 	r->me = stargemm_rank();
 	r->ndevices = stargemm__device_count();
 	r->gpus = starpu_cuda_worker_get_count() > 0;
 	r->beta_zero = g->beta == 0.0;
-	/* Small tiles on CPUs: many tile products per task (codelets/batch.c). */
-	if (r->gpus)
+	/* Small tiles on CPUs: many tile products per task (codelets/batch.c); packed
+	 * operands always (their tiles have no handle of their own), on the CPU workers
+	 * also when there are GPUs. */
+	if (r->gpus && !A->pack && !B->pack && !C->pack)
 		return 0;
+	if (stargemm_ncpu_workers() == 0)
+		return stargemm__error(-ENOTSUP, "stargemm: packed operands (small tiles, "
+				       "src/pack.c) are multiplied by CPU workers and this rank "
+				       "has none; set STARGEMM_PACK_BELOW=0");
 	r->workers = stargemm_ncpu_workers() * stargemm_nranks();
 	return stargemm__batch_settings(&r->batch_below, &r->batch_flops);
 }
 
-/* A setting from the environment variable @p name, or @p dflt when unset. */
-static int env_setting(const char *name, double dflt, double *value)
+int stargemm__env_setting(const char *name, double dflt, double *value)
 {
 	const char *env = getenv(name);
 	char *end;
@@ -58,15 +63,15 @@ static int env_setting(const char *name, double dflt, double *value)
 	*value = strtod(env, &end);
 	if (errno || end == env || *end || !(*value >= 0.0) || !isfinite(*value))
 		return stargemm__error(-EINVAL, "environment variable %s='%s': expected a "
-				       "number of flops >= 0", name, env);
+				       "number >= 0", name, env);
 	return 0;
 }
 
 int stargemm__batch_settings(double *below, double *flops)
 {
-	int ret = env_setting("STARGEMM_BATCH_BELOW", STARGEMM_BATCH_BELOW, below);
+	int ret = stargemm__env_setting("STARGEMM_BATCH_BELOW", STARGEMM_BATCH_BELOW, below);
 
-	return ret ? ret : env_setting("STARGEMM_BATCH_FLOPS", STARGEMM_BATCH_FLOPS, flops);
+	return ret ? ret : stargemm__env_setting("STARGEMM_BATCH_FLOPS", STARGEMM_BATCH_FLOPS, flops);
 }
 
 /* Inspect the problem (@p plan NULL: in core) and run its work list. In core the
@@ -116,6 +121,11 @@ int stargemm__run_product(struct stargemm__gemm *g, const struct stargemm_plan *
 
 	if (!wl)
 		return stargemm__error(-ENOMEM, "stargemm: out of memory");
+	/* Packed operands live in RAM with nothing slower behind it (no GPU, no disk node:
+	 * src/matrix.c): an out-of-core plan has nothing to move; they are multiplied in
+	 * core, where their tiles are batched. */
+	if (stargemm__gemm_packed(g))
+		plan = NULL;
 	ret = make_request(g, &r);
 	r.plan = plan;
 	r.tile_bytes = tile_bytes;

@@ -118,7 +118,15 @@ int stargemm_matrix_create_irregular(struct stargemm_matrix **A,
  *  scatter drops the values that fall in them, and a product never writes them: C's
  *  pattern is kept as given (products that would land outside it are dropped). Every
  *  rank passes the same list. npresent = 0 (present may then be NULL) is an empty
- *  matrix. Errors: a tile index out of range, a tile listed twice. Collective. */
+ *  matrix. Errors: a tile index out of range, a tile listed twice. Collective.
+ *
+ *  Small tiles are packed: on a runtime without GPUs or a disk node, an axis (tile rows
+ *  or columns) whose mean tile extent is below 64 elements (STARGEMM_PACK_BELOW; 0:
+ *  never) is cut into groups of consecutive tiles of at least 256 elements
+ *  (STARGEMM_PACK_EXTENT), and the present tiles of a row group x column group share
+ *  one StarPU handle and one owner: tile handles cost more than tiny tiles' arithmetic.
+ *  Packs are then dealt 2D block-cyclically (stargemm_matrix_owner() tells each tile's
+ *  rank) and multiplied in core by batches. Same results; see doc/design.md, "Packs". */
 int stargemm_matrix_create_sparse(struct stargemm_matrix **A,
 				  int64_t mt, const int64_t *row_sizes,
 				  int64_t nt, const int64_t *col_sizes,
@@ -375,7 +383,10 @@ int stargemm_pdgemm_plan(stargemm_trans transa, stargemm_trans transb,
  *  b x c local C tiles one after the other (y outer, x inner), each block's k range in
  *  chunks of depth d, and at most lookahead + 1 chunks submitted (hence requested over
  *  MPI and prefetched) at any time. A plan that does not fit is refused before any task
- *  is submitted. Collective and synchronous. @p plan (may be NULL) receives the plan. */
+ *  is submitted. Collective and synchronous. @p plan (may be NULL) receives the plan.
+ *  Block-sparse matrices with small tiles created without GPUs or a disk node pack
+ *  their tiles several per StarPU handle (doc/design.md, "Packs"); they live in RAM with
+ *  nothing slower behind it, and a product with a packed operand runs in core. */
 int stargemm_pdgemm_ooc(stargemm_trans transa, stargemm_trans transb, double alpha,
 			const struct stargemm_matrix *A, const struct stargemm_matrix *B,
 			double beta, struct stargemm_matrix *C,
@@ -413,7 +424,8 @@ struct stargemm_bsgemm_options {
 	 *  ||op(A)(i,k)||_F ||op(B)(k,j)||_F < filter_eps, and after the product the C
 	 *  tiles whose norm is below filter_eps are dropped from C's pattern. */
 	double filter_eps;
-	/** 1: run through the out-of-core plan of stargemm_pdgemm_ooc(), with @p ooc. */
+	/** 1: run through the out-of-core plan of stargemm_pdgemm_ooc(), with @p ooc
+	 *  (packed operands: in core, as stargemm_pdgemm_ooc() says). */
 	int out_of_core;
 	struct stargemm_ooc_options ooc;
 };

@@ -22,6 +22,7 @@
 
 #include "contract.h"
 #include "distribution.h"
+#include "pack.h"
 #include "stargemm.h"
 
 /* Operands a tile reference names. */
@@ -60,13 +61,26 @@ struct stargemm__block {
 };
 
 /* Small tiles: tile products run many per task. Products [first, first + count) of the
- * list are one task, whose buffers are the tiles refs[ref_first .. ref_first + nrefs)
- * (each tile once, C tiles in RW, the others in R); the list's slots[3p], [3p + 1],
+ * list are one task, whose buffers are the tiles (or packs) refs[ref_first .. ref_first
+ * + nrefs) (each once, C's in RW, the others in R); the list's slots[3p], [3p + 1],
  * [3p + 2] are the buffers of product p's op(A), op(B) and C tiles. The products of a
- * batch write C tiles of one rank, in list order (a C tile's chain stays in k order). */
+ * batch write C tiles of one rank, in list order (a C tile's chain stays in k order).
+ * When C is packed, every batch writes one C pack, the scales cover every C pack
+ * (beta applied before any product) and no product applies beta. */
 struct stargemm__batch {
 	int64_t first, count;
 	int64_t ref_first, nrefs;
+};
+
+/* Where a batch's tiles are (codelets/batch.c): a product's sizes come from the
+ * tilings; tile (i, j) of the stored operand o (op(A)'s A, op(B)'s B, C) starts
+ * offset[o][i + j * ld[o]] elements into its buffer when the operand is packed
+ * (offset[o] NULL: a buffer per tile, offset 0). Arrays of the request's matrices. */
+struct stargemm__batch_geometry {
+	const int64_t *row_off, *col_off, *k_off;
+	const int64_t *offset[3];
+	int64_t ld[3];
+	int trans[3];
 };
 
 struct stargemm__worklist {
@@ -80,6 +94,7 @@ struct stargemm__worklist {
 	int64_t nbatches;       /* > 0: the products run as these batches (in core) */
 	struct stargemm__batch *batches;
 	int32_t *slots;         /* 3 per product when batched */
+	struct stargemm__batch_geometry geometry;
 	int64_t nskipped;       /* products the norm filter left out (every rank's) */
 	double flops;           /* of the listed products (every rank's) */
 	int lookahead;          /* chunks in flight beyond the current one */
@@ -103,6 +118,9 @@ struct stargemm__operand {
 	/* X's distribution (tile (i, j) of X on rows->proc[i] * Q + cols->proc[j]); NULL:
 	 * cyclic, i mod P and j mod Q. */
 	const struct stargemm__axis *rows, *cols;
+	/* X's packs (src/pack.c), NULL: one handle per tile. The list's references to a
+	 * packed operand's tiles name its packs, in op(X)'s coordinates. */
+	const struct stargemm__packing *pack;
 };
 
 int stargemm__operand_owner(const struct stargemm__operand *x, int64_t r, int64_t c);

@@ -60,13 +60,15 @@ refuse "needs the symbolic C pattern" --check --eps 1e-3
 refuse "unexpected argument" --m 100 extra
 refuse "--dist must be cyclic or balanced" --dist blocked
 # A bad batching setting is refused by the product itself (exit 1), and its message
-# survives the wait for the tasks already submitted.
-for var in STARGEMM_BATCH_FLOPS STARGEMM_BATCH_BELOW; do
+# survives the wait for the tasks already submitted; a bad packing setting by the
+# matrix creation.
+for var in STARGEMM_BATCH_FLOPS STARGEMM_BATCH_BELOW STARGEMM_PACK_BELOW \
+	STARGEMM_PACK_EXTENT; do
 	if env "$var=abc" "$bench" --m 100 --n 100 --k 100 --niter 1 --warmup 0 \
 		>/dev/null 2>"$err"; then
 		echo "accepted $var=abc"; exit 1
 	fi
-	grep -q "$var='abc': expected a number of flops >= 0" "$err" ||
+	grep -q "$var='abc': expected a number >= 0" "$err" ||
 		{ echo "no clear error for $var=abc"; cat "$err"; exit 1; }
 done
 rm -f "$err"

@@ -75,3 +75,11 @@ void sg_free_case(double *a, double *b, double *c0, double *c, struct stargemm_m
 	stargemm_matrix_destroy(B);
 	stargemm_matrix_destroy(C);
 }
+
+void sg_allow_packs(int allow)
+{
+	if (allow)
+		unsetenv("STARGEMM_PACK_BELOW");
+	else
+		setenv("STARGEMM_PACK_BELOW", "0", 1);
+}

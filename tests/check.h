@@ -25,6 +25,11 @@ double sg_gemm_residual(char ta, char tb, int64_t m, int64_t n, int64_t k, doubl
 			const double *A, const double *B, double beta, const double *C0,
 			const double *C);
 
+/* Whether block-sparse matrices created from now on may pack their small tiles
+ * several per StarPU handle (src/pack.c): the default; 0 sets STARGEMM_PACK_BELOW=0,
+ * for the out-of-core cases, which need a handle per tile. */
+void sg_allow_packs(int allow);
+
 /* Residual bound used by every check. */
 #define SG_RESIDUAL_BOUND 10.0
 

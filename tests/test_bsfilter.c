@@ -316,8 +316,10 @@ static int filter_case(const char *name, int P, int Q, int ooc, double da)
 	struct problem p;
 	double *c = NULL, *ref = NULL, res = INFINITY, eps = 0.0;
 	int64_t skipped = -1;
-	int good = 0, pat = 0, ret = setup(&p, &gp, P, Q);
+	int good = 0, pat = 0, ret;
 
+	sg_allow_packs(!ooc);
+	ret = setup(&p, &gp, P, Q);
 	stargemm_bsgemm_options_init(&opt);
 	if (!ret)   /* the same on every rank: from the generator's values */
 		eps = median_bound(&p, gp.m, gp.k);

@@ -204,6 +204,7 @@ static int run_case(const struct bs_case *c, int P, int Q, int ooc)
 	struct stargemm_matrix *A = NULL, *B = NULL, *C = NULL;
 	double *a = NULL, *b = NULL, *c0 = NULL, *cr = NULL, res = INFINITY;
 
+	sg_allow_packs(!ooc);
 	ret = make(c, 0, c->da, ta ? c->k : c->m, ta ? c->m : c->k, ta, P, Q, &A);
 	ret = ret ? ret : make(c, 1, c->db, tb ? c->n : c->k, tb ? c->k : c->n, tb, P, Q, &B);
 	ret = ret ? ret : make(c, 2, c->dc, c->m, c->n, 0, P, Q, &C);

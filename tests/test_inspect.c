@@ -23,7 +23,9 @@
  *    first of each chain, a scaling for C tiles without a product, no reference to an
  *    absent tile;
  *  - small tiles in core: batches cover the same products, write one rank's C tiles
- *    each, and name each product's tiles.
+ *    each, and name each product's tiles;
+ *  - packed operands (src/pack.c): layouts hold each present tile once; batches cover
+ *    the same products, write one C pack each and name the products' packs.
  * It also prints the inspector's cost for about 10^6 tile products.
  */
 #include <errno.h>
@@ -746,6 +748,174 @@ static void batched_case(int P, int Q, double density, unsigned seed, int dist)
 	free_problem(&p);
 }
 
+/* The pack layout of a stored matrix of @p mt x @p nt tiles (src/pack.c), every axis
+ * of tiles below 64 packed into groups of >= 60 elements; NULL on failure. */
+static struct stargemm__packing *layout(int64_t mt, int64_t nt, const int64_t *row_off,
+					const int64_t *col_off, const uint8_t *present)
+{
+	struct stargemm__pack_request q = { mt, nt, row_off, col_off, present, NULL, NULL,
+					    64, 60 };
+	struct stargemm__packing *pk = NULL;
+
+	return stargemm__pack_layout(&q, &pk) ? NULL : pk;
+}
+
+/* A layout's packs hold their present tiles back to back: offsets in walk order, each
+ * pack's size their sum, groups of >= 60 elements but the last. */
+static int layout_ok(const struct stargemm__packing *pk, int64_t mt, const int64_t *row_off,
+		     const int64_t *col_off, const uint8_t *present)
+{
+	int good = 1;
+
+	for (int64_t I = 0; I + 1 < pk->gmt; I++)
+		good &= row_off[pk->row_first[I + 1]] - row_off[pk->row_first[I]] >= 60;
+	for (int64_t J = 0; J < pk->gnt; J++)
+		for (int64_t I = 0; I < pk->gmt; I++) {
+			int64_t e = 0;
+
+			for (int64_t j = pk->col_first[J]; j < pk->col_first[J + 1]; j++)
+				for (int64_t i = pk->row_first[I]; i < pk->row_first[I + 1]; i++) {
+					if (!present[i + j * mt])
+						continue;
+					good &= pk->offset[i + j * mt] == e && pk->row_group[i] == I &&
+						pk->col_group[j] == J;
+					e += (row_off[i + 1] - row_off[i]) *
+					     (col_off[j + 1] - col_off[j]);
+				}
+			good &= pk->elems[I + J * pk->gmt] == e;
+		}
+	return good;
+}
+
+/* The pack (op(X)'s coordinates) of tile (r, c) of op(X). */
+static int in_pack(const struct stargemm__tile_ref *t, const struct stargemm__packing *pk,
+		   int trans, int operand, int64_t r, int64_t c)
+{
+	int64_t i = trans ? c : r, j = trans ? r : c;
+	int64_t I = pk->row_group[i], J = pk->col_group[j];
+
+	return t && t->operand == operand && t->r == (trans ? J : I) && t->c == (trans ? I : J);
+}
+
+/* Packed operands in core (src/pack.c): the layouts hold every present tile once; the
+ * list has the same products as without packs, as batches that each write one C pack
+ * whose buffers are the packs of their products' tiles (distinct), no product applies
+ * beta and the scales name every non-empty C pack; chains in increasing k. */
+static void packed_case(int P, int Q, int ta, int tb, double density, unsigned seed)
+{
+	static const int64_t sizes[] = { 5, 13, 7, 22, 9, 3 };
+	struct problem p = { .P = P, .Q = Q, .G = 1 };
+	struct stargemm__axis rows = { 0 }, cols = { 0 };
+	struct stargemm__packing *pa = NULL, *pb = NULL, *pc = NULL;
+	struct stargemm__request r;
+	struct stargemm__worklist plain, wl;
+	uint8_t *sa, *sb, *sc;
+	int64_t *chain, nscales = 0;
+	int *rp, *cp, lay_ok, batch_ok = 1, slots_ok = 1, distinct_ok = 1, order_ok = 1;
+	char name[160];
+
+	p.mt = 41;
+	p.nt = 37;
+	p.kt = 29;
+	p.row_off = irregular(p.mt, sizes, 6);
+	p.col_off = irregular(p.nt, sizes + 1, 5);
+	p.k_off = irregular(p.kt, sizes + 2, 4);
+	request(&p, 0, 0, ta, tb, 0, &r);
+	sa = pattern(p.mt * p.kt, density, &seed);
+	sb = pattern(p.kt * p.nt, density, &seed);
+	sc = pattern(p.mt * p.nt, 0.9, &seed);
+	r.a = (struct stargemm__operand){ .P = P, .Q = Q, .trans = ta, .present = sa,
+					  .ld = ta ? p.kt : p.mt };
+	r.b = (struct stargemm__operand){ .P = P, .Q = Q, .trans = tb, .present = sb,
+					  .ld = tb ? p.nt : p.kt };
+	r.c.present = sc;
+	r.c.ld = p.mt;
+	/* op(A) is stored as A (kt x mt when transposed): its pattern is read that way */
+	pa = ta ? layout(p.kt, p.mt, p.k_off, p.row_off, sa) : layout(p.mt, p.kt, p.row_off,
+								       p.k_off, sa);
+	pb = tb ? layout(p.nt, p.kt, p.col_off, p.k_off, sb) : layout(p.kt, p.nt, p.k_off,
+								       p.col_off, sb);
+	pc = layout(p.mt, p.nt, p.row_off, p.col_off, sc);
+	rp = malloc((size_t)p.mt * sizeof(int));
+	cp = malloc((size_t)p.nt * sizeof(int));
+	if (!pa || !pb || !pc || !rp || !cp || stargemm__inspect(&r, &plain)) {
+		ok(0, "packed: inspected", stargemm_last_error());
+		return;
+	}
+	lay_ok = layout_ok(pc, p.mt, p.row_off, p.col_off, sc) &&
+		 (ta ? layout_ok(pa, p.kt, p.k_off, p.row_off, sa)
+		     : layout_ok(pa, p.mt, p.row_off, p.k_off, sa));
+	stargemm__pack_cyclic(pc->row_group, p.mt, P, rp);
+	stargemm__pack_cyclic(pc->col_group, p.nt, Q, cp);
+	stargemm__axis_init(&rows, p.mt, P, rp, "rows");
+	stargemm__axis_init(&cols, p.nt, Q, cp, "cols");
+	r.c.rows = &rows;
+	r.c.cols = &cols;
+	r.a.pack = pa;
+	r.b.pack = pb;
+	r.c.pack = pc;
+	r.batch_below = 1e9;
+	r.batch_flops = 2e6;
+	r.workers = 2;
+	if (stargemm__inspect(&r, &wl)) {
+		ok(0, "packed: inspected", stargemm_last_error());
+		return;
+	}
+	chain = calloc((size_t)(p.mt * p.nt), sizeof(*chain));
+	for (int64_t t = 0; t < p.mt * p.nt; t++)
+		chain[t] = -1;
+	for (int64_t e = 0; e < wl.nbatches; e++) {
+		const struct stargemm__batch *b = &wl.batches[e];
+		const struct stargemm__product *x0 = &wl.products[b->first];
+
+		distinct_ok &= refs_distinct(&wl, b);
+		for (int64_t q = b->first; q < b->first + b->count; q++) {
+			const struct stargemm__product *x = &wl.products[q];
+			const int32_t *sl = &wl.slots[3 * q];
+			int64_t t = x->i + x->j * p.mt;
+
+			batch_ok &= pc->row_group[x->i] == pc->row_group[x0->i] &&
+				    pc->col_group[x->j] == pc->col_group[x0->j] && !x->first;
+			slots_ok &= in_pack(batch_ref(&wl, b, sl[0]), pa, ta, STARGEMM_OP_A, x->i,
+					    x->k) &&
+				    in_pack(batch_ref(&wl, b, sl[1]), pb, tb, STARGEMM_OP_B, x->k,
+					    x->j) &&
+				    in_pack(batch_ref(&wl, b, sl[2]), pc, 0, STARGEMM_OP_C, x->i, x->j);
+			order_ok &= x->k > chain[t];
+			chain[t] = x->k;
+		}
+	}
+	for (int64_t u = 0; u < pc->gmt * pc->gnt; u++)
+		nscales += pc->elems[u] > 0;
+	snprintf(name, sizeof(name), "packed %dx%d %c%c density %.2f: %lld products in %lld "
+		 "batches over %lld x %lld C packs, as many as unpacked (%lld)", P, Q,
+		 ta ? 'T' : 'N', tb ? 'T' : 'N', density, (long long)wl.nproducts,
+		 (long long)wl.nbatches, (long long)pc->gmt, (long long)pc->gnt,
+		 (long long)plain.nproducts);
+	ok(pc->gmt > 1 && pc->gmt < p.mt && wl.nproducts == plain.nproducts &&
+	   wl.flops == plain.flops, name, "");
+	ok(lay_ok, "  layouts: present tiles back to back, groups of >= 60 elements", "");
+	ok(batch_ok && order_ok, "  each batch writes one C pack, no product applies beta, "
+	   "chains in increasing k", "");
+	ok(slots_ok && distinct_ok, "  slots name the packs of each product's tiles, distinct",
+	   "");
+	ok(wl.scale_count == nscales, "  a scale for every non-empty C pack", "");
+	free(chain);
+	free(sa);
+	free(sb);
+	free(sc);
+	free(rp);
+	free(cp);
+	stargemm__pack_free(pa);
+	stargemm__pack_free(pb);
+	stargemm__pack_free(pc);
+	stargemm__axis_free(&rows);
+	stargemm__axis_free(&cols);
+	stargemm__worklist_free(&plain);
+	stargemm__worklist_free(&wl);
+	free_problem(&p);
+}
+
 /* stargemm_balanced_columns() against a brute-force count of each column's flops:
  * the columns sorted by (weight, index) go to 0..Q-1, Q-1..0, ...; the process
  * columns' loads end closer than cyclic's; bad input is refused. */
@@ -864,6 +1034,10 @@ int main(void)
 	batched_case(3, 2, 1.0, 13, 0);
 	batched_case(2, 3, 0.4, 16, 1);
 	batched_case(3, 2, 0.8, 17, 1);
+	packed_case(1, 1, 0, 0, 0.5, 21);
+	packed_case(2, 3, 1, 0, 0.3, 22);
+	packed_case(3, 2, 0, 1, 0.8, 23);
+	packed_case(2, 2, 1, 1, 1.0, 24);
 	balanced_columns();
 	cost();
 	printf("1..%d\n", ntests);

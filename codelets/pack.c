@@ -1,0 +1,123 @@
+/*
+ * codelets/pack.c — the per-tile operations of a packed matrix (src/pack.c), one task
+ * per pack: filling its tiles with a user function, their Frobenius norms, and copying
+ * them from a pack of another matrix with the same tiling (a symbolic product that
+ * extends C's pattern). A packed matrix has small tiles: a task per tile would cost
+ * more than the work, which is why they are packed.
+ *
+ * Each task gets the matrix descriptor(s) of the rank that runs it and the pack's
+ * coordinates (STARPU_VALUE) and walks the pack's present tiles.
+ */
+#include <cblas.h>
+#include <math.h>
+#include <string.h>
+
+#include "../src/internal.h"
+
+/* ---- fill: arguments fn, arg, A, gi, gj ------------------------------------------- */
+
+struct fill_call {
+	const struct stargemm_matrix *A;
+	stargemm_fill_fn fn;
+	void *arg;
+};
+
+static void fill_tile(void *tile, int64_t i, int64_t j, void *arg)
+{
+	const struct fill_call *f = arg;
+	int64_t rows = stargemm_matrix_tile_rows(f->A, i);
+
+	f->fn(tile, rows, rows, stargemm_matrix_tile_cols(f->A, j), f->A->row_off[i],
+	      f->A->col_off[j], f->arg);
+}
+
+static void fill_cpu(void *buffers[], void *cl_arg)
+{
+	struct fill_call f;
+	int64_t gi, gj;
+
+	starpu_codelet_unpack_args(cl_arg, &f.fn, &f.arg, &f.A, &gi, &gj);
+	stargemm__pack_walk(f.A, gi, gj, (void *)STARPU_MATRIX_GET_PTR(buffers[0]), fill_tile, &f);
+}
+
+struct starpu_codelet stargemm_pack_fill_cl = {
+	.name = "pack_fill",
+	.cpu_funcs = { fill_cpu },
+	.nbuffers = 1,
+	.modes = { STARPU_W },
+};
+
+/* ---- norms: arguments A, gi, gj, double *norms (tile (i, j) at i + j * mt) ----------- */
+
+struct norm_call {
+	const struct stargemm_matrix *A;
+	double *norms;
+};
+
+static void norm_tile(void *tile, int64_t i, int64_t j, void *arg)
+{
+	const struct norm_call *n = arg;
+	int rows = (int)stargemm_matrix_tile_rows(n->A, i);
+	int cols = (int)stargemm_matrix_tile_cols(n->A, j);
+	double norm = 0.0;
+
+	for (int c = 0; c < cols; c++)
+		norm = hypot(norm, cblas_dnrm2(rows, (const double *)tile + (size_t)c * rows, 1));
+	n->norms[stargemm__tile_index(n->A, i, j)] = norm;
+}
+
+static void norm_cpu(void *buffers[], void *cl_arg)
+{
+	struct norm_call n;
+	int64_t gi, gj;
+
+	starpu_codelet_unpack_args(cl_arg, &n.A, &gi, &gj, &n.norms);
+	stargemm__pack_walk(n.A, gi, gj, (void *)STARPU_MATRIX_GET_PTR(buffers[0]), norm_tile,
+			    &n);
+}
+
+struct starpu_codelet stargemm_pack_norm_cl = {
+	.name = "pack_norm",
+	.cpu_funcs = { norm_cpu },
+	.nbuffers = 1,
+	.modes = { STARPU_R },
+};
+
+/* ---- copy: arguments D, S, gi, gj; pack (gi, gj) of D from pack (gi, gj) of S ------------
+ * S and D have the same tiling and packs; D's pattern contains S's. Tiles of D that S
+ * lacks are zeroed. Buffers: S's pack (R, or none when S's pack is empty), D's (W). */
+
+struct copy_call {
+	const struct stargemm_matrix *D, *S;
+	const char *src;
+};
+
+static void copy_tile(void *tile, int64_t i, int64_t j, void *arg)
+{
+	const struct copy_call *c = arg;
+	size_t bytes = stargemm__tile_bytes(c->D, i, j);
+
+	if (c->src && stargemm__present(c->S, i, j))
+		memcpy(tile, c->src + (size_t)c->S->pack->offset[stargemm__tile_index(c->S, i, j)] *
+				      c->S->elem_size, bytes);
+	else
+		memset(tile, 0, bytes);
+}
+
+static void copy_cpu(void *buffers[], void *cl_arg)
+{
+	struct copy_call c;
+	int64_t gi, gj;
+	int with_source;
+
+	starpu_codelet_unpack_args(cl_arg, &c.D, &c.S, &gi, &gj, &with_source);
+	c.src = with_source ? (const char *)STARPU_MATRIX_GET_PTR(buffers[0]) : NULL;
+	stargemm__pack_walk(c.D, gi, gj, (void *)STARPU_MATRIX_GET_PTR(buffers[with_source]),
+			    copy_tile, &c);
+}
+
+struct starpu_codelet stargemm_pack_copy_cl = {
+	.name = "pack_copy",
+	.cpu_funcs = { copy_cpu },
+	.nbuffers = STARPU_VARIABLE_NBUFFERS,
+};
