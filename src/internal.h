@@ -37,11 +37,10 @@ struct stargemm_matrix {
 	size_t elem_size;
 	void **storage;           /* mt * nt pointers; non-NULL for tiles this rank allocated */
 	/* Packed (src/pack.c): tiles and storage are NULL; each pack of the layout has a
-	 * handle in packs (NULL: empty) and, where this rank allocated it, a buffer in
-	 * pack_storage (gmt * gnt, pack (I, J) at I + J * gmt); tags are per pack. */
+	 * handle in packs (gmt * gnt, pack (I, J) at I + J * gmt; NULL: empty), whose
+	 * buffer StarPU allocates; tags are per pack. */
 	struct stargemm__packing *pack;
 	starpu_data_handle_t *packs;
-	void **pack_storage;
 };
 
 /* Index of tile (i, j) in the tiles/storage arrays. */
@@ -95,6 +94,13 @@ void stargemm__clear_error(void);
 
 /* Runtime state (runtime.c). */
 int stargemm__initialized(void);
+/* Before work of the calling thread alone (inspecting, creating matrices): when no task
+ * is pending, pause StarPU's workers (returns 1), since StarPU 1.3 keeps its last awake
+ * worker polling for tasks and, on the caller's core, that halves the caller's speed
+ * (a bound single-core rank: 2x longer inspection). stargemm__quiet_end() resumes them;
+ * call it before waiting for tasks. */
+int stargemm__quiet_begin(void);
+void stargemm__quiet_end(int paused);
 /* Tiles are StarPU-allocated (home node -1) so that they can be evicted to disk. */
 int stargemm__managed_storage(void);
 /* MPI calls from the application thread are allowed beside StarPU-MPI's thread. */
@@ -169,7 +175,7 @@ int stargemm__env_setting(const char *name, double dflt, double *value);
 #define STARGEMM_PACK_EXTENT 256
 int stargemm__pack_settings(double *below, double *extent);
 
-/* Index of the pack holding tile (i, j) of a packed matrix, in packs/pack_storage. */
+/* Index of the pack holding tile (i, j) of a packed matrix, in packs. */
 static inline int64_t stargemm__pack_index(const struct stargemm_matrix *A, int64_t i,
 					   int64_t j)
 {

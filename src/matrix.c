@@ -13,7 +13,8 @@
  * A block-sparse matrix is the same descriptor with a pattern: only its present tiles
  * get a handle, storage and a place in the tasks; the others are zero and cost nothing.
  * With small tiles (and neither GPUs nor a disk node), its present tiles are packed
- * several per handle instead (src/pack.c): one handle, buffer, owner and tag per pack.
+ * several per handle instead (src/pack.c): one handle, owner and tag per pack, its
+ * buffer allocated by StarPU.
  */
 #include <inttypes.h>
 #include <stdio.h>
@@ -151,7 +152,10 @@ static int set_pattern(struct stargemm_matrix *A, int64_t npresent, const int64_
 }
 
 /* Register pack (I, J) of a packed matrix: one handle (a matrix of E x 1 elements)
- * for its present tiles, allocated by its owner (src/pack.c). */
+ * for its present tiles (src/pack.c). StarPU allocates it on its owner at the first
+ * write, from its cache of freed buffers: matrices of the same layout made one after
+ * the other (a symbolic product per iteration) then reuse memory instead of touching
+ * fresh pages (1000^2, tiles of 5: 7 ms -> 0.3 ms to create and zero C). */
 static int register_pack(struct stargemm_matrix *A, int64_t I, int64_t J)
 {
 	const struct stargemm__packing *pk = A->pack;
@@ -165,20 +169,8 @@ static int register_pack(struct stargemm_matrix *A, int64_t I, int64_t J)
 		return stargemm__error(-EINVAL, "stargemm_matrix_create: pack (%" PRId64 ", %"
 				       PRId64 ") of %" PRId64 " elements exceeds StarPU's 32-bit "
 				       "dimensions; lower STARGEMM_PACK_EXTENT", I, J, elems);
-	if (owner == stargemm_rank() && !stargemm__managed_storage()) {
-		void *p = NULL;
-
-		if (allocate_tile(&p, (size_t)elems * A->elem_size) != 0)
-			return stargemm__error(-ENOMEM, "stargemm_matrix_create: cannot allocate "
-					       "pack (%" PRId64 ", %" PRId64 ") of %" PRId64
-					       " elements", I, J, elems);
-		A->pack_storage[idx] = p;
-		starpu_matrix_data_register(&h, STARPU_MAIN_RAM, (uintptr_t)p, (uint32_t)elems,
-					    (uint32_t)elems, 1, A->elem_size);
-	} else {
-		starpu_matrix_data_register(&h, -1, 0, (uint32_t)elems, (uint32_t)elems, 1,
-					    A->elem_size);
-	}
+	starpu_matrix_data_register(&h, -1, 0, (uint32_t)elems, (uint32_t)elems, 1,
+				    A->elem_size);
 	starpu_mpi_data_register(h, A->tag_base + idx, owner);
 	A->packs[idx] = h;
 	return 0;
@@ -205,9 +197,7 @@ static int plan_packs(struct stargemm_matrix *A, const struct stargemm_distribut
 	*rows = dist->row_proc ? NULL : malloc((size_t)A->mt * sizeof(int));
 	*cols = dist->col_proc ? NULL : malloc((size_t)A->nt * sizeof(int));
 	A->packs = calloc((size_t)(A->pack->gmt * A->pack->gnt), sizeof(*A->packs));
-	A->pack_storage = calloc((size_t)(A->pack->gmt * A->pack->gnt), sizeof(void *));
-	if ((!dist->row_proc && !*rows) || (!dist->col_proc && !*cols) || !A->packs ||
-	    !A->pack_storage)
+	if ((!dist->row_proc && !*rows) || (!dist->col_proc && !*cols) || !A->packs)
 		return stargemm__error(-ENOMEM, "%s: out of memory for the packs", fn);
 	if (*rows)
 		stargemm__pack_cyclic(A->pack->row_group, A->mt, A->P, *rows);
@@ -420,22 +410,20 @@ int stargemm_matrix_create(struct stargemm_matrix **out, int64_t m, int64_t n,
 	return ret;
 }
 
-static void free_storage(void *p, size_t bytes)
+static void free_tile(struct stargemm_matrix *A, int64_t idx)
 {
+	size_t bytes = stargemm__tile_bytes(A, idx % A->mt, idx / A->mt);
+
 #ifdef STARPU_SIMGRID
-	starpu_free_flags(p, bytes, STARPU_MALLOC_PINNED | STARPU_MALLOC_SIMULATION_FOLDED);
+	starpu_free_flags(A->storage[idx], bytes, STARPU_MALLOC_PINNED |
+			  STARPU_MALLOC_SIMULATION_FOLDED);
 #else
 	(void)bytes;
-	starpu_free(p);
+	starpu_free(A->storage[idx]);
 #endif
 }
 
-static void free_tile(struct stargemm_matrix *A, int64_t idx)
-{
-	free_storage(A->storage[idx], stargemm__tile_bytes(A, idx % A->mt, idx / A->mt));
-}
-
-/* The packs' handles and buffers, and the layout. */
+/* The packs' handles (StarPU frees their buffers), and the layout. */
 static void free_packs(struct stargemm_matrix *A)
 {
 	int64_t npacks = A->pack ? A->pack->gmt * A->pack->gnt : 0;
@@ -443,12 +431,7 @@ static void free_packs(struct stargemm_matrix *A)
 	for (int64_t idx = 0; A->packs && idx < npacks; idx++)
 		if (A->packs[idx])
 			starpu_data_unregister(A->packs[idx]);
-	for (int64_t idx = 0; A->pack_storage && idx < npacks; idx++)
-		if (A->pack_storage[idx])
-			free_storage(A->pack_storage[idx],
-				     (size_t)A->pack->elems[idx] * A->elem_size);
 	free(A->packs);
-	free(A->pack_storage);
 	stargemm__pack_free(A->pack);
 }
 

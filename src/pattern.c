@@ -90,8 +90,8 @@ static int zero_in_place(struct stargemm_matrix *D, int64_t i, int64_t j)
 	return 1;
 }
 
-/* Pack (I, J) of a packed D: zeros where D's own buffer is, else a task that copies
- * C's tiles (C packed alike, src/pack.c) and zeroes the new ones. */
+/* Pack (I, J) of a packed D: a task that copies C's tiles (C packed alike,
+ * src/pack.c) and zeroes the new ones (all of them without C). */
 static int initialise_pack(struct stargemm_matrix *D, const struct stargemm_matrix *C,
 			   int64_t I, int64_t J)
 {
@@ -102,10 +102,6 @@ static int initialise_pack(struct stargemm_matrix *D, const struct stargemm_matr
 
 	if (!D->packs[idx])
 		return 0;
-	if (!src && D->pack_storage[idx]) {
-		memset(D->pack_storage[idx], 0, (size_t)D->pack->elems[idx] * D->elem_size);
-		return 0;
-	}
 	return starpu_mpi_task_insert(stargemm__comm(), &stargemm_pack_copy_cl,
 				      STARPU_VALUE, &D, sizeof(D), STARPU_VALUE, &C, sizeof(C),
 				      STARPU_VALUE, &I, sizeof(I), STARPU_VALUE, &J, sizeof(J),
@@ -207,7 +203,7 @@ int stargemm_matrix_create_product(struct stargemm_matrix **out, stargemm_trans 
 	struct stargemm_matrix shape = { 0 };
 	struct stargemm__gemm g = { .ta = transa, .tb = transb, .alpha = 1.0, .beta = 1.0,
 				    .A = A, .B = B, .C = NULL };
-	int ret;
+	int ret, paused;
 
 	stargemm__clear_error();
 	if (!out)
@@ -235,7 +231,10 @@ int stargemm_matrix_create_product(struct stargemm_matrix **out, stargemm_trans 
 	if ((ret = stargemm__gemm_check(&g)))
 		return ret;
 	g.C = (struct stargemm_matrix *)C;   /* the union with C's pattern, if any */
-	if ((ret = create_symbolic(out, &g, C ? C : &shape)))
+	paused = stargemm__quiet_begin();
+	ret = create_symbolic(out, &g, C ? C : &shape);
+	stargemm__quiet_end(paused);
+	if (ret)
 		return ret;
 	if ((ret = initialise(*out, C))) {
 		stargemm_matrix_destroy(*out);

@@ -117,7 +117,7 @@ int stargemm__run_product(struct stargemm__gemm *g, const struct stargemm_plan *
 	struct stargemm__request r;
 	struct stargemm__worklist *wl = calloc(1, sizeof(*wl));
 	double t0 = now();
-	int ret;
+	int ret, paused;
 
 	if (!wl)
 		return stargemm__error(-ENOMEM, "stargemm: out of memory");
@@ -126,16 +126,23 @@ int stargemm__run_product(struct stargemm__gemm *g, const struct stargemm_plan *
 	 * core, where their tiles are batched. */
 	if (stargemm__gemm_packed(g))
 		plan = NULL;
+	paused = stargemm__quiet_begin();
 	ret = make_request(g, &r);
 	r.plan = plan;
 	r.tile_bytes = tile_bytes;
 	if (ret || (ret = stargemm__inspect(&r, wl)) ||
 	    (ret = report(wl, r.beta_zero, now() - t0, info))) {
+		stargemm__quiet_end(paused);
 		stargemm__worklist_free(wl);
 		free(wl);
 		return ret;
 	}
+	/* In core the executor only inserts: its tasks start once the workers resume. */
+	if (plan)
+		stargemm__quiet_end(paused);
 	ret = stargemm__execute(g, wl);
+	if (!plan)
+		stargemm__quiet_end(paused);
 	if (wl->throttled) {
 		stargemm__worklist_free(wl);
 		free(wl);

@@ -345,6 +345,20 @@ int stargemm_ncuda_workers(void)
 	return rt.initialized ? (int)starpu_cuda_worker_get_count() : 0;
 }
 
+int stargemm__quiet_begin(void)
+{
+	if (starpu_task_nsubmitted() > 0)
+		return 0;
+	starpu_pause();
+	return 1;
+}
+
+void stargemm__quiet_end(int paused)
+{
+	if (paused)
+		starpu_resume();
+}
+
 int stargemm__managed_storage(void)
 {
 	return rt.managed_storage;
