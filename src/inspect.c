@@ -975,29 +975,7 @@ static int inspect_batched(struct inspector *in, int64_t s)
 	return ret;
 }
 
-/* ---- in core, C packed: one batch per C pack and range of k ---------------------- */
-
-/* The group of inner index k in a packed op(A) (a column of op(A)) or op(B) (a row). */
-static int64_t k_group(const struct stargemm__operand *x, int is_a, int64_t k)
-{
-	return is_a == x->trans ? x->pack->row_group[k] : x->pack->col_group[k];
-}
-
-/* The end of the range of k that starts at @p k0: op(A)'s group there, else op(B)'s,
- * else @p s steps. */
-static int64_t k_range_end(const struct stargemm__request *r, int64_t k0, int64_t s)
-{
-	const struct stargemm__operand *x = r->a.pack ? &r->a : r->b.pack ? &r->b : NULL;
-	int is_a = x == &r->a;
-	int64_t end = k0 + 1;
-
-	if (!x)
-		end = k0 + (s > 1 ? s : 1);
-	else
-		while (end < r->kt && k_group(x, is_a, end) == k_group(x, is_a, k0))
-			end++;
-	return end < r->kt ? end : r->kt;
-}
+/* ---- in core, C packed: one batch per C pack ---------------------------------- */
 
 /* The products of C pack (I, J) over k in [k0, k1): k outer, then C's columns, then
  * op(A)'s present rows of the pack (@p start, @p rows: by column, increasing). */
@@ -1042,26 +1020,26 @@ static int add_pack_batch(struct inspector *in, struct batcher *bt, int64_t I, i
 	return 0;
 }
 
-/* In core with C packed: ranges of k outer, C's packs inner (every rank's). The
- * scales apply beta to every C pack first (add_scales()), so no product does. */
-static int inspect_packed(struct inspector *in, int64_t s)
+/* In core with C packed: one batch per C pack (every rank's) with all its products,
+ * k outer: as many tasks as C packs, which is what can run in parallel (the products of
+ * a pack all write its one handle). Ranges of k per batch made tasks of a few products
+ * each (2000^2, tiles 20-60, 10%: 512 batches of 2 products). The scales apply beta to
+ * every C pack first (add_scales()), so no product does. */
+static int inspect_packed(struct inspector *in)
 {
 	const struct stargemm__request *r = in->r;
 	const struct stargemm__packing *pk = r->c.pack;
 	struct stargemm__worklist *wl = in->bd.wl;
-	struct batcher bt = { .s = s };
+	struct batcher bt = { .s = 1 };
 	int64_t cap_batches = 0, cap_slots = 0, *start = NULL, *rows = NULL;
 	int ret = stargemm__operand_columns(&r->a, r->mt, r->kt, &start, &rows);
 
 	if (!ret)
 		ret = batcher_init(&bt, r);
-	for (int64_t k0 = 0, k1; k0 < r->kt && !ret; k0 = k1) {
-		k1 = k_range_end(r, k0, s);
-		for (int64_t J = 0; J < pk->gnt && !ret; J++)
-			for (int64_t I = 0; I < pk->gmt && !ret; I++)
-				ret = add_pack_batch(in, &bt, I, J, k0, k1, start, rows,
-						     &cap_batches, &cap_slots);
-	}
+	for (int64_t J = 0; J < pk->gnt && !ret; J++)
+		for (int64_t I = 0; I < pk->gmt && !ret; I++)
+			ret = add_pack_batch(in, &bt, I, J, 0, r->kt, start, rows, &cap_batches,
+					     &cap_slots);
 	for (int64_t p = 0; p < wl->nproducts; p++)
 		wl->products[p].first = 0;
 	wl->chunks[0].count = wl->nproducts;
@@ -1086,7 +1064,7 @@ static int rebatch(struct inspector *in)
 	wl->nskipped = 0;
 	wl->flops = 0.0;
 	memset(in->bd.started, 0, (size_t)(r->mt * r->nt));
-	return r->c.pack ? inspect_packed(in, s) : inspect_batched(in, s);
+	return r->c.pack ? inspect_packed(in) : inspect_batched(in, s);
 }
 
 /* Where the batches' tiles lie in their buffers (codelets/batch.c). */

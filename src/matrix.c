@@ -153,9 +153,10 @@ static int set_pattern(struct stargemm_matrix *A, int64_t npresent, const int64_
 
 /* Register pack (I, J) of a packed matrix: one handle (a matrix of E x 1 elements)
  * for its present tiles (src/pack.c). StarPU allocates it on its owner at the first
- * write, from its cache of freed buffers: matrices of the same layout made one after
- * the other (a symbolic product per iteration) then reuse memory instead of touching
- * fresh pages (1000^2, tiles of 5: 7 ms -> 0.3 ms to create and zero C). */
+ * write: matrices made one after the other (a symbolic product per iteration) then
+ * reuse the memory the previous one freed, where buffers allocated here with
+ * starpu_malloc() touched fresh pages each time (1000^2, tiles of 5: 7 ms -> 0.3 ms to
+ * create and zero C). */
 static int register_pack(struct stargemm_matrix *A, int64_t I, int64_t J)
 {
 	const struct stargemm__packing *pk = A->pack;
