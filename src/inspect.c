@@ -934,6 +934,21 @@ static int batch_products(struct inspector *in, const struct grid_columns *gc,
 	return ret;
 }
 
+/* The products listed since @p b began become a batch of the list (none: no batch). */
+static int end_batch(struct inspector *in, struct batcher *bt, struct stargemm__batch *b,
+		     int64_t *cap_batches, int64_t *cap_slots)
+{
+	struct stargemm__worklist *wl = in->bd.wl;
+	int ret = close_batch(in, bt, b, cap_slots);
+
+	if (ret || b->count == 0)
+		return ret;
+	if (grow((void **)&wl->batches, cap_batches, wl->nbatches + 1, sizeof(*b)))
+		return -ENOMEM;
+	wl->batches[wl->nbatches++] = *b;
+	return 0;
+}
+
 static int add_batch(struct inspector *in, const struct grid_columns *gc, struct batcher *bt,
 		     int p, int q, int64_t *cap_batches, int64_t *cap_slots)
 {
@@ -941,12 +956,7 @@ static int add_batch(struct inspector *in, const struct grid_columns *gc, struct
 	struct stargemm__batch b = { .first = wl->nproducts, .ref_first = wl->nrefs };
 	int ret = batch_products(in, gc, bt, p, q);
 
-	if (ret || (ret = close_batch(in, bt, &b, cap_slots)) || b.count == 0)
-		return ret;
-	if (grow((void **)&wl->batches, cap_batches, wl->nbatches + 1, sizeof(b)))
-		return -ENOMEM;
-	wl->batches[wl->nbatches++] = b;
-	return 0;
+	return ret ? ret : end_batch(in, bt, &b, cap_batches, cap_slots);
 }
 
 /* In core with batches of side s (one device: the host). */
@@ -977,10 +987,10 @@ static int inspect_batched(struct inspector *in, int64_t s)
 
 /* ---- in core, C packed: one batch per C pack ---------------------------------- */
 
-/* The products of C pack (I, J) over k in [k0, k1): k outer, then C's columns, then
- * op(A)'s present rows of the pack (@p start, @p rows: by column, increasing). */
-static int pack_products(struct inspector *in, int64_t I, int64_t J, int64_t k0, int64_t k1,
-			 const int64_t *start, const int64_t *rows)
+/* The products of C pack (I, J): k outer, then C's columns, then op(A)'s present rows
+ * of the pack (@p start, @p rows: by column, increasing). */
+static int pack_products(struct inspector *in, int64_t I, int64_t J, const int64_t *start,
+			 const int64_t *rows)
 {
 	const struct stargemm__request *r = in->r;
 	const struct stargemm__packing *pk = r->c.pack;
@@ -988,7 +998,7 @@ static int pack_products(struct inspector *in, int64_t I, int64_t J, int64_t k0,
 	int local = stargemm__operand_owner(&r->c, i0, pk->col_first[J]) == r->me;
 	int ret = 0;
 
-	for (int64_t k = k0; k < k1 && !ret; k++) {
+	for (int64_t k = 0; k < r->kt && !ret; k++) {
 		int64_t e0 = start[k];
 
 		while (e0 < start[k + 1] && rows[e0] < i0)   /* few rows per column: linear */
@@ -1005,19 +1015,14 @@ static int pack_products(struct inspector *in, int64_t I, int64_t J, int64_t k0,
 }
 
 static int add_pack_batch(struct inspector *in, struct batcher *bt, int64_t I, int64_t J,
-			  int64_t k0, int64_t k1, const int64_t *start, const int64_t *rows,
-			  int64_t *cap_batches, int64_t *cap_slots)
+			  const int64_t *start, const int64_t *rows, int64_t *cap_batches,
+			  int64_t *cap_slots)
 {
 	struct stargemm__worklist *wl = in->bd.wl;
 	struct stargemm__batch b = { .first = wl->nproducts, .ref_first = wl->nrefs };
-	int ret = pack_products(in, I, J, k0, k1, start, rows);
+	int ret = pack_products(in, I, J, start, rows);
 
-	if (ret || (ret = close_batch(in, bt, &b, cap_slots)) || b.count == 0)
-		return ret;
-	if (grow((void **)&wl->batches, cap_batches, wl->nbatches + 1, sizeof(b)))
-		return -ENOMEM;
-	wl->batches[wl->nbatches++] = b;
-	return 0;
+	return ret ? ret : end_batch(in, bt, &b, cap_batches, cap_slots);
 }
 
 /* In core with C packed: one batch per C pack (every rank's) with all its products,
@@ -1038,8 +1043,7 @@ static int inspect_packed(struct inspector *in)
 		ret = batcher_init(&bt, r);
 	for (int64_t J = 0; J < pk->gnt && !ret; J++)
 		for (int64_t I = 0; I < pk->gmt && !ret; I++)
-			ret = add_pack_batch(in, &bt, I, J, 0, r->kt, start, rows, &cap_batches,
-					     &cap_slots);
+			ret = add_pack_batch(in, &bt, I, J, start, rows, &cap_batches, &cap_slots);
 	for (int64_t p = 0; p < wl->nproducts; p++)
 		wl->products[p].first = 0;
 	wl->chunks[0].count = wl->nproducts;
