@@ -463,6 +463,32 @@ static int run(struct bs_opts *o, const struct bsgen_problem *pb)
 	return ret || failed;
 }
 
+#ifdef STARPU_SIMGRID
+/* Simulation (StarPU's SimGrid mode): StarPU-MPI's thread is the simulated MPI rank and
+ * initialises MPI itself, so this main makes no MPI call (MPI_Init here crashes SMPI).
+ * Kernels do not run: no dense OpenBLAS rate, no --check; no trace. */
+static int simulated_main(struct bs_opts *o, struct bsgen_problem *pb)
+{
+	int ret = 1;
+
+	if (o->check || o->trace_dir) {
+		fprintf(stderr, "stargemm_bsgemm: --check and --trace are not available in "
+			"simulation (kernels are not run)\n");
+		bsgen_free(pb);
+		return 2;
+	}
+	o->no_dense = 1;
+	if (!init(o)) {
+		if (o->csv && stargemm_rank() == 0)
+			print_header();
+		ret = run(o, pb);
+		stargemm_finalize();
+	}
+	bsgen_free(pb);
+	return ret;
+}
+#endif
+
 int main(int argc, char **argv)
 {
 	struct bs_opts o;
@@ -473,6 +499,12 @@ int main(int argc, char **argv)
 		return 2;
 	if (bsgen_make(&o.gen, &pb))
 		return 2;
+#ifdef STARPU_SIMGRID
+	(void)provided;
+	(void)rank;
+	(void)nranks;
+	return simulated_main(&o, &pb);
+#endif
 	MPI_Init_thread(&argc, &argv, MPI_THREAD_MULTIPLE, &provided);
 	MPI_Comm_rank(MPI_COMM_WORLD, &rank);
 	MPI_Comm_size(MPI_COMM_WORLD, &nranks);

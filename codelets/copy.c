@@ -21,10 +21,13 @@ static void copy_cpu(void *buffers[], void *cl_arg)
 		memcpy(dst + c * ldd * es, src + c * lds * es, rows * es);
 }
 
-/* History-based, so that simulated runs (SimGrid) know how long a copy lasts. */
+/* A regression on the tile's elements (codelets/model.c), so that simulated runs
+ * (SimGrid) know how long a copy lasts for tiles of any shape. */
 static struct starpu_perfmodel copy_model = {
-	.type = STARPU_HISTORY_BASED,
+	.type = STARPU_NL_REGRESSION_BASED,
 	.symbol = "stargemm_copy",
+	.size_base = stargemm__model_tile_elements,
+	.footprint = stargemm__model_footprint,
 };
 
 struct starpu_codelet stargemm_copy_cl = {

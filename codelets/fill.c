@@ -18,10 +18,13 @@ static void fill_cpu(void *buffers[], void *cl_arg)
 	   row0, col0, arg);
 }
 
-/* History-based, so that simulated runs (SimGrid) know how long a fill lasts. */
+/* A regression on the tile's elements (codelets/model.c), so that simulated runs
+ * (SimGrid) know how long a fill lasts for tiles of any shape. */
 static struct starpu_perfmodel fill_model = {
-	.type = STARPU_HISTORY_BASED,
+	.type = STARPU_NL_REGRESSION_BASED,
 	.symbol = "stargemm_fill",
+	.size_base = stargemm__model_tile_elements,
+	.footprint = stargemm__model_footprint,
 };
 
 struct starpu_codelet stargemm_fill_cl = {

@@ -4,8 +4,8 @@
  * CPU: cblas_dgemm (one BLAS thread per StarPU worker). CUDA: cublasDgemm on the
  * worker's cuBLAS handle and stream, asynchronous (STARPU_CUDA_ASYNC); every status is
  * checked and a failure is reported to the caller of stargemm_wait() as -EIO rather
- * than aborting. Two codelets share the kernels and one history-based performance
- * model: the usual one with C in RW mode, and the overwrite one (beta = 0) with C in
+ * than aborting. Two codelets share the kernels and one performance model (a regression
+ * on m n k, codelets/model.c, so that simulated runs know tiles of any shape): the usual one with C in RW mode, and the overwrite one (beta = 0) with C in
  * W mode so that StarPU neither transfers nor reads the old C.
  *
  * Arguments (STARPU_VALUE, in order): char transa, char transb, double alpha, beta.
@@ -83,9 +83,12 @@ static void gemm_cuda(void *buffers[], void *cl_arg)
 }
 #endif
 
+/* Duration a * (m n k)^b + c, or the history of the tile shapes (codelets/model.c). */
 static struct starpu_perfmodel gemm_model = {
-	.type = STARPU_HISTORY_BASED,
+	.type = STARPU_NL_REGRESSION_BASED,
 	.symbol = "stargemm_dgemm",
+	.size_base = stargemm__model_gemm_work,
+	.footprint = stargemm__model_footprint,
 };
 
 struct starpu_codelet stargemm_gemm_cl = {

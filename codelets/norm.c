@@ -27,10 +27,13 @@ static void norm_cpu(void *buffers[], void *cl_arg)
 	*out = norm;
 }
 
-/* History-based, so that simulated runs (SimGrid) know how long a norm lasts. */
+/* A regression on the tile's elements (codelets/model.c), so that simulated runs
+ * (SimGrid) know how long a norm lasts for tiles of any shape. */
 static struct starpu_perfmodel norm_model = {
-	.type = STARPU_HISTORY_BASED,
+	.type = STARPU_NL_REGRESSION_BASED,
 	.symbol = "stargemm_norm",
+	.size_base = stargemm__model_tile_elements,
+	.footprint = stargemm__model_footprint,
 };
 
 struct starpu_codelet stargemm_norm_cl = {

@@ -28,10 +28,13 @@ static void scale_cpu(void *buffers[], void *cl_arg)
 	}
 }
 
-/* History-based, so that simulated runs (SimGrid) know how long a scaling lasts. */
+/* A regression on the tile's elements (codelets/model.c), so that simulated runs
+ * (SimGrid) know how long a scaling lasts for tiles of any shape. */
 static struct starpu_perfmodel scale_model = {
-	.type = STARPU_HISTORY_BASED,
+	.type = STARPU_NL_REGRESSION_BASED,
 	.symbol = "stargemm_scale",
+	.size_base = stargemm__model_tile_elements,
+	.footprint = stargemm__model_footprint,
 };
 
 struct starpu_codelet stargemm_scale_cl = {

@@ -4,36 +4,22 @@
 # affinity, config) and the performance models of stargemm's codelets. Every number is
 # an assumption stated in perfmodels/README.md; change it here and re-run:
 #     perfmodels/generate.sh
-# Footprints (the task hash StarPU files a duration under) were printed by
-# perfmodels/footprint.c; they depend on the tile shapes only, not on the machine.
-# Square tiles of 512..4096, and the ragged shapes of N = 70,000 with tiles of 1024
-# (last tile 368), the paper's Summit problem.
+# The codelets' models are regressions on the work of a task (codelets/model.c: m n k for
+# a tile product, elements for a tile-wise codelet): duration = a * size + c, with a from
+# the device's rate, so that tiles of any shape (block-sparse products' irregular
+# tiles) have a duration. StarPU 1.3 uses the regression for sizes in
+# [0.9 minx, 1.1 maxx] and needs nsample >= STARPU_CALIBRATE_MINIMUM (10) to trust it.
 set -euo pipefail
 out=$(cd "$(dirname "$0")" && pwd)/sampling
 mkdir -p "$out/bus" "$out/codelets/45"
-# gemm: M N K hash (C M x N, A M x K, B K x N)
-gemm_shapes="512 512 512 45a71dee
-1024 1024 1024 0b0dbeb1
-2048 2048 2048 86ec636c
-4096 4096 4096 23d74a95
-1024 1024 368 4e9fa514
-1024 368 1024 0a955b94
-1024 368 368 4f074031
-368 1024 1024 9049598c
-368 1024 368 d5db4229
-368 368 1024 91d1bca9
-368 368 368 d443a70c"
-# fill: rows cols hash
-fill_shapes="512 512 914f3bef
-1024 1024 aa6d4ef7
-2048 2048 f46823c7
-4096 4096 efd24246
-1024 368 ffff1541
-368 1024 49b615d7
-368 368 1c244e61"
+reg_minx=1                  # any tile (size >= 1) ...
+reg_maxx=281474976710656    # ... up to 2^48 (m n k of 65536^3, or elements)
+reg_nsample=10
+gemm_overhead_us=0          # c of the GEMM regression: none, every shape at the DGEMM rate
 # machine: name ncpus ngpus gpu_mem_bytes gpu_dgemm_gflops cpu_core_dgemm_gflops
 #          host_link_GBps gpu_gpu_same_group_GBps gpu_gpu_other_group_GBps gpus_per_group
-#          host_aggregate_GBps host_lat_us peer_lat_us fill_GBps
+#          host_aggregate_GBps host_lat_us peer_lat_us tile_GBps
+# (tile_GBps: bytes per second of one core filling, scaling, reading or copying a tile)
 machines="summit 40 6 16000000000 7200 25 45 48 30 3 180 5 5 10
 h100 32 1 80000000000 57000 40 55 0 0 1 200 5 5 10
 h100x4 64 4 80000000000 57000 40 55 300 300 4 250 5 3 10"
@@ -120,47 +106,46 @@ EOF
 	echo '</platform>'
 }
 
-# One combination (device type/id) with one entry per tile shape.
-comb() { # index devtype devid rate_gflops what(gemm|fill) fill_GBps
-	local idx=$1 type=$2 id=$3 rate=$4 what=$5 fillbw=$6 shapes
-	if [ "$what" = gemm ]; then shapes=$gemm_shapes; else shapes=$fill_shapes; fi
-	printf '####################\n# COMB_%d\n# number of types devices\n1\n' "$idx"
-	printf '####################\n# DEV_0\n# device type (CPU - 0, CUDA - 1, OPENCL - 2, MIC - 3)\n%d\n' "$type"
-	printf '####################\n# DEV_0\n# device id \n%d\n' "$id"
+# One combination (device type/id): no history entry, one regression
+# duration_us = a * size + c (b = 1), valid for sizes in [reg_minx, reg_maxx].
+comb() { # index devtype devid a_us c_us
+	printf '####################\n# COMB_%d\n# number of types devices\n1\n' "$1"
+	printf '####################\n# DEV_0\n# device type (CPU - 0, CUDA - 1, OPENCL - 2, MIC - 3)\n%d\n' "$2"
+	printf '####################\n# DEV_0\n# device id \n%d\n' "$3"
 	printf '####################\n# DEV_0\n# number of cores \n1\n'
-	printf '##########\n# number of implementations\n1\n#####\n# Model for impl0 (Comb%d)\n' "$idx"
-	printf '# number of entries\n%d\n' "$(echo "$shapes" | wc -l)"
+	printf '##########\n# number of implementations\n1\n#####\n# Model for impl0 (Comb%d)\n' "$1"
+	printf '# number of entries\n0\n'
 	printf '# sumlnx\tsumlnx2\t\tsumlny\t\tsumlnxlny\talpha\t\tbeta\t\tn\tminx\t\tmaxx\n'
-	printf '0.000000e+00\t0.000000e+00\t0.000000e+00\t0.000000e+00\tnan\tnan\t0\t0\t0\n'
-	printf '# a\t\tb\t\tc\nnan\tnan\tnan\n# not multiple-regression-base\n0\n'
-	printf '# hash\t\tsize\t\tflops\t\tmean (us)\tdev (us)\tsum\t\tsum2\t\tn\n'
-	echo "$shapes" | awk -v rate="$rate" -v what="$what" -v bw="$fillbw" '{
-		if (what == "gemm") { m = $1; n = $2; k = $3; hash = $4
-			size = (m * n + m * k + k * n) * 8; flops = 2.0 * m * n * k
-			mean = flops / (rate * 1e3) }
-		else { hash = $3; size = $1 * $2 * 8; flops = 0; mean = size / (bw * 1e3) }
-		n = 10; dev = 0.01 * mean
-		printf "%s\t%d\t%e\t%e\t%e\t%e\t%e\t%d\n", hash, size, flops, mean, dev,
-			n * mean, n * (mean * mean + dev * dev), n }'
-	printf '\n'
+	printf '0.000000e+00\t0.000000e+00\t0.000000e+00\t0.000000e+00\tnan\tnan\t%d\t%s\t%s\n' \
+		"$reg_nsample" "$reg_minx" "$reg_maxx"
+	printf '# a\t\tb\t\tc\n%s\t1\t%s\n' "$4" "$5"
+	printf '# not multiple-regression-base\n0\n'
+	printf '# hash\t\tsize\t\tflops\t\tmean (us)\tdev (us)\tsum\t\tsum2\t\tn\n\n'
 }
-codelet() { # what ncpu_combs ngpus gpu_gflops cpu_gflops fill_GBps
-	local what=$1 G=$3 gpu=$4 cpu=$5 bw=$6 idx=1
+# Microseconds per unit of size, full precision: per m n k at a DGEMM rate (2 flops),
+# or per element at a tile bandwidth (8 bytes).
+per_unit() { # gemm|tile rate(GFLOP/s or GB/s)
+	awk -v w="$1" -v r="$2" 'BEGIN { printf "%.17e", (w == "gemm" ? 2.0 : 8.0) / (r * 1e3) }'
+}
+codelet() { # gemm|tile ngpus gpu_rate cpu_rate c_us
+	local what=$1 G=$2 gpu=$3 cpu=$4 c=$5
 	printf '##################\n# Performance Model Version\n45\n\n'
 	printf '####################\n# COMBs\n# number of combinations\n%d\n' $((G + 1))
-	comb 0 0 0 "$cpu" "$what" "$bw"
+	comb 0 0 0 "$(per_unit "$what" "$cpu")" "$c"
 	for ((g = 0; g < G; g++)); do
-		comb "$idx" 1 "$g" "$gpu" "$what" "$bw"
-		idx=$((idx + 1))
+		comb $((g + 1)) 1 "$g" "$(per_unit "$what" "$gpu")" "$c"
 	done
 }
 
-while read -r name ncpus G mem gflops cpu host same other pg agg hl pl fillbw; do
+while read -r name ncpus G mem gflops cpu host same other pg agg hl pl tilebw; do
 	mapfile -t p < <(pairs "$G" "$host" "$same" "$other" "$pg" "$hl" "$pl")
 	platform "$name" "$ncpus" "$G" "$mem" "$gflops" "$agg" "${p[@]}" >"$out/bus/$name.platform.v4.xml"
 	matrix "$G" 3 "${p[@]}" >"$out/bus/$name.bandwidth"
 	matrix "$G" 4 "${p[@]}" >"$out/bus/$name.latency"
-	codelet gemm 1 "$G" "$gflops" "$cpu" "$fillbw" >"$out/codelets/45/stargemm_dgemm.$name"
-	codelet fill 1 "$G" "$gflops" "$cpu" "$fillbw" >"$out/codelets/45/stargemm_fill.$name"
+	codelet gemm "$G" "$gflops" "$cpu" "$gemm_overhead_us" >"$out/codelets/45/stargemm_dgemm.$name"
+	# Tile-wise codelets run on CPUs only; the same rate is written for every device.
+	for c in fill scale norm copy; do
+		codelet tile "$G" "$tilebw" "$tilebw" 0 >"$out/codelets/45/stargemm_$c.$name"
+	done
 done <<<"$machines"
 echo "written: $(ls "$out/bus" "$out/codelets/45" | tr '\n' ' ')"

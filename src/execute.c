@@ -179,11 +179,36 @@ static void release_inputs(struct executor *ex, int64_t m, int all)
 	}
 }
 
-/* A finished block's C tiles go back to host memory and leave the devices. */
+/* The finished block's tile, no longer written by any task: copy it to host memory as
+ * a prefetch (see release_block()). */
+static void write_back(void *handle)
+{
+	starpu_data_release_on_node(handle, STARPU_ACQUIRE_NO_NODE);
+	starpu_data_prefetch_on_node_prio(handle, STARPU_MAIN_RAM, 1, 0);
+}
+
+/* A finished block's C tiles go back to host memory and leave the devices. "Won't use"
+ * copies a dirty tile back as an idle request, which StarPU serves only when no other
+ * transfer is pending on the device; in a block-sparse product the loads can keep the
+ * device busy all the time (fewer products per tile loaded), the finished block's C
+ * tiles then stay, and the next block's loads evict tiles its tasks are about to read
+ * (simulated H100, 50% dense: 1.55 times the model's loads). There, the tiles are
+ * also copied back as prefetches once their last update is done. Not for dense
+ * products, where the idle copies keep up and go faster (simulated H100, case (c2):
+ * 94.1% of the model peak against 91.1%). */
 static void release_block(struct executor *ex, const struct stargemm__block *bk)
 {
-	for (int64_t e = bk->c_first; e < bk->c_first + bk->c_count; e++)
-		starpu_data_wont_use(ref_handle(ex, &ex->wl->refs[e]));
+	const struct stargemm__gemm *g = ex->gemm;
+	int sparse = g->A->present || g->B->present || g->C->present;
+
+	for (int64_t e = bk->c_first; e < bk->c_first + bk->c_count; e++) {
+		starpu_data_handle_t h = ref_handle(ex, &ex->wl->refs[e]);
+
+		starpu_data_wont_use(h);
+		if (sparse)
+			starpu_data_acquire_on_node_cb_sequential_consistency(
+				h, STARPU_ACQUIRE_NO_NODE, STARPU_R, write_back, h, 1);
+	}
 }
 
 /* ---- holds ---------------------------------------------------------------------- */

@@ -279,6 +279,13 @@ extern struct starpu_codelet stargemm_pack_fill_cl;       /* a pack's tiles, use
 extern struct starpu_codelet stargemm_pack_norm_cl;       /* a pack's tile norms */
 extern struct starpu_codelet stargemm_pack_copy_cl;       /* a pack from another's */
 
+/* What the codelets' regression models are indexed by (codelets/model.c): the default
+ * footprint (tile shapes), and the work as size: m n k for a tile product, the elements
+ * of the last tile for a tile-wise codelet. */
+uint32_t stargemm__model_footprint(struct starpu_task *task);
+size_t stargemm__model_gemm_work(struct starpu_task *task, unsigned nimpl);
+size_t stargemm__model_tile_elements(struct starpu_task *task, unsigned nimpl);
+
 /* One small tile product on the CPU (codelets/smallgemm.c): libxsmm's JIT kernel when
  * configure found libxsmm and the case is one it generates (alpha = 1, op(A) = A),
  * else BLAS. The cache holds the last shape's kernel; start it zeroed, one per thread. */

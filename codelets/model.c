@@ -1,0 +1,49 @@
+/*
+ * codelets/model.c — the size and the footprint of stargemm's performance models.
+ *
+ * The codelets' models are non-linear regressions (STARPU_NL_REGRESSION_BASED). StarPU
+ * 1.3 predicts a task's duration as a * size^b + c from its model file's regression when
+ * that regression is valid (a, b, c not NaN, at least STARPU_CALIBRATE_MINIMUM samples,
+ * minx < 0.9 maxx) and the task's size lies in [0.9 minx, 1.1 maxx]; otherwise from the
+ * history entry of the task's footprint, as a history-based model does. The size is the
+ * task's work, so that one regression predicts tiles of every shape:
+ *   * a tile product: m n k (C is m x n, the inner dimension k);
+ *   * a tile-wise codelet (fill, scale, norm, copy): the elements of its last tile.
+ * In simulation (perfmodels/) the model files hold only such a regression, and the
+ * irregular tiles of block-sparse products need no entry per shape. On a real machine
+ * StarPU fits the regression to its measurements when it saves a model; until the
+ * measured sizes span more than 10% it uses the history entries, as before.
+ *
+ * The footprint stays StarPU's default one (a hash of the tiles' shapes): with a
+ * size_base and no footprint function StarPU would hash the size instead, so tiles of
+ * different shapes and equal work would share one history entry, and entries already
+ * measured would no longer be found.
+ */
+#include "../src/internal.h"
+
+uint32_t stargemm__model_footprint(struct starpu_task *task)
+{
+	return starpu_task_data_footprint(task);
+}
+
+static size_t elements(starpu_data_handle_t h)
+{
+	return (size_t)starpu_matrix_get_nx(h) * (size_t)starpu_matrix_get_ny(h);
+}
+
+/* Buffers A, B, C; C is m x n and A holds m k elements whether transposed or not. */
+size_t stargemm__model_gemm_work(struct starpu_task *task, unsigned nimpl)
+{
+	starpu_data_handle_t a = STARPU_TASK_GET_HANDLE(task, 0);
+	starpu_data_handle_t c = STARPU_TASK_GET_HANDLE(task, 2);
+	size_t m = starpu_matrix_get_nx(c), n = starpu_matrix_get_ny(c);
+
+	(void)nimpl;
+	return m > 0 ? m * n * (elements(a) / m) : 0;
+}
+
+size_t stargemm__model_tile_elements(struct starpu_task *task, unsigned nimpl)
+{
+	(void)nimpl;
+	return elements(STARPU_TASK_GET_HANDLE(task, STARPU_TASK_GET_NBUFFERS(task) - 1));
+}
