@@ -453,8 +453,10 @@ static int run(struct bs_opts *o, const struct bsgen_problem *pb)
 		if (stargemm_rank() == 0)
 			failed |= r.residual >= SG_RESIDUAL_BOUND;
 	}
-	if (ret && stargemm_rank() == 0)
-		fprintf(stderr, "stargemm_bsgemm: %s\n", stargemm_last_error());
+	/* Rank 0's error, and any other rank's own (not the agreement that another failed). */
+	if (ret && (stargemm_rank() == 0 || ret != -ECANCELED))
+		fprintf(stderr, "stargemm_bsgemm: rank %d: %s\n", stargemm_rank(),
+			stargemm_last_error());
 	if (failed && stargemm_rank() == 0)
 		fprintf(stderr, "stargemm_bsgemm: residual above %g\n", SG_RESIDUAL_BOUND);
 	stargemm_matrix_destroy(A);

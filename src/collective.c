@@ -124,6 +124,25 @@ int stargemm__sum_u64(const uint64_t *in, uint64_t *out, int n)
 	return sum_by_starpu_mpi(in, out, n);
 }
 
+int stargemm__agree(int ret)
+{
+	uint64_t mine = ret != 0, failed = 0;
+	int rc;
+
+	if (stargemm_nranks() == 1)
+		return ret;
+	rc = stargemm__sum_u64(&mine, &failed, 1);
+	if (ret)
+		return ret;
+	if (rc)
+		return rc;
+	if (failed)
+		return stargemm__error(-ECANCELED, "stargemm: %llu other rank(s) failed in this "
+				       "collective call, which is abandoned on every rank (their "
+				       "error says why)", (unsigned long long)failed);
+	return 0;
+}
+
 int stargemm__share_owned_f64(double *v, int64_t n)
 {
 	uint64_t *bits, *sum;

@@ -112,6 +112,11 @@ MPI_Comm stargemm__comm(void);
 /* Element-wise sum of @p n values over all ranks into @p out (collective; works at any
  * MPI thread level, also in simulation) (collective.c). */
 int stargemm__sum_u64(const uint64_t *in, uint64_t *out, int n);
+/* Error agreement, for a collective call whose failure may be one rank's only (memory,
+ * environment): every rank passes its status; returns it, or -ECANCELED with a message
+ * when this rank succeeded and another did not, so that all ranks give up together
+ * instead of some waiting for the others' messages. Collective. */
+int stargemm__agree(int ret);
 /* Give every rank the @p n values of which each rank knows its own entries and holds
  * +0.0 for the others' (non-negative values, one owner per entry). Collective. */
 int stargemm__share_owned_f64(double *v, int64_t n);

@@ -302,8 +302,13 @@ static int create(struct stargemm_matrix **out, int64_t mt, const int64_t *row_s
 		return stargemm__error(-ENOMEM, "%s: out of memory for %" PRId64 " x %" PRId64
 				       " tile descriptors", fn, mt, nt);
 	}
-	if ((sparse && (ret = set_pattern(A, npresent, present, fn))) ||
-	    (ret = distribute(A, dist, sparse, fn))) {
+	/* Agreed: a failure here may be this rank's only (memory, an environment
+	 * setting), and every rank must reserve the same tags below. */
+	if (sparse)
+		ret = set_pattern(A, npresent, present, fn);
+	if (!ret)
+		ret = distribute(A, dist, sparse, fn);
+	if ((ret = stargemm__agree(ret))) {
 		stargemm_matrix_destroy(A);
 		return ret;
 	}
@@ -316,7 +321,7 @@ static int create(struct stargemm_matrix **out, int64_t mt, const int64_t *row_s
 		return stargemm__error(-EINVAL, "%s: a tile of %" PRId64 " x %" PRId64 " exceeds "
 				       "StarPU's 32-bit tile dimensions", fn, max_rows, max_cols);
 	}
-	if ((ret = register_all(A, fn))) {
+	if ((ret = stargemm__agree(register_all(A, fn)))) {
 		stargemm_matrix_destroy(A);
 		return ret;
 	}

@@ -130,8 +130,12 @@ int stargemm__run_product(struct stargemm__gemm *g, const struct stargemm_plan *
 	ret = make_request(g, &r);
 	r.plan = plan;
 	r.tile_bytes = tile_bytes;
-	if (ret || (ret = stargemm__inspect(&r, wl)) ||
-	    (ret = report(wl, r.beta_zero, now() - t0, info))) {
+	if (!ret)
+		ret = stargemm__inspect(&r, wl);
+	if (!ret)
+		ret = report(wl, r.beta_zero, now() - t0, info);
+	/* Every rank inserts the list's tasks or none does (memory, environment). */
+	if ((ret = stargemm__agree(ret))) {
 		stargemm__quiet_end(paused);
 		stargemm__worklist_free(wl);
 		free(wl);
