@@ -32,12 +32,46 @@ static struct {
 	int thread_multiple;  /* MPI calls allowed beside StarPU-MPI's thread */
 	int64_t next_tag;
 	int managed_storage;  /* StarPU allocates tiles (evictable to disk) */
+	int quiet_stats;      /* STARPU_COMM_STATS was turned on for the counters only */
 	/* In-core work lists whose tasks may still run (stargemm__keep_until_wait()). */
 	struct stargemm__worklist **kept;
 	int nkept, cap_kept;
 } rt = { .rank = 0, .nranks = 1, .next_tag = 1 };
 
 static atomic_int kernel_failures;
+
+/* starpu_mpi_shutdown(), without the [starpu_comm_stats] lines StarPU-MPI 1.3 prints
+ * on stderr whenever STARPU_COMM_STATS is on, when stargemm turned it on for its own
+ * counters (stargemm_transfers_get()) and the user did not ask for them: during the
+ * shutdown stderr goes to a temporary file, whose other lines are then passed on. */
+static void mpi_shutdown(void)
+{
+	char line[1024];
+	FILE *tmp = rt.quiet_stats ? tmpfile() : NULL;
+	int saved = -1;
+
+	fflush(stderr);
+	if (tmp && (saved = dup(STDERR_FILENO)) >= 0 &&
+	    dup2(fileno(tmp), STDERR_FILENO) < 0) {
+		close(saved);
+		saved = -1;
+	}
+	starpu_mpi_shutdown();
+	if (saved < 0) {
+		if (tmp)
+			fclose(tmp);
+		return;
+	}
+	fflush(stderr);
+	dup2(saved, STDERR_FILENO);
+	close(saved);
+	rewind(tmp);
+	while (fgets(line, sizeof(line), tmp))
+		if (strncmp(line, "[starpu_comm_stats]", 19) != 0 && strcmp(line, "\n") != 0)
+			fputs(line, stderr);
+	fclose(tmp);
+}
+
 static char kernel_failure_msg[512];
 
 void stargemm_config_init(struct stargemm_config *cfg)
@@ -86,6 +120,7 @@ static void export_settings(const struct stargemm_config *cfg)
 {
 	char buf[32];
 
+	rt.quiet_stats = cfg->count_transfers && !getenv("STARPU_COMM_STATS");
 	if (cfg->count_transfers)
 		setenv("STARPU_COMM_STATS", "1", 0);
 	/* No early write-back of modified tiles to keep a share of each device's buffers
@@ -250,13 +285,13 @@ int stargemm_init(const struct stargemm_config *user_cfg, int *argc, char ***arg
 				      "per rank are supported (STARGEMM_MAX_DEVICES): set "
 				      "STARPU_NCUDA or stargemm_config.ncuda",
 				      starpu_cuda_worker_get_count(), STARGEMM_MAX_DEVICES);
-		starpu_mpi_shutdown();
+		mpi_shutdown();
 		return ret;
 	}
 	if (starpu_cuda_worker_get_count() > 0)
 		starpu_cublas_init();
 	if ((ret = register_disk(&cfg)) != 0) {
-		starpu_mpi_shutdown();
+		mpi_shutdown();
 		return ret;
 	}
 	rt.managed_storage = cfg.disk_dir != NULL || cfg.ram_limit_mib > 0;
@@ -315,7 +350,7 @@ int stargemm_finalize(void)
 	free_kept();
 	if (starpu_cuda_worker_get_count() > 0)
 		starpu_cublas_shutdown();
-	starpu_mpi_shutdown();
+	mpi_shutdown();
 	stargemm__transfers_shutdown();
 	rt.initialized = 0;
 	if (rt.finalize_mpi) {

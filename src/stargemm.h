@@ -46,7 +46,9 @@ struct stargemm_config {
 	 *  stargemm_init() (MPI_THREAD_SERIALIZED) when the caller has not done it. */
 	MPI_Comm comm;
 	/** Count what moves (memory-node transfers and MPI bytes, see
-	 *  stargemm_transfers_get()); sets STARPU_COMM_STATS=1 for StarPU-MPI. Default 1. */
+	 *  stargemm_transfers_get()); sets STARPU_COMM_STATS=1 for StarPU-MPI, whose report
+	 *  at exit stargemm_finalize() keeps off stderr unless the user exported
+	 *  STARPU_COMM_STATS. Default 1. */
 	int count_transfers;
 	/** RAM budget in MiB for StarPU-managed tiles; 0 = none. When > 0 it replaces an
 	 *  exported STARPU_LIMIT_CPU_MEM (the explicit setting wins); when 0, an exported

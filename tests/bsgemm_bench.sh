@@ -1,7 +1,9 @@
 #!/bin/sh
 # tests/bsgemm_bench.sh — the block-sparse benchmark: CSV header and rows, --check on
 # 1 and 2 ranks (residual on rank 0 only), a given C pattern with filtering, --plan,
-# out of core on disk with its loads against the work list's, and bad options refused before anything runs with a message naming the constraint.
+# out of core on disk with its loads against the work list's, no StarPU-MPI statistics
+# on stderr unless asked for, and bad options refused before anything runs with a
+# message naming the constraint.
 set -e
 out="$BUILDDIR/tests/bsgemm_bench.out"
 err="$out.err"
@@ -14,6 +16,16 @@ small="--m 300 --n 250 --k 280 --lo 5 --hi 40 --density-a 0.5 --density-b 0.5"
 "$SRCDIR/tests/mpirun.sh" 1 "$bench" $small --beta 0.5 --niter 1 --warmup 0 --check \
 	--plan >>"$out" 2>"$err"
 grep -q "products" "$err" || { echo "--plan printed nothing"; cat "$err"; exit 1; }
+# No noise: the counters turn StarPU-MPI's statistics on, but their report at exit
+# appears only when the user asked for it (STARPU_COMM_STATS=1).
+if grep -q "starpu_comm_stats" "$err"; then
+	echo "StarPU-MPI's statistics printed though not asked for"; cat "$err"; exit 1
+fi
+# shellcheck disable=SC2086
+STARPU_COMM_STATS=1 "$SRCDIR/tests/mpirun.sh" 1 "$bench" $small --niter 1 --warmup 0 \
+	>/dev/null 2>"$err"
+grep -q "starpu_comm_stats" "$err" ||
+	{ echo "STARPU_COMM_STATS=1 printed no statistics"; cat "$err"; exit 1; }
 # shellcheck disable=SC2086
 "$SRCDIR/tests/mpirun.sh" 2 "$bench" $small --density-c 0.3 --eps 30 --beta 1 \
 	--niter 1 --warmup 0 >>"$out"
