@@ -669,6 +669,26 @@ static int refs_distinct(const struct stargemm__worklist *wl, const struct starg
 	return 1;
 }
 
+/* Inspect @p r with batches (small tiles, 2 workers) into @p wl; returns the last k
+ * seen per C tile (@p ntiles, all -1), or NULL after reporting a failure as @p what. */
+static int64_t *inspect_batched(struct stargemm__request *r, struct stargemm__worklist *wl,
+				int64_t ntiles, const char *what)
+{
+	int64_t *chain;
+
+	r->batch_below = 1e9;
+	r->batch_flops = 2e6;
+	r->workers = 2;
+	if (stargemm__inspect(r, wl)) {
+		ok(0, what, stargemm_last_error());
+		return NULL;
+	}
+	chain = malloc((size_t)ntiles * sizeof(*chain));
+	for (int64_t t = 0; chain && t < ntiles; t++)
+		chain[t] = -1;
+	return chain;
+}
+
 /* Small tiles in core: the products (every one, as without batches: same set, same
  * per-chain order) are cut into consecutive batches; each batch writes C tiles of one
  * rank, and its slots name the product's own tiles among distinct buffers. */
@@ -697,16 +717,8 @@ static void batched_case(int P, int Q, double density, unsigned seed, int dist)
 		ok(0, "batched: inspected", stargemm_last_error());
 		return;
 	}
-	r.batch_below = 1e9;
-	r.batch_flops = 2e6;
-	r.workers = 2;
-	if (stargemm__inspect(&r, &wl)) {
-		ok(0, "batched: inspected", stargemm_last_error());
+	if (!(chain = inspect_batched(&r, &wl, p.mt * p.nt, "batched: inspected")))
 		return;
-	}
-	chain = calloc((size_t)(p.mt * p.nt), sizeof(*chain));
-	for (int64_t t = 0; t < p.mt * p.nt; t++)
-		chain[t] = -1;
 	for (int64_t e = 0; e < wl.nbatches; e++) {
 		const struct stargemm__batch *b = &wl.batches[e];
 		const struct stargemm__product *x0 = &wl.products[b->first];
@@ -854,16 +866,8 @@ static void packed_case(int P, int Q, int ta, int tb, double density, unsigned s
 	r.a.pack = pa;
 	r.b.pack = pb;
 	r.c.pack = pc;
-	r.batch_below = 1e9;
-	r.batch_flops = 2e6;
-	r.workers = 2;
-	if (stargemm__inspect(&r, &wl)) {
-		ok(0, "packed: inspected", stargemm_last_error());
+	if (!(chain = inspect_batched(&r, &wl, p.mt * p.nt, "packed: inspected")))
 		return;
-	}
-	chain = calloc((size_t)(p.mt * p.nt), sizeof(*chain));
-	for (int64_t t = 0; t < p.mt * p.nt; t++)
-		chain[t] = -1;
 	for (int64_t e = 0; e < wl.nbatches; e++) {
 		const struct stargemm__batch *b = &wl.batches[e];
 		const struct stargemm__product *x0 = &wl.products[b->first];
