@@ -2,7 +2,7 @@
  * codelets/pack.c — the per-tile operations of a packed matrix (src/pack.c), one task
  * per pack: filling its tiles with a user function, their Frobenius norms, and copying
  * them from a pack of another matrix with the same tiling (a symbolic product that
- * extends C's pattern). A packed matrix has small tiles: a task per tile would cost
+ * extends C's pattern). (Zeroing a pack is codelets/scale.c's, on its E x 1 buffer.) A packed matrix has small tiles: a task per tile would cost
  * more than the work, which is why they are packed.
  *
  * Each task gets the matrix descriptor(s) of the rank that runs it and the pack's
@@ -83,9 +83,10 @@ struct starpu_codelet stargemm_pack_norm_cl = {
 	.modes = { STARPU_R },
 };
 
-/* ---- copy: arguments D, S, gi, gj; pack (gi, gj) of D from pack (gi, gj) of S ------------
- * S and D have the same tiling and packs; D's pattern contains S's. Tiles of D that S
- * lacks are zeroed. Buffers: S's pack (R, or none when S's pack is empty), D's (W). */
+/* ---- copy: arguments D, S, gi, gj; pack (gi, gj) of D from pack (gi, gj) of S ----
+ * S and D have the same tiling and packs; D's pattern contains S's. Every tile of D is
+ * written (W): S's values, or zeros where S has no tile. Buffers: S's pack (R), D's
+ * (W). */
 
 struct copy_call {
 	const struct stargemm_matrix *D, *S;
@@ -97,7 +98,7 @@ static void copy_tile(void *tile, int64_t i, int64_t j, void *arg)
 	const struct copy_call *c = arg;
 	size_t bytes = stargemm__tile_bytes(c->D, i, j);
 
-	if (c->src && stargemm__present(c->S, i, j))
+	if (stargemm__present(c->S, i, j))
 		memcpy(tile, c->src + (size_t)c->S->pack->offset[stargemm__tile_index(c->S, i, j)] *
 				      c->S->elem_size, bytes);
 	else
@@ -108,16 +109,16 @@ static void copy_cpu(void *buffers[], void *cl_arg)
 {
 	struct copy_call c;
 	int64_t gi, gj;
-	int with_source;
 
-	starpu_codelet_unpack_args(cl_arg, &c.D, &c.S, &gi, &gj, &with_source);
-	c.src = with_source ? (const char *)STARPU_MATRIX_GET_PTR(buffers[0]) : NULL;
-	stargemm__pack_walk(c.D, gi, gj, (void *)STARPU_MATRIX_GET_PTR(buffers[with_source]),
-			    copy_tile, &c);
+	starpu_codelet_unpack_args(cl_arg, &c.D, &c.S, &gi, &gj);
+	c.src = (const char *)STARPU_MATRIX_GET_PTR(buffers[0]);
+	stargemm__pack_walk(c.D, gi, gj, (void *)STARPU_MATRIX_GET_PTR(buffers[1]), copy_tile,
+			    &c);
 }
 
 struct starpu_codelet stargemm_pack_copy_cl = {
 	.name = "pack_copy",
 	.cpu_funcs = { copy_cpu },
-	.nbuffers = STARPU_VARIABLE_NBUFFERS,
+	.nbuffers = 2,
+	.modes = { STARPU_R, STARPU_W },
 };

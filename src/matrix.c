@@ -256,6 +256,28 @@ static int register_all(struct stargemm_matrix *A, const char *fn)
 	return ret;
 }
 
+/* A packed matrix's tiles start as zeros: StarPU allocates a pack at its first write,
+ * and a pack read before any write (a gather or a product before the fill) stopped
+ * StarPU with an assertion ("handle is not initialized"). One task per pack, on its
+ * owner; stargemm_matrix_create_product() only copies the old C's packs over them. */
+static int zero_packs(struct stargemm_matrix *A, const char *fn)
+{
+	const double zero = 0.0;
+
+	for (int64_t idx = 0; idx < A->pack->gmt * A->pack->gnt; idx++) {
+		int ret;
+
+		if (!A->packs[idx])
+			continue;
+		ret = starpu_mpi_task_insert(stargemm__comm(), &stargemm_zero_cl, STARPU_VALUE,
+					     &zero, sizeof(zero), STARPU_W, A->packs[idx], 0);
+		if (ret)
+			return stargemm__error(-EIO, "%s: task submission failed for the zeros of "
+					       "pack %" PRId64 " (%d)", fn, idx, ret);
+	}
+	return 0;
+}
+
 /* The descriptor of an irregular tiling, dense (@p sparse = 0) or with the pattern of
  * @p npresent tiles listed in @p present (@p sparse = 1; 2: never packed); registers
  * the tiles. */
@@ -321,7 +343,8 @@ static int create(struct stargemm_matrix **out, int64_t mt, const int64_t *row_s
 		return stargemm__error(-EINVAL, "%s: a tile of %" PRId64 " x %" PRId64 " exceeds "
 				       "StarPU's 32-bit tile dimensions", fn, max_rows, max_cols);
 	}
-	if ((ret = stargemm__agree(register_all(A, fn)))) {
+	if ((ret = stargemm__agree(register_all(A, fn))) ||
+	    (A->pack && (ret = stargemm__agree(zero_packs(A, fn))))) {
 		stargemm_matrix_destroy(A);
 		return ret;
 	}

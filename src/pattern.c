@@ -90,24 +90,21 @@ static int zero_in_place(struct stargemm_matrix *D, int64_t i, int64_t j)
 	return 1;
 }
 
-/* Pack (I, J) of a packed D: a task that copies C's tiles (C packed alike,
- * src/pack.c) and zeroes the new ones (all of them without C). */
+/* Pack (I, J) of a packed D, zero since its creation (src/matrix.c): a task that
+ * copies C's tiles (C packed alike, src/pack.c) and zeroes the new ones; nothing
+ * without C. */
 static int initialise_pack(struct stargemm_matrix *D, const struct stargemm_matrix *C,
 			   int64_t I, int64_t J)
 {
 	int64_t idx = I + J * D->pack->gmt;
 	starpu_data_handle_t src = C ? C->packs[idx] : NULL;
-	struct starpu_data_descr descr[2] = { { src, STARPU_R }, { D->packs[idx], STARPU_W } };
-	int with_source = src != NULL;
 
-	if (!D->packs[idx])
+	if (!D->packs[idx] || !src)
 		return 0;
 	return starpu_mpi_task_insert(stargemm__comm(), &stargemm_pack_copy_cl,
 				      STARPU_VALUE, &D, sizeof(D), STARPU_VALUE, &C, sizeof(C),
 				      STARPU_VALUE, &I, sizeof(I), STARPU_VALUE, &J, sizeof(J),
-				      STARPU_VALUE, &with_source, sizeof(with_source),
-				      STARPU_DATA_MODE_ARRAY, descr + !with_source,
-				      1 + with_source, 0);
+				      STARPU_R, src, STARPU_W, D->packs[idx], 0);
 }
 
 /* Whether packed C and D have the same packs (they do when both were packed with the

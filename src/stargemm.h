@@ -128,7 +128,8 @@ int stargemm_matrix_create_irregular(struct stargemm_matrix **A,
  *  (STARGEMM_PACK_EXTENT), and the present tiles of a row group x column group share
  *  one StarPU handle and one owner: tile handles cost more than tiny tiles' arithmetic.
  *  Packs are then dealt 2D block-cyclically (stargemm_matrix_owner() tells each tile's
- *  rank) and multiplied in core by batches. Same results; see doc/design.md, "Packs". */
+ *  rank) and multiplied in core by batches; their tiles start as zeros (unpacked tiles
+ *  are undefined until filled). Same results; see doc/design.md, "Packs". */
 int stargemm_matrix_create_sparse(struct stargemm_matrix **A,
 				  int64_t mt, const int64_t *row_sizes,
 				  int64_t nt, const int64_t *col_sizes,

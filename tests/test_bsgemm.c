@@ -344,6 +344,34 @@ static int scatter_round_trip(int P, int Q)
 	return good;
 }
 
+/* A matrix read before any fill (small tiles: packed, src/pack.c): its tiles are
+ * zeros, present or not (a pack read before its first write stopped StarPU). */
+static int unfilled_is_zero(int P, int Q)
+{
+	static const struct bs_case shape = { "7-41", 200, 170, 1, 0, 'N', 'N', 1, 1, 0.5,
+					      0.5, 0.5, 0, 0, 0 };
+	struct stargemm_matrix *X = NULL;
+	double *full = stargemm_rank() == 0 ? malloc(200 * 170 * sizeof(*full)) : NULL;
+	int ret, good;
+
+	sg_allow_packs(1);
+	ret = make(&shape, 0, 0.5, 200, 170, 0, P, Q, &X);
+
+	for (int64_t e = 0; full && e < 200 * 170; e++)
+		full[e] = NAN;
+	ret = ret ? ret : stargemm_matrix_gather(X, full, 200, 0);
+	good = ret == 0;
+	for (int64_t e = 0; good && full && e < 200 * 170; e++)
+		good = full[e] == 0.0;
+	if (stargemm_rank() == 0)
+		printf("%-26s %dx%d gathered before any fill: %s%s%s\n", "unfilled", P, Q,
+		       good ? "zeros, PASS" : "FAIL", ret ? ": " : "",
+		       ret ? stargemm_last_error() : "");
+	free(full);
+	stargemm_matrix_destroy(X);
+	return good;
+}
+
 /* One bad pattern: refused with -EINVAL and a message containing @p want. */
 static int refused(const char *name, int64_t n, const int64_t *list, const char *want, int P,
 		   int Q)
@@ -415,7 +443,8 @@ int main(int argc, char **argv)
 	failures += !full_pattern_is_dense(P, Q);
 	failures += !scatter_round_trip(P, Q);
 	failures += !bad_patterns(P, Q);
-	ncases += 3;
+	failures += !unfilled_is_zero(P, Q);
+	ncases += 4;
 	if (stargemm_rank() == 0)
 		printf("%d of %d cases failed\n", failures, ncases);
 	/* Rank 0 holds the verdict; the others report success so mpiexec relays it. */
