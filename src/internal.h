@@ -180,20 +180,11 @@ int stargemm__env_setting(const char *name, double dflt, double *value);
 #define STARGEMM_PACK_EXTENT 256
 int stargemm__pack_settings(double *below, double *extent);
 
-/* Index of the pack holding tile (i, j) of a packed matrix, in packs. */
-static inline int64_t stargemm__pack_index(const struct stargemm_matrix *A, int64_t i,
-					   int64_t j)
+/* The rank that owns pack (gi, gj) of a packed matrix: its first tile's. */
+static inline int stargemm__pack_owner(const struct stargemm_matrix *A, int64_t gi,
+				       int64_t gj)
 {
-	return A->pack->row_group[i] + A->pack->col_group[j] * A->pack->gmt;
-}
-
-/* Where tile (i, j) of a packed matrix is: its pack's handle (NULL: none) and *offset
- * (elements into the pack). */
-static inline starpu_data_handle_t stargemm__pack_of(const struct stargemm_matrix *A,
-						     int64_t i, int64_t j, int64_t *offset)
-{
-	*offset = A->pack->offset[stargemm__tile_index(A, i, j)];
-	return A->packs[stargemm__pack_index(A, i, j)];
+	return stargemm_matrix_owner(A, A->pack->row_first[gi], A->pack->col_first[gj]);
 }
 
 /* Call @p visit(tile, i, j, arg) for each present tile (i, j) of pack (gi, gj) of @p A,
@@ -202,7 +193,6 @@ static inline starpu_data_handle_t stargemm__pack_of(const struct stargemm_matri
 typedef void (*stargemm__tile_visit)(void *tile, int64_t i, int64_t j, void *arg);
 void stargemm__pack_walk(const struct stargemm_matrix *A, int64_t gi, int64_t gj, void *base,
 			 stargemm__tile_visit visit, void *arg);
-
 
 /* Whether an operand of the problem is packed (src/pack.c): it is then multiplied in
  * core, by batches on CPU workers, also when out of core was asked for. */

@@ -161,7 +161,7 @@ static int register_pack(struct stargemm_matrix *A, int64_t I, int64_t J)
 {
 	const struct stargemm__packing *pk = A->pack;
 	int64_t idx = I + J * pk->gmt, elems = pk->elems[idx];
-	int owner = stargemm_matrix_owner(A, pk->row_first[I], pk->col_first[J]);
+	int owner = stargemm__pack_owner(A, I, J);
 	starpu_data_handle_t h;
 
 	if (elems == 0)

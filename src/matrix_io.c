@@ -365,7 +365,7 @@ static int exchange_packs(const struct stargemm_matrix *A, void *full, int64_t l
 		for (int64_t I = 0; I < pk->gmt; I++) {
 			int64_t idx = I + J * pk->gmt;
 			starpu_data_handle_t h = A->packs[idx], view;
-			int owner = stargemm_matrix_owner(A, pk->row_first[I], pk->col_first[J]);
+			int owner = stargemm__pack_owner(A, I, J);
 
 			if (!h)
 				continue;

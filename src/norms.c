@@ -28,8 +28,7 @@ static int submit_pack_norms(const struct stargemm_matrix *A, double *norms)
 			starpu_data_handle_t h = A->packs[I + J * pk->gmt];
 			int ret;
 
-			if (!h || stargemm_matrix_owner(A, pk->row_first[I], pk->col_first[J]) !=
-					  stargemm_rank())
+			if (!h || stargemm__pack_owner(A, I, J) != stargemm_rank())
 				continue;
 			ret = starpu_task_insert(&stargemm_pack_norm_cl, STARPU_VALUE, &A, sizeof(A),
 						 STARPU_VALUE, &I, sizeof(I), STARPU_VALUE, &J,
