@@ -372,6 +372,31 @@ static int unfilled_is_zero(int P, int Q)
 	return good;
 }
 
+/* A symbolic product that extends a packed C made with other pack settings: refused
+ * (its packs would not match C's, src/pattern.c), with a message naming the settings. */
+static int changed_packs_refused(int P, int Q)
+{
+	static const struct bs_case shape = { "7-41", 200, 170, 1, 0, 'N', 'N', 1, 1, 0.5,
+					      0.5, 0.5, 0, 0, 0 };
+	struct stargemm_matrix *A = NULL, *C = NULL, *D = (struct stargemm_matrix *)&D;
+	int ret, good;
+
+	sg_allow_packs(1);
+	ret = make(&shape, 0, 0.5, 200, 200, 0, P, Q, &A);
+	ret = ret ? ret : stargemm_matrix_create_product(&C, 'N', 'N', A, A, NULL);
+	setenv("STARGEMM_PACK_EXTENT", "100", 1);
+	good = ret == 0 &&
+	       stargemm_matrix_create_product(&D, 'N', 'N', A, A, C) == -EINVAL && D == NULL &&
+	       strstr(stargemm_last_error(), "C's packs differ") != NULL;
+	unsetenv("STARGEMM_PACK_EXTENT");
+	if (stargemm_rank() == 0)
+		printf("%-26s %dx%d refused: \"%s\" %s\n", "C packed otherwise", P, Q,
+		       stargemm_last_error(), good ? "PASS" : "FAIL");
+	stargemm_matrix_destroy(A);
+	stargemm_matrix_destroy(C);
+	return good;
+}
+
 /* One bad pattern: refused with -EINVAL and a message containing @p want. */
 static int refused(const char *name, int64_t n, const int64_t *list, const char *want, int P,
 		   int Q)
@@ -444,7 +469,8 @@ int main(int argc, char **argv)
 	failures += !scatter_round_trip(P, Q);
 	failures += !bad_patterns(P, Q);
 	failures += !unfilled_is_zero(P, Q);
-	ncases += 4;
+	failures += !changed_packs_refused(P, Q);
+	ncases += 5;
 	if (stargemm_rank() == 0)
 		printf("%d of %d cases failed\n", failures, ncases);
 	/* Rank 0 holds the verdict; the others report success so mpiexec relays it. */
