@@ -38,15 +38,10 @@ static int make_request(const struct stargemm__gemm *g, struct stargemm__request
 	r->ndevices = stargemm__device_count();
 	r->gpus = starpu_cuda_worker_get_count() > 0;
 	r->beta_zero = g->beta == 0.0;
-	/* Small tiles on CPUs: many tile products per task (codelets/batch.c); packed
-	 * operands always (their tiles have no handle of their own), on the CPU workers
-	 * also when there are GPUs. */
-	if (r->gpus && !A->pack && !B->pack && !C->pack)
+	/* Small tiles on CPUs: many tile products per task (codelets/batch.c). With GPUs
+	 * no matrix is packed (src/matrix.c), so every product has a handle per tile. */
+	if (r->gpus)
 		return 0;
-	if (stargemm_ncpu_workers() == 0)
-		return stargemm__error(-ENOTSUP, "stargemm: packed operands (small tiles, "
-				       "src/pack.c) are multiplied by CPU workers and this rank "
-				       "has none; set STARGEMM_PACK_BELOW=0");
 	r->workers = stargemm_ncpu_workers() * stargemm_nranks();
 	return stargemm__batch_settings(&r->batch_below, &r->batch_flops);
 }
