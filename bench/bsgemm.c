@@ -419,7 +419,7 @@ static int init(const struct bs_opts *o)
 	cfg.disk_dir = o->disk_dir;
 	cfg.disk_mib = o->disk_mib;
 	if (stargemm_init(&cfg, NULL, NULL)) {
-		fprintf(stderr, "stargemm_init: %s\n", stargemm_last_error());
+		fprintf(stderr, "stargemm_bsgemm: %s\n", stargemm_last_error());
 		return -1;
 	}
 	return 0;

@@ -314,7 +314,7 @@ static int run_stargemm(struct bench_opts *o)
 	cfg.disk_dir = o->disk_dir;
 	cfg.disk_mib = o->disk_mib;
 	if ((ret = stargemm_init(&cfg, NULL, NULL))) {
-		fprintf(stderr, "stargemm_init: %s\n", stargemm_last_error());
+		fprintf(stderr, "stargemm_pdgemm: %s\n", stargemm_last_error());
 		return 1;
 	}
 	if (o->P < 0 && o->Q < 0) {

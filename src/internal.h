@@ -36,6 +36,7 @@ struct stargemm_matrix {
 	 * planner's tile bytes all take it from here. */
 	size_t elem_size;
 	void **storage;           /* mt * nt pointers; non-NULL for tiles this rank allocated */
+	int64_t stored_bytes;     /* this rank's tiles, counted by stargemm__storage_reserve() */
 	/* Packed (src/pack.c): tiles and storage are NULL; each pack of the layout has a
 	 * handle in packs (gmt * gnt, pack (I, J) at I + J * gmt; NULL: empty), whose
 	 * buffer StarPU allocates; tags are per pack. */
@@ -103,6 +104,13 @@ int stargemm__quiet_begin(void);
 void stargemm__quiet_end(int paused);
 /* Tiles are StarPU-allocated (home node -1) so that they can be evicted to disk. */
 int stargemm__managed_storage(void);
+/* The managed storage (storage.c): a RAM budget, and the disk node behind it, holds
+ * every tile of this rank's live matrices, or StarPU 1.3 waits for room forever.
+ * reserve() counts a matrix's own tiles (-ENOMEM with the numbers when they do not
+ * fit), release() gives them back; both count nothing without managed storage. */
+void stargemm__storage_reset(void);
+int stargemm__storage_reserve(int64_t bytes, const char *fn);
+void stargemm__storage_release(int64_t bytes);
 /* MPI calls from the application thread are allowed beside StarPU-MPI's thread. */
 int stargemm__mpi_thread_multiple(void);
 void stargemm__transfers_shutdown(void);
@@ -267,6 +275,7 @@ extern struct starpu_codelet stargemm_gemm_overwrite_cl;  /* same with beta = 0,
 extern struct starpu_codelet stargemm_fill_cl;            /* tile filled by a user function */
 extern struct starpu_codelet stargemm_scale_cl;           /* C = beta C, C in RW */
 extern struct starpu_codelet stargemm_zero_cl;            /* C = 0, C in W */
+extern struct starpu_codelet stargemm_first_value_cl;     /* zeros: an unwritten tile's value */
 extern struct starpu_codelet stargemm_norm_cl;            /* *out = ||A||_F, A in R */
 extern struct starpu_codelet stargemm_copy_cl;            /* B = A, A in R, B in W */
 extern struct starpu_codelet stargemm_batch_cl;           /* many tile products */

@@ -105,6 +105,9 @@ static int register_tile(struct stargemm_matrix *A, int64_t i, int64_t j)
 	} else {
 		starpu_matrix_data_register(&h, -1, 0, (uint32_t)rows, (uint32_t)rows,
 					    (uint32_t)cols, A->elem_size);
+		/* Read before any write, it is zeros (codelets/first_value.c). */
+		if (owner == stargemm_rank())
+			starpu_data_set_reduction_methods(h, NULL, &stargemm_first_value_cl);
 	}
 	starpu_mpi_data_register(h, A->tag_base + idx, owner);
 	A->tiles[idx] = h;
@@ -231,6 +234,22 @@ static int distribute(struct stargemm_matrix *A, const struct stargemm_distribut
 	return ret;
 }
 
+/* Count this rank's tiles against the managed storage (src/storage.c). */
+static int reserve_storage(struct stargemm_matrix *A, const char *fn)
+{
+	int64_t bytes = 0;
+	int ret;
+
+	for (int64_t j = 0; !A->pack && j < A->nt; j++)
+		for (int64_t i = 0; i < A->mt; i++)
+			if (stargemm_matrix_tile_present(A, i, j) &&
+			    stargemm_matrix_owner(A, i, j) == stargemm_rank())
+				bytes += (int64_t)stargemm__tile_bytes(A, i, j);
+	if ((ret = stargemm__storage_reserve(bytes, fn)) == 0)
+		A->stored_bytes = bytes;
+	return ret;
+}
+
 /* Handles (and storage) for every present tile, or every non-empty pack. */
 static int register_all(struct stargemm_matrix *A, const char *fn)
 {
@@ -343,7 +362,8 @@ static int create(struct stargemm_matrix **out, int64_t mt, const int64_t *row_s
 		return stargemm__error(-EINVAL, "%s: a tile of %" PRId64 " x %" PRId64 " exceeds "
 				       "StarPU's 32-bit tile dimensions", fn, max_rows, max_cols);
 	}
-	if ((ret = stargemm__agree(register_all(A, fn))) ||
+	ret = reserve_storage(A, fn);
+	if ((ret = stargemm__agree(ret ? ret : register_all(A, fn))) ||
 	    (A->pack && (ret = stargemm__agree(zero_packs(A, fn))))) {
 		stargemm_matrix_destroy(A);
 		return ret;
@@ -487,6 +507,10 @@ int stargemm__matrix_drop_tile(struct stargemm_matrix *A, int64_t i, int64_t j)
 	/* Its values are discarded: no copy back to the home node. */
 	starpu_data_unregister_no_coherency(A->tiles[idx]);
 	A->tiles[idx] = NULL;
+	if (stargemm_matrix_owner(A, i, j) == stargemm_rank()) {
+		stargemm__storage_release((int64_t)stargemm__tile_bytes(A, i, j));
+		A->stored_bytes -= (int64_t)stargemm__tile_bytes(A, i, j);
+	}
 	if (A->storage[idx]) {
 		free_tile(A, idx);
 		A->storage[idx] = NULL;
@@ -507,6 +531,7 @@ void stargemm_matrix_destroy(struct stargemm_matrix *A)
 		if (A->storage[idx])
 			free_tile(A, idx);
 	free_packs(A);
+	stargemm__storage_release(A->stored_bytes);
 	free(A->tiles);
 	free(A->storage);
 	free(A->present);

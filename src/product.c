@@ -128,6 +128,8 @@ int stargemm__run_product(struct stargemm__gemm *g, const struct stargemm_plan *
 	if (!ret)
 		ret = stargemm__inspect(&r, wl);
 	if (!ret)
+		ret = stargemm__storage_check_list(wl, &r, g->C->elem_size, "stargemm");
+	if (!ret)
 		ret = report(wl, r.beta_zero, now() - t0, info);
 	/* Every rank inserts the list's tasks or none does (memory, environment). */
 	if ((ret = stargemm__agree(ret))) {

@@ -296,6 +296,7 @@ int stargemm_init(const struct stargemm_config *user_cfg, int *argc, char ***arg
 	}
 	rt.managed_storage = cfg.disk_dir != NULL || cfg.ram_limit_mib > 0;
 	atomic_store(&kernel_failures, 0);
+	stargemm__storage_reset();
 	rt.next_tag = 1;
 	rt.initialized = 1;
 	return 0;
@@ -440,7 +441,7 @@ int stargemm__check_kernel_failures(void)
 	if (n == 0)
 		return 0;
 	return stargemm__error(-EIO, "%d kernel(s) failed; first failure here: %s; the "
-			       "result is incomplete", (int)n,
+			       "result is incomplete: C is undefined", (int)n,
 			       local ? kernel_failure_msg : "(on another rank)");
 }
 

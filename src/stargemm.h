@@ -11,6 +11,8 @@
  *    (-EINVAL bad argument, -ENOMEM out of memory, -ENODEV runtime unavailable,
  *    -EIO communication or runtime failure). On failure, stargemm_last_error()
  *    returns a message naming the violated constraint and the offending values.
+ *    A product refused before its tasks were submitted leaves C as it was; one that
+ *    fails once they run (a kernel error) says so, and C is then undefined.
  *  - Collective functions (marked "collective") must be called by every process of
  *    the communicator, in the same order, with the same arguments.
  *  - Matrices are column-major. A tile is stored contiguously, column-major, with
@@ -52,7 +54,11 @@ struct stargemm_config {
 	int count_transfers;
 	/** RAM budget in MiB for StarPU-managed tiles; 0 = none. When > 0 it replaces an
 	 *  exported STARPU_LIMIT_CPU_MEM (the explicit setting wins); when 0, an exported
-	 *  STARPU_LIMIT_CPU_MEM is left to StarPU. */
+	 *  STARPU_LIMIT_CPU_MEM is left to StarPU. With a budget, every tile a rank's
+	 *  live matrices own, and every tile a product receives from other ranks (all in
+	 *  core, those of lookahead + 2 chunks out of core), must fit in the budget plus
+	 *  the disk node: a matrix creation or a product that would not fit is refused
+	 *  (-ENOMEM, with the numbers), since StarPU would wait for room forever. */
 	int64_t ram_limit_mib;
 	/** Directory for StarPU's disk memory node (the slow memory of CPU out-of-core
 	 *  runs); NULL = no disk node. Must exist and be writable: stargemm_init()

@@ -172,6 +172,13 @@ int stargemm__inspect(const struct stargemm__request *r,
  * measured loads. Returns 0 or -ENOMEM. */
 int stargemm__worklist_loads(const struct stargemm__worklist *wl, int c_read, double *loads);
 
+/* Whether the tiles of other ranks the list's products receive fit in the managed
+ * storage beside the live matrices (src/storage.c): all of them in core, those of
+ * lookahead + 2 consecutive chunks out of core. Returns 0 or -ENOMEM with a message
+ * naming @p fn and the numbers; 0 without managed storage. */
+int stargemm__storage_check_list(const struct stargemm__worklist *wl,
+				 const struct stargemm__request *r, size_t elem, const char *fn);
+
 void stargemm__worklist_free(struct stargemm__worklist *wl);
 
 #endif /* STARGEMM_WORKLIST_H */

@@ -1,0 +1,157 @@
+/*
+ * storage.c — what a rank's managed storage (the RAM budget, and the disk node behind
+ * it) can hold, held against what its matrices and products put in it.
+ *
+ * With a RAM budget (stargemm_config.ram_limit_mib or STARPU_LIMIT_CPU_MEM) StarPU
+ * allocates the tiles itself and, with a disk node, evicts them to disk. When the data
+ * outgrows RAM and disk together, StarPU 1.3 does not fail: the allocation that finds
+ * no room waits for an eviction that can never come, and the program hangs (a product
+ * of three 32 MiB matrices with 24 MiB of RAM and a 16 MiB disk waited forever). So the
+ * library keeps the sum of the tiles its live matrices own on this rank, refuses a
+ * matrix that would not fit, and refuses a product whose received tiles would not fit
+ * beside them, with the numbers, before StarPU is asked for anything.
+ *
+ * The count is of stargemm's matrices only, and of each tile's elements: an
+ * application that registers data of its own in the same budget must leave room.
+ */
+#include <inttypes.h>
+#include <stdlib.h>
+
+#include "internal.h"
+#include "worklist.h"
+
+static int64_t live_bytes;   /* tiles this rank's live matrices own */
+
+void stargemm__storage_reset(void)
+{
+	live_bytes = 0;
+}
+
+/* Bytes of the disk nodes (0: none). */
+static int64_t disk_bytes(void)
+{
+	int64_t total = 0;
+
+	for (unsigned node = 0; node < starpu_memory_nodes_get_count(); node++)
+		if (starpu_node_get_kind(node) == STARPU_DISK_RAM)
+			total += (int64_t)starpu_memory_get_total(node);
+	return total;
+}
+
+/* Refuse @p need bytes in the managed storage, with the numbers. */
+static int too_much(int64_t need, const char *fn, const char *what)
+{
+	int64_t ram = (int64_t)starpu_memory_get_total(STARPU_MAIN_RAM), disk = disk_bytes();
+	const double mib = 1024.0 * 1024.0;
+
+	return stargemm__error(-ENOMEM, "%s: rank %d would hold %.1f MiB of tiles (%s), more "
+			       "than its storage: a RAM budget of %.1f MiB (ram_limit_mib) and "
+			       "%.1f MiB of disk node (disk_mib); StarPU would wait for room "
+			       "forever", fn, stargemm_rank(), (double)need / mib, what,
+			       (double)ram / mib, (double)disk / mib);
+}
+
+/* Room in the managed storage: -1 when there is no bound (no managed storage, or
+ * StarPU reports no RAM size). */
+static int64_t capacity(void)
+{
+	starpu_ssize_t ram;
+
+	if (!stargemm__managed_storage())
+		return -1;
+	ram = starpu_memory_get_total(STARPU_MAIN_RAM);
+	return ram < 0 ? -1 : (int64_t)ram + disk_bytes();
+}
+
+int stargemm__storage_reserve(int64_t bytes, const char *fn)
+{
+	int64_t cap = capacity();
+
+	if (cap >= 0 && live_bytes + bytes > cap)
+		return too_much(live_bytes + bytes, fn, "the matrices' own tiles");
+	live_bytes += bytes;
+	return 0;
+}
+
+void stargemm__storage_release(int64_t bytes)
+{
+	live_bytes -= bytes;
+}
+
+/* Sort keys (tile coordinates packed into one integer). */
+static int compare_keys(const void *a, const void *b)
+{
+	int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
+
+	return (x > y) - (x < y);
+}
+
+/* Bytes of the distinct tiles of other ranks that products [first, first + count)
+ * of this rank read; @p keys has room for 2 * count. */
+static int64_t received_bytes(const struct stargemm__worklist *wl,
+			      const struct stargemm__request *r, size_t elem, int64_t first,
+			      int64_t count, int64_t *keys)
+{
+	int64_t n = 0, bytes = 0;
+
+	for (int64_t p = first; p < first + count; p++) {
+		const struct stargemm__product *x = &wl->products[p];
+
+		if (x->info.device < 0)
+			continue;
+		if (stargemm__operand_owner(&r->a, x->i, x->k) != r->me)
+			keys[n++] = 2 * (x->i + x->k * r->mt);
+		if (stargemm__operand_owner(&r->b, x->k, x->j) != r->me)
+			keys[n++] = 2 * (x->k + x->j * r->kt) + 1;
+	}
+	qsort(keys, (size_t)n, sizeof(*keys), compare_keys);
+	for (int64_t e = 0; e < n; e++) {
+		int64_t key = keys[e] / 2, rows, cols;
+
+		if (e > 0 && keys[e] == keys[e - 1])
+			continue;
+		if (keys[e] % 2 == 0) {   /* op(A)(i, k) */
+			rows = r->row_off[key % r->mt + 1] - r->row_off[key % r->mt];
+			cols = r->k_off[key / r->mt + 1] - r->k_off[key / r->mt];
+		} else {                  /* op(B)(k, j) */
+			rows = r->k_off[key % r->kt + 1] - r->k_off[key % r->kt];
+			cols = r->col_off[key / r->kt + 1] - r->col_off[key / r->kt];
+		}
+		bytes += rows * cols * (int64_t)elem;
+	}
+	return bytes;
+}
+
+int stargemm__storage_check_list(const struct stargemm__worklist *wl,
+				 const struct stargemm__request *r, size_t elem, const char *fn)
+{
+	int64_t cap = capacity(), window, most = 0, sum = 0, longest = 0, *keys, *per;
+
+	if (cap < 0 || wl->nproducts == 0)
+		return 0;
+	/* In core every received tile stays until the end; out of core chunk n is
+	 * inserted once chunk n - (lookahead + 1) is done and its inputs let go, so at
+	 * most lookahead + 2 chunks' received tiles coexist. */
+	window = wl->throttled ? wl->lookahead + 2 : wl->nchunks;
+	for (int64_t n = 0; n < wl->nchunks; n++)
+		longest = wl->chunks[n].count > longest ? wl->chunks[n].count : longest;
+	keys = malloc((size_t)(2 * longest) * sizeof(*keys));
+	per = malloc((size_t)wl->nchunks * sizeof(*per));
+	if (!keys || !per) {
+		free(keys);
+		free(per);
+		return stargemm__error(-ENOMEM, "%s: out of memory", fn);
+	}
+	for (int64_t n = 0; n < wl->nchunks; n++) {
+		per[n] = received_bytes(wl, r, elem, wl->chunks[n].first, wl->chunks[n].count,
+					keys);
+		sum += per[n] - (n >= window ? per[n - window] : 0);
+		most = sum > most ? sum : most;
+	}
+	free(keys);
+	free(per);
+	if (live_bytes + most > cap)
+		return too_much(live_bytes + most, fn, "the matrices' own and the tiles the "
+				"product receives from other ranks");
+	return 0;
+}
