@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # scripts/deps.sh — install and build everything stargemm needs, from Debian only.
 #
-# Usage: scripts/deps.sh [native|simgrid]      (default: native)
+# Usage: scripts/deps.sh [native|simgrid|tsan]      (default: native)
 # Prints, as its last line of output, the StarPU install prefix to use.
 #
 # Why a script: Debian's binary libstarpu-dev is built on Open MPI, without FxT and
@@ -17,6 +17,8 @@
 #   simgrid  StarPU in SimGrid simulation mode (simulated CUDA workers, SMPI for MPI,
 #            static libraries), for the tests of the GPU scheduling logic on machines
 #            without a GPU.
+#   tsan     StarPU-MPI (MPICH) built with -fsanitize=thread, no CUDA, for the
+#            ThreadSanitizer checks of scripts/tsan.sh.
 set -euo pipefail
 
 flavour=${1:-native}
@@ -82,13 +84,21 @@ configure_flags() {
 			echo --disable-cuda
 		fi
 		;;
+	tsan)
+		# Instrumented for ThreadSanitizer (scripts/tsan.sh): StarPU's own locks are
+		# compare-and-swap code that an uninstrumented build hides from it. No CUDA,
+		# no FxT: the checks run on CPU workers.
+		echo "${common_flags[@]}" --enable-mpi --with-mpicc=/usr/bin/mpicc.mpich \
+			--with-mpiexec=/usr/bin/mpiexec.mpich --disable-cuda \
+			CFLAGS=-fsanitize=thread LDFLAGS=-fsanitize=thread
+		;;
 	simgrid)
 		# SimGrid's SMPI stands in for MPI; simulated programs are static.
 		echo "${common_flags[@]}" --enable-simgrid --enable-maxcudadev=8 --disable-cuda \
 			--enable-mpi --with-mpicc=/usr/bin/smpicc --disable-shared
 		;;
 	*)
-		echo "deps.sh: unknown flavour '$flavour' (expected native or simgrid)" >&2
+		echo "deps.sh: unknown flavour '$flavour' (expected native, simgrid or tsan)" >&2
 		exit 2
 		;;
 	esac

@@ -252,11 +252,13 @@ static int exchange(const struct stargemm_matrix *A, void *full, int64_t ld, int
 	struct posted p = { calloc((size_t)(ntiles > 0 ? ntiles : 1), sizeof(*p.req)),
 			    calloc((size_t)(ntiles > 0 ? ntiles : 1), sizeof(*p.view)), 0, 0 };
 
-	if (!p.req || !p.view) {
+	int ret = p.req && p.view ? 0 : stargemm__error(-ENOMEM, "stargemm: out of memory for %"
+						       PRId64 " tile messages", ntiles);
+
+	if ((ret = stargemm__agree(ret))) {
 		free(p.req);
 		free(p.view);
-		return stargemm__error(-ENOMEM, "stargemm: out of memory for %" PRId64
-				       " tile messages", ntiles);
+		return ret;
 	}
 	for (int64_t j = 0; j < A->nt; j++)
 		for (int64_t i = 0; i < A->mt; i++) {
@@ -284,7 +286,7 @@ static int exchange(const struct stargemm_matrix *A, void *full, int64_t ld, int
 	wait_posted(&p);
 	free(p.req);
 	free(p.view);
-	return p.ret;
+	return stargemm__agree(p.ret);
 }
 
 /* ---- packed matrices: one message per pack ---------------------------------------- */
@@ -337,6 +339,24 @@ static starpu_data_handle_t pack_buffer(const struct full_array *f, int64_t I, i
 	return view;
 }
 
+/* On the root, the buffer and view of every pack another rank owns (NULL elsewhere). */
+static int root_buffers(const struct full_array *f, starpu_data_handle_t *views, void **buf)
+{
+	const struct stargemm__packing *pk = f->A->pack;
+
+	for (int64_t J = 0; J < pk->gnt; J++)
+		for (int64_t I = 0; I < pk->gmt; I++) {
+			int64_t idx = I + J * pk->gmt;
+
+			if (!f->A->packs[idx] || stargemm__pack_owner(f->A, I, J) == stargemm_rank())
+				continue;
+			if (!(views[idx] = pack_buffer(f, I, J, &buf[idx])))
+				return stargemm__error(-ENOMEM, "stargemm: out of memory for "
+						       "pack (%" PRId64 ", %" PRId64 ")", I, J);
+		}
+	return 0;
+}
+
 /* exchange() for a packed matrix: each pack is one message between the root and its
  * owner. Absent tiles are gathered as zeros. */
 static int exchange_packs(const struct stargemm_matrix *A, void *full, int64_t ld, int root,
@@ -349,13 +369,25 @@ static int exchange_packs(const struct stargemm_matrix *A, void *full, int64_t l
 	struct posted p = { calloc((size_t)npacks, sizeof(*p.req)),
 			    calloc((size_t)npacks, sizeof(*p.view)), 0, 0 };
 	void **buf = calloc((size_t)npacks, sizeof(*buf));
+	starpu_data_handle_t *views = calloc((size_t)npacks, sizeof(*views));
+	int ret = p.req && p.view && buf && views ? 0 : stargemm__error(
+			-ENOMEM, "stargemm: out of memory for %" PRId64 " pack messages", npacks);
 
-	if (!p.req || !p.view || !buf) {
+	/* The root's buffers first, agreed: a rank that gave up half-way through the
+	 * posts would leave its peers waiting. */
+	if (!ret && me == root)
+		ret = root_buffers(&f, views, buf);
+	if ((ret = stargemm__agree(ret))) {
+		for (int64_t idx = 0; views && idx < npacks; idx++)
+			if (views[idx])
+				starpu_data_unregister(views[idx]);
+		for (int64_t idx = 0; buf && idx < npacks; idx++)
+			free(buf[idx]);
+		free(views);
+		free(buf);
 		free(p.req);
 		free(p.view);
-		free(buf);
-		return stargemm__error(-ENOMEM, "stargemm: out of memory for %" PRId64
-				       " pack messages", npacks);
+		return ret;
 	}
 	for (int64_t j = 0; me == root && !to_tiles && j < A->nt; j++)
 		for (int64_t i = 0; i < A->mt; i++)
@@ -364,7 +396,7 @@ static int exchange_packs(const struct stargemm_matrix *A, void *full, int64_t l
 	for (int64_t J = 0; J < pk->gnt; J++)
 		for (int64_t I = 0; I < pk->gmt; I++) {
 			int64_t idx = I + J * pk->gmt;
-			starpu_data_handle_t h = A->packs[idx], view;
+			starpu_data_handle_t h = A->packs[idx];
 			int owner = stargemm__pack_owner(A, I, J);
 
 			if (!h)
@@ -372,13 +404,8 @@ static int exchange_packs(const struct stargemm_matrix *A, void *full, int64_t l
 			if (owner == root && me == root) {
 				local_pack_copy(&f, I, J, h);
 			} else if (me == root) {
-				if (!(view = pack_buffer(&f, I, J, &buf[idx])) && !p.ret)
-					p.ret = stargemm__error(-ENOMEM, "stargemm: out of memory "
-								"for pack (%" PRId64 ", %" PRId64
-								")", I, J);
-				if (view)
-					post(&p, view, view, to_tiles, owner, A->tag_base + idx, I,
-					     J);
+				post(&p, views[idx], views[idx], to_tiles, owner,
+				     A->tag_base + idx, I, J);
 			} else if (me == owner) {
 				post(&p, h, NULL, !to_tiles, root, A->tag_base + idx, I, J);
 			}
@@ -395,9 +422,10 @@ static int exchange_packs(const struct stargemm_matrix *A, void *full, int64_t l
 	for (int64_t idx = 0; idx < npacks; idx++)
 		free(buf[idx]);
 	free(buf);
+	free(views);
 	free(p.req);
 	free(p.view);
-	return p.ret;
+	return stargemm__agree(p.ret);
 }
 
 int stargemm_matrix_scatter(struct stargemm_matrix *A, const double *full, int64_t ld,
@@ -406,7 +434,8 @@ int stargemm_matrix_scatter(struct stargemm_matrix *A, const double *full, int64
 	int ret;
 
 	stargemm__clear_error();
-	if ((ret = check_io_args(A, full, ld, root, "stargemm_matrix_scatter")))
+	/* Agreed: a bad array or ld is the root's alone, and the others would wait. */
+	if ((ret = stargemm__agree(check_io_args(A, full, ld, root, "stargemm_matrix_scatter"))))
 		return ret;
 	/* The array is only read: the views on it are used as send buffers. */
 	if (A->pack)
@@ -420,7 +449,8 @@ int stargemm_matrix_gather(const struct stargemm_matrix *A, double *full, int64_
 	int ret;
 
 	stargemm__clear_error();
-	if ((ret = check_io_args(A, full, ld, root, "stargemm_matrix_gather")))
+	/* Agreed: a bad array or ld is the root's alone, and the others would wait. */
+	if ((ret = stargemm__agree(check_io_args(A, full, ld, root, "stargemm_matrix_gather"))))
 		return ret;
 	if (A->pack)
 		return exchange_packs(A, full, ld, root, 0);

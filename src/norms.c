@@ -73,12 +73,15 @@ int stargemm_matrix_norms(const struct stargemm_matrix *A, double *norms)
 	stargemm__clear_error();
 	if ((ret = stargemm__check_matrix(A, "A")))
 		return ret;
-	if (!norms)
-		return stargemm__error(-EINVAL, "stargemm_matrix_norms: norms is NULL");
+	/* Agreed, here and after the tasks: the norms are shared by every rank, which
+	 * would wait for one that gave up. */
+	if ((ret = stargemm__agree(norms ? 0 : stargemm__error(-EINVAL, "stargemm_matrix_norms: "
+							       "norms is NULL"))))
+		return ret;
 	memset(norms, 0, (size_t)(A->mt * A->nt) * sizeof(*norms));
 	ret = submit_norms(A, norms);
 	/* Wait even after a failed submission: submitted tasks write into norms. */
-	if ((ret = stargemm__wait_after(ret)))
+	if ((ret = stargemm__agree(stargemm__wait_after(ret))))
 		return ret;
 	return stargemm__share_owned_f64(norms, A->mt * A->nt);
 }
@@ -100,9 +103,12 @@ int stargemm_matrix_filter(struct stargemm_matrix *A, double eps, int64_t *remov
 	if (eps == 0.0)
 		return 0;
 	norms = malloc((size_t)(A->mt * A->nt > 0 ? A->mt * A->nt : 1) * sizeof(*norms));
-	if (!norms)
-		return stargemm__error(-ENOMEM, "stargemm_matrix_filter: out of memory for %"
-				       PRId64 " tile norms", A->mt * A->nt);
+	if ((ret = stargemm__agree(norms ? 0 : stargemm__error(
+			-ENOMEM, "stargemm_matrix_filter: out of memory for %" PRId64
+			" tile norms", A->mt * A->nt)))) {
+		free(norms);
+		return ret;
+	}
 	if ((ret = stargemm_matrix_norms(A, norms))) {
 		free(norms);
 		return ret;

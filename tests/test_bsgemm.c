@@ -397,6 +397,37 @@ static int changed_packs_refused(int P, int Q)
 	return good;
 }
 
+/* A bad argument on the root only (its array NULL, then its norms array): every rank
+ * refuses, the root with its message, the others saying another rank failed, instead
+ * of waiting for the root's messages (src/collective.c, stargemm__agree()). Every
+ * rank judges its own result (and fails the run through its exit status). */
+static int root_only_errors_agreed(int P, int Q)
+{
+	static const struct bs_case shape = { "7-41", 200, 170, 1, 0, 'N', 'N', 1, 1, 0.5,
+					      0.5, 0.5, 0, 0, 0 };
+	struct stargemm_matrix *X = NULL;
+	int root = stargemm_nranks() - 1, me = stargemm_rank(), ret, good;
+	double *norms;
+	const char *want;
+
+	sg_allow_packs(0);
+	ret = make(&shape, 0, 0.5, 200, 170, 0, P, Q, &X);
+	norms = ret ? NULL : malloc((size_t)(stargemm_matrix_mt(X) * stargemm_matrix_nt(X)) *
+				    sizeof(*norms));
+	want = me == root ? "NULL on the root" : "other rank(s) failed";
+	good = ret == 0 && stargemm_matrix_scatter(X, NULL, 200, root) != 0 &&
+	       strstr(stargemm_last_error(), want) != NULL;
+	want = me == root ? "norms is NULL" : "other rank(s) failed";
+	good = good && stargemm_matrix_norms(X, me == root ? NULL : norms) != 0 &&
+	       strstr(stargemm_last_error(), want) != NULL;
+	printf("%-26s %dx%d rank %d: root's bad arrays refused: %s%s%s\n", "root-only errors", P,
+	       Q, me, good ? "PASS" : "FAIL", good ? "" : ": ", good ? "" : stargemm_last_error());
+	free(norms);
+	stargemm_matrix_destroy(X);
+	sg_allow_packs(1);
+	return good;
+}
+
 /* One bad pattern: refused with -EINVAL and a message containing @p want. */
 static int refused(const char *name, int64_t n, const int64_t *list, const char *want, int P,
 		   int Q)
@@ -456,7 +487,7 @@ static int bad_patterns(int P, int Q)
 int main(int argc, char **argv)
 {
 	int P = argc > 2 ? atoi(argv[1]) : 1, Q = argc > 2 ? atoi(argv[2]) : 1;
-	int failures = 0, ncases = 0, ret;
+	int failures = 0, ncases = 0, own_failure, ret;
 
 	if ((ret = stargemm_init(NULL, &argc, &argv)) != 0) {
 		fprintf(stderr, "stargemm_init: %s\n", stargemm_last_error());
@@ -470,11 +501,13 @@ int main(int argc, char **argv)
 	failures += !bad_patterns(P, Q);
 	failures += !unfilled_is_zero(P, Q);
 	failures += !changed_packs_refused(P, Q);
+	own_failure = !root_only_errors_agreed(P, Q);
 	ncases += 5;
 	if (stargemm_rank() == 0)
 		printf("%d of %d cases failed\n", failures, ncases);
-	/* Rank 0 holds the verdict; the others report success so mpiexec relays it. */
-	ret = stargemm_rank() == 0 && failures ? 1 : 0;
+	/* Rank 0 holds the verdict of the cases it checks, each rank its own of the
+	 * root-only errors; mpiexec fails when any rank does. */
+	ret = (stargemm_rank() == 0 && failures) || own_failure ? 1 : 0;
 	stargemm_finalize();
 	return ret;
 }
