@@ -83,3 +83,11 @@ void sg_allow_packs(int allow)
 	else
 		setenv("STARGEMM_PACK_BELOW", "0", 1);
 }
+
+void sg_fill_nan(double *t, int64_t ld, int64_t rows, int64_t cols, int64_t row0,
+		 int64_t col0, void *arg)
+{
+	for (int64_t j = 0; j < cols; j++)
+		for (int64_t i = 0; i < rows; i++)
+			t[i + j * ld] = NAN;
+}

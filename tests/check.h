@@ -30,6 +30,10 @@ double sg_gemm_residual(char ta, char tb, int64_t m, int64_t n, int64_t k, doubl
  * for the out-of-core cases, which need a handle per tile. */
 void sg_allow_packs(int allow);
 
+/* A stargemm_fill_fn that writes NaNs: C filled with it must not survive beta = 0. */
+void sg_fill_nan(double *t, int64_t ld, int64_t rows, int64_t cols, int64_t row0,
+		 int64_t col0, void *arg);
+
 /* Residual bound used by every check. */
 #define SG_RESIDUAL_BOUND 10.0
 

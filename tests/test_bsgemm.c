@@ -133,14 +133,6 @@ static int make(const struct bs_case *c, int which, double density, int64_t rows
 	return ret;
 }
 
-static void fill_nan(double *t, int64_t ld, int64_t rows, int64_t cols, int64_t r0,
-		     int64_t c0, void *arg)
-{
-	for (int64_t j = 0; j < cols; j++)
-		for (int64_t i = 0; i < rows; i++)
-			t[i + j * ld] = NAN;
-}
-
 static double fro(const double *x, int64_t n)
 {
 	double s = 0.0;
@@ -210,7 +202,7 @@ static int run_case(const struct bs_case *c, int P, int Q, int ooc)
 	ret = ret ? ret : make(c, 2, c->dc, c->m, c->n, 0, P, Q, &C);
 	ret = ret ? ret : stargemm_matrix_fill_random(A, 11);
 	ret = ret ? ret : stargemm_matrix_fill_random(B, 22);
-	ret = ret ? ret : c->nan_c ? stargemm_matrix_fill(C, fill_nan, NULL)
+	ret = ret ? ret : c->nan_c ? stargemm_matrix_fill(C, sg_fill_nan, NULL)
 				   : stargemm_matrix_fill_random(C, 33);
 	if (!ret) {
 		a = sg_gather_new(A);

@@ -72,14 +72,6 @@ static int make(const struct gemm_case *c, struct stargemm_matrix **X, int64_t r
 	return stargemm_matrix_create_irregular(X, nr, rs, nc, cs, P, Q);
 }
 
-static void fill_nan(double *t, int64_t ld, int64_t rows, int64_t cols, int64_t r0,
-		     int64_t c0, void *arg)
-{
-	for (int64_t j = 0; j < cols; j++)
-		for (int64_t i = 0; i < rows; i++)
-			t[i + j * ld] = NAN;
-}
-
 /* How the GEMM of a case is run. */
 enum mode { PLAIN, OOC_FORCED, OOC_AUTO };
 
@@ -127,7 +119,7 @@ static int run_case(const struct gemm_case *c, int P, int Q, enum mode mode)
 	ret = ret ? ret : make(c, &C, c->m, c->n, P, Q);
 	ret = ret ? ret : stargemm_matrix_fill_random(A, 11);
 	ret = ret ? ret : stargemm_matrix_fill_random(B, 22);
-	ret = ret ? ret : c->nan_c ? stargemm_matrix_fill(C, fill_nan, NULL)
+	ret = ret ? ret : c->nan_c ? stargemm_matrix_fill(C, sg_fill_nan, NULL)
 				   : stargemm_matrix_fill_random(C, 33);
 	if (!ret) {
 		a = sg_gather_new(A);

@@ -43,14 +43,6 @@ static int all_equal(const struct stargemm_matrix *X, double v)
 	return good;
 }
 
-static void nan_tile(double *t, int64_t ld, int64_t rows, int64_t cols, int64_t row0,
-		     int64_t col0, void *arg)
-{
-	for (int64_t c = 0; c < cols; c++)
-		for (int64_t r = 0; r < rows; r++)
-			t[r + c * ld] = NAN;
-}
-
 /* C = A B with C never written, beta = 1: C is A B (residual against C0 = 0). */
 static int unfilled_c(int P, int Q, int ooc)
 {
@@ -93,7 +85,7 @@ static int unfilled_a(int P, int Q)
 	ret = ret ? ret : stargemm_matrix_create(&B, K, N, NB, NB, P, Q);
 	ret = ret ? ret : stargemm_matrix_create(&C, M, N, NB, NB, P, Q);
 	ret = ret ? ret : stargemm_matrix_fill_random(B, 2);
-	ret = ret ? ret : stargemm_matrix_fill(C, nan_tile, NULL);
+	ret = ret ? ret : stargemm_matrix_fill(C, sg_fill_nan, NULL);
 	ret = ret ? ret : stargemm_pdgemm('N', 'N', 1.0, A, B, 0.0, C);
 	if (!ret)
 		good = all_equal(C, 0.0);
