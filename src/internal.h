@@ -275,7 +275,6 @@ extern struct starpu_codelet stargemm_gemm_overwrite_cl;  /* same with beta = 0,
 extern struct starpu_codelet stargemm_fill_cl;            /* tile filled by a user function */
 extern struct starpu_codelet stargemm_scale_cl;           /* C = beta C, C in RW */
 extern struct starpu_codelet stargemm_zero_cl;            /* C = 0, C in W */
-extern struct starpu_codelet stargemm_first_value_cl;     /* zeros: an unwritten tile's value */
 extern struct starpu_codelet stargemm_norm_cl;            /* *out = ||A||_F, A in R */
 extern struct starpu_codelet stargemm_copy_cl;            /* B = A, A in R, B in W */
 extern struct starpu_codelet stargemm_batch_cl;           /* many tile products */

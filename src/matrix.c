@@ -105,9 +105,6 @@ static int register_tile(struct stargemm_matrix *A, int64_t i, int64_t j)
 	} else {
 		starpu_matrix_data_register(&h, -1, 0, (uint32_t)rows, (uint32_t)rows,
 					    (uint32_t)cols, A->elem_size);
-		/* Read before any write, it is zeros (codelets/first_value.c). */
-		if (owner == stargemm_rank())
-			starpu_data_set_reduction_methods(h, NULL, &stargemm_first_value_cl);
 	}
 	starpu_mpi_data_register(h, A->tag_base + idx, owner);
 	A->tiles[idx] = h;

@@ -58,7 +58,10 @@ struct stargemm_config {
 	 *  live matrices own, and every tile a product receives from other ranks (all in
 	 *  core, those of lookahead + 2 chunks out of core), must fit in the budget plus
 	 *  the disk node: a matrix creation or a product that would not fit is refused
-	 *  (-ENOMEM, with the numbers), since StarPU would wait for room forever. */
+	 *  (-ENOMEM, with the numbers), since StarPU would wait for room forever. Such
+	 *  tiles have no value until written: fill or scatter a matrix (or write it as C
+	 *  with beta = 0) before reading it; StarPU 1.3 stops on a read of a tile never
+	 *  written. */
 	int64_t ram_limit_mib;
 	/** Directory for StarPU's disk memory node (the slow memory of CPU out-of-core
 	 *  runs); NULL = no disk node. Must exist and be writable: stargemm_init()
