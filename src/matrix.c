@@ -505,8 +505,10 @@ int stargemm__matrix_drop_tile(struct stargemm_matrix *A, int64_t i, int64_t j)
 	starpu_data_unregister_no_coherency(A->tiles[idx]);
 	A->tiles[idx] = NULL;
 	if (stargemm_matrix_owner(A, i, j) == stargemm_rank()) {
-		stargemm__storage_release((int64_t)stargemm__tile_bytes(A, i, j));
-		A->stored_bytes -= (int64_t)stargemm__tile_bytes(A, i, j);
+		int64_t bytes = (int64_t)stargemm__tile_bytes(A, i, j);
+
+		stargemm__storage_release(bytes);
+		A->stored_bytes -= bytes;
 	}
 	if (A->storage[idx]) {
 		free_tile(A, idx);

@@ -336,18 +336,20 @@ static int scatter_round_trip(int P, int Q)
 	return good;
 }
 
+/* Small irregular tiles (7-41): the shape of the three cases below. */
+static const struct bs_case small_tiles = { "7-41", 200, 170, 1, 0, 'N', 'N', 1, 1, 0.5, 0.5,
+					    0.5, 0, 0, 0 };
+
 /* A matrix read before any fill (small tiles: packed, src/pack.c): its tiles are
  * zeros, present or not (a pack read before its first write stopped StarPU). */
 static int unfilled_is_zero(int P, int Q)
 {
-	static const struct bs_case shape = { "7-41", 200, 170, 1, 0, 'N', 'N', 1, 1, 0.5,
-					      0.5, 0.5, 0, 0, 0 };
 	struct stargemm_matrix *X = NULL;
 	double *full = stargemm_rank() == 0 ? malloc(200 * 170 * sizeof(*full)) : NULL;
 	int ret, good;
 
 	sg_allow_packs(1);
-	ret = make(&shape, 0, 0.5, 200, 170, 0, P, Q, &X);
+	ret = make(&small_tiles, 0, 0.5, 200, 170, 0, P, Q, &X);
 
 	for (int64_t e = 0; full && e < 200 * 170; e++)
 		full[e] = NAN;
@@ -368,13 +370,11 @@ static int unfilled_is_zero(int P, int Q)
  * (its packs would not match C's, src/pattern.c), with a message naming the settings. */
 static int changed_packs_refused(int P, int Q)
 {
-	static const struct bs_case shape = { "7-41", 200, 170, 1, 0, 'N', 'N', 1, 1, 0.5,
-					      0.5, 0.5, 0, 0, 0 };
 	struct stargemm_matrix *A = NULL, *C = NULL, *D = (struct stargemm_matrix *)&D;
 	int ret, good;
 
 	sg_allow_packs(1);
-	ret = make(&shape, 0, 0.5, 200, 200, 0, P, Q, &A);
+	ret = make(&small_tiles, 0, 0.5, 200, 200, 0, P, Q, &A);
 	ret = ret ? ret : stargemm_matrix_create_product(&C, 'N', 'N', A, A, NULL);
 	setenv("STARGEMM_PACK_EXTENT", "100", 1);
 	good = ret == 0 &&
@@ -395,15 +395,13 @@ static int changed_packs_refused(int P, int Q)
  * rank judges its own result (and fails the run through its exit status). */
 static int root_only_errors_agreed(int P, int Q)
 {
-	static const struct bs_case shape = { "7-41", 200, 170, 1, 0, 'N', 'N', 1, 1, 0.5,
-					      0.5, 0.5, 0, 0, 0 };
 	struct stargemm_matrix *X = NULL;
 	int root = stargemm_nranks() - 1, me = stargemm_rank(), ret, good;
 	double *norms;
 	const char *want;
 
 	sg_allow_packs(0);
-	ret = make(&shape, 0, 0.5, 200, 170, 0, P, Q, &X);
+	ret = make(&small_tiles, 0, 0.5, 200, 170, 0, P, Q, &X);
 	norms = ret ? NULL : malloc((size_t)(stargemm_matrix_mt(X) * stargemm_matrix_nt(X)) *
 				    sizeof(*norms));
 	want = me == root ? "NULL on the root" : "other rank(s) failed";
