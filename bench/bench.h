@@ -16,6 +16,7 @@ struct bench_opts {
 	char transA, transB;
 	double alpha, beta;
 	int niter, warmup, check, csv_header;
+	int quiet;             /* no progress line (stargemm_set_progress()) */
 	int csv_header_after_init; /* simulation: header once stargemm knows its rank */
 	const char *trace_dir; /* NULL: no trace */
 	double peak;           /* GFLOP/s; <= 0: measure */

@@ -14,6 +14,10 @@
  *
  * bench/compare_dbcsr.sh runs this program and the libDBCSR peer (bench/dbcsr_peer.c)
  * on the same problem.
+ *
+ * The progress line of the library is on (rank 0's stderr, when a terminal or
+ * STARGEMM_PROGRESS=force) unless --quiet; it is no CSV column, as it changes no
+ * result.
  */
 #include <errno.h>
 #include <getopt.h>
@@ -31,7 +35,7 @@
 struct bs_opts {
 	struct bsgen_params gen;
 	double alpha, beta, eps;
-	int P, Q, ncpus, niter, warmup, check, csv, plan, ooc, balanced, no_dense;
+	int P, Q, ncpus, niter, warmup, check, csv, plan, ooc, balanced, no_dense, quiet;
 	int64_t b, c, d, device_mib, ram_limit_mib, disk_mib;
 	int lookahead;
 	const char *trace_dir, *disk_dir, *sched;
@@ -74,6 +78,8 @@ static void usage(FILE *f)
 		"  --plan                print the work list's figures (and the plan) to stderr\n"
 		"  --trace DIR           FxT trace of the run, merged into DIR/paje.trace (ViTE)\n"
 		"  --csv                 print the CSV header first\n"
+		"  --quiet               no progress line on rank 0's stderr (shown only when\n"
+		"                        stderr is a terminal, or STARGEMM_PROGRESS=force)\n"
 		"  --help                this text\n"
 		"Columns: impl,ranks,threads,m,n,k,lo,hi,density_a,density_b,density_c,seed,eps,\n"
 		"mt,nt,kt,products,iter,seconds,useful_gflop,gflops,residual,skipped,c_removed,\n"
@@ -132,6 +138,7 @@ static int parse_option(int c, struct bs_opts *o)
 	case 'v': o->csv = 1; break;
 	case 'p': o->plan = 1; break;
 	case 'O': o->ooc = 1; break;
+	case 'q': o->quiet = 1; break;
 	case 'r': o->trace_dir = optarg; break;
 	case 's': o->sched = optarg; break;
 	case 'D': bad = parse_dist(optarg, &o->balanced); break;
@@ -161,7 +168,8 @@ static int parse(int argc, char **argv, struct bs_opts *o)
 		{ "sched", 1, 0, 's' }, { "b", 1, 0, 1001 }, { "c", 1, 0, 1002 },
 		{ "d", 1, 0, 1003 }, { "lookahead", 1, 0, 1004 }, { "device-mem", 1, 0, 1005 },
 		{ "ram-limit", 1, 0, 1006 }, { "disk", 1, 0, 1007 }, { "disk-mib", 1, 0, 1008 },
-		{ "dist", 1, 0, 'D' }, { "no-dense", 0, 0, 'N' }, { "help", 0, 0, 'H' }, { 0, 0, 0, 0 }
+		{ "dist", 1, 0, 'D' }, { "no-dense", 0, 0, 'N' }, { "quiet", 0, 0, 'q' },
+		{ "help", 0, 0, 'H' }, { 0, 0, 0, 0 }
 	};
 	int c;
 
@@ -418,6 +426,10 @@ static int init(const struct bs_opts *o)
 	cfg.ram_limit_mib = o->ram_limit_mib;
 	cfg.disk_dir = o->disk_dir;
 	cfg.disk_mib = o->disk_mib;
+	if (stargemm_set_progress(!o->quiet)) {
+		fprintf(stderr, "stargemm_bsgemm: %s\n", stargemm_last_error());
+		return -1;
+	}
 	if (stargemm_init(&cfg, NULL, NULL)) {
 		fprintf(stderr, "stargemm_bsgemm: %s\n", stargemm_last_error());
 		return -1;

@@ -11,6 +11,10 @@
  * Timing (stargemm): C is refilled before every repetition (untimed), all ranks meet at
  * a barrier, and the time runs until C is complete on its owners. With --check the
  * result of every repetition is gathered and compared with cblas_dgemm on rank 0.
+ *
+ * stargemm shows its progress line on rank 0's stderr when that is a terminal (or
+ * STARGEMM_PROGRESS=force), unless --quiet; it is no CSV column, as it changes no
+ * result (like --csv and --check's output).
  */
 #include <errno.h>
 #include <getopt.h>
@@ -52,6 +56,8 @@ static void usage(FILE *f)
 		"                   (default: StarPU's / all visible)\n"
 		"  --sched NAME     StarPU scheduling policy (stargemm)\n"
 		"  --seed N         random seed (default 1)\n"
+		"  --quiet          no progress line on rank 0's stderr (stargemm; shown only\n"
+		"                   when stderr is a terminal, or STARGEMM_PROGRESS=force)\n"
 		"Out-of-core (stargemm):\n"
 		"  --ooc            use the chunked out-of-core algorithm (stargemm_pdgemm_ooc)\n"
 		"  --b --c N        local C block in tiles (default: planner)\n"
@@ -126,7 +132,7 @@ static int parse(int argc, char **argv, struct bench_opts *o)
 		{ "b", 1, 0, 1001 }, { "c", 1, 0, 1002 }, { "d", 1, 0, 1003 },
 		{ "lookahead", 1, 0, 1004 }, { "device-mem", 1, 0, 1005 },
 		{ "ram-limit", 1, 0, 1006 }, { "disk", 1, 0, 1007 }, { "disk-mib", 1, 0, 1008 },
-		{ "ngpus", 1, 0, 1009 },
+		{ "ngpus", 1, 0, 1009 }, { "quiet", 0, 0, 'q' },
 		{ 0, 0, 0, 0 }
 	};
 	int c;
@@ -151,6 +157,7 @@ static int parse(int argc, char **argv, struct bench_opts *o)
 		case 'r': o->trace_dir = optarg; break;
 		case 's': o->sched = optarg; break;
 		case 'O': o->ooc = 1; break;
+		case 'q': o->quiet = 1; break;
 		case 1007: o->disk_dir = optarg; break;
 		case 'h': usage(stdout); exit(0);
 		default: usage(stderr); return -1;
@@ -313,6 +320,10 @@ static int run_stargemm(struct bench_opts *o)
 	cfg.ram_limit_mib = o->ram_limit_mib;
 	cfg.disk_dir = o->disk_dir;
 	cfg.disk_mib = o->disk_mib;
+	if (stargemm_set_progress(!o->quiet)) {
+		fprintf(stderr, "stargemm_pdgemm: %s\n", stargemm_last_error());
+		return 1;
+	}
 	if ((ret = stargemm_init(&cfg, NULL, NULL))) {
 		fprintf(stderr, "stargemm_pdgemm: %s\n", stargemm_last_error());
 		return 1;

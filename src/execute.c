@@ -25,6 +25,9 @@
  * CUDA workers only, whatever the policy: a C tile's chain of updates stays on its
  * device (dmdas otherwise ran 0.3% of the GEMMs on a CPU worker, one simulated GPU,
  * and wrote back 25% more C tiles).
+ *
+ * Progress: when rank 0 prints the progress line (src/progress.c), each of its tasks
+ * carries a callback that counts it; otherwise the in-core tasks carry none.
  */
 #include <inttypes.h>
 #include <stdlib.h>
@@ -37,6 +40,7 @@ struct sync {
 	starpu_pthread_mutex_t mutex;
 	starpu_pthread_cond_t done;
 	int64_t *pending;   /* this rank's tasks of each chunk not yet finished */
+	int progress;       /* the tasks count for the progress line */
 };
 
 struct chunk_ref {
@@ -61,6 +65,7 @@ struct executor {
 	int64_t held_block;            /* the last block whose tiles were held, or -1 */
 	int live_holds;                /* blocks whose tiles are held now */
 	int64_t held[STARGEMM_MAX_DEVICES]; /* bytes kept from StarPU on each GPU */
+	int progress;                  /* this rank's tasks count for the progress line */
 };
 
 int stargemm__device_count(void)
@@ -92,6 +97,8 @@ static void task_done(void *arg)
 	struct chunk_ref *ref = arg;
 
 	stargemm__sample_memory();
+	if (ref->sync->progress)
+		stargemm__progress_task_done(NULL);
 	starpu_pthread_mutex_lock(&ref->sync->mutex);
 	if (--ref->sync->pending[ref->n] == 0)
 		starpu_pthread_cond_broadcast(&ref->sync->done);
@@ -112,15 +119,39 @@ static int task_priority(int64_t block)
 	return block >= 0 ? (int)-(block + 1) : 0;
 }
 
+/* Whether batch @p b runs on this rank (its products write this rank's C tiles). */
+static int local_batch(const struct stargemm__worklist *wl, int64_t b)
+{
+	return wl->products[wl->batches[b].first].info.device >= 0;
+}
+
 /* In core, small tiles: the batches instead of the products (not throttled). */
 static int insert_batches(struct executor *ex)
 {
 	int ret;
 
-	for (int64_t b = 0; b < ex->wl->nbatches; b++)
-		if ((ret = stargemm__batch_insert(ex->gemm, ex->wl, b)))
+	for (int64_t b = 0; b < ex->wl->nbatches; b++) {
+		int counted = ex->progress && local_batch(ex->wl, b);
+
+		ret = stargemm__batch_insert(ex->gemm, ex->wl, b,
+					     counted ? stargemm__progress_task_done : NULL);
+		if (ret)
 			return ret;
+	}
 	return 0;
+}
+
+/* The callback of a product's task: the chunk counter (throttled), the progress line
+ * (in core, when counted), or none. */
+typedef void (*callback_fn)(void *);
+
+static callback_fn product_callback(const struct executor *ex, int local)
+{
+	if (!local)
+		return NULL;
+	if (ex->wl->throttled)
+		return task_done;
+	return ex->progress ? stargemm__progress_task_done : NULL;
 }
 
 static int insert_chunk(struct executor *ex, int64_t n)
@@ -144,8 +175,8 @@ static int insert_chunk(struct executor *ex, int64_t n)
 				return ret;
 		}
 		ret = stargemm__gemm_insert(ex->gemm, x->i, x->j, x->k, x->first,
-					    task_priority(ch->block),
-					    &x->info, local && throttled ? task_done : NULL,
+					    task_priority(ch->block), &x->info,
+					    product_callback(ex, local),
 					    local && throttled ? &ex->refs[n] : NULL);
 		if (ret)
 			return ret;
@@ -396,6 +427,7 @@ static int setup(struct executor *ex)
 	const struct stargemm__worklist *wl = ex->wl;
 
 	ex->held_block = -1;
+	ex->sync.progress = ex->progress;
 	ex->sync.pending = calloc((size_t)wl->nchunks, sizeof(*ex->sync.pending));
 	ex->refs = calloc((size_t)wl->nchunks, sizeof(*ex->refs));
 	ex->holds = calloc((size_t)wl->lookahead + 1, sizeof(*ex->holds));
@@ -411,9 +443,30 @@ static int setup(struct executor *ex)
 	return 0;
 }
 
+/* This rank's tasks in the list: its batches, or its products. */
+static int64_t local_tasks(const struct stargemm__worklist *wl)
+{
+	int64_t count = 0;
+
+	if (wl->nbatches > 0) {
+		for (int64_t b = 0; b < wl->nbatches; b++)
+			count += local_batch(wl, b);
+		return count;
+	}
+	for (int64_t p = 0; p < wl->nproducts; p++)
+		count += wl->products[p].info.device >= 0;
+	return count;
+}
+
+/* Count this rank's tasks for the progress line, if it prints one. */
+static int progress_begin(const struct stargemm__worklist *wl)
+{
+	return stargemm__progress_wanted() && stargemm__progress_begin(local_tasks(wl), wl->flops);
+}
+
 int stargemm__execute(struct stargemm__gemm *gemm, const struct stargemm__worklist *wl)
 {
-	struct executor ex = { .gemm = gemm, .wl = wl };
+	struct executor ex = { .gemm = gemm, .wl = wl, .progress = progress_begin(wl) };
 	int ret;
 
 	if (wl->throttled && wl->gpus)
@@ -427,6 +480,7 @@ int stargemm__execute(struct stargemm__gemm *gemm, const struct stargemm__workli
 		 * without clearing the message that says what failed. */
 		if (ret) {
 			starpu_mpi_wait_for_all(stargemm__comm());
+			stargemm__progress_end();
 			for (int64_t m = 0; m <= wl->lookahead; m++)
 				unhold(&ex, m);
 		} else {

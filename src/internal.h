@@ -232,10 +232,11 @@ int stargemm__gemm_insert(const struct stargemm__gemm *p, int64_t i, int64_t j, 
 			  int first, int priority, struct stargemm_task_info *info,
 			  void (*callback)(void *), void *callback_arg);
 /* Insert one batch of tile products of a work list (the products' op(A), op(B) and C
- * tiles are the @p nrefs refs, the buffers of the task). */
+ * tiles are the @p nrefs refs, the buffers of the task), with an optional callback
+ * (argument NULL) run on the rank that executes it. */
 struct stargemm__worklist;
 int stargemm__batch_insert(const struct stargemm__gemm *p, const struct stargemm__worklist *wl,
-			   int64_t batch);
+			   int64_t batch, void (*callback)(void *));
 /* Insert C(i, j) = beta C(i, j), for a C tile that no product updates (for a packed C:
  * its pack (i, j), every tile). */
 int stargemm__scale_insert(const struct stargemm__gemm *p, int64_t i, int64_t j);
@@ -265,6 +266,17 @@ int stargemm__ooc_plan(struct stargemm__gemm *g, const struct stargemm_ooc_optio
 /* Keep an in-core work list until the next stargemm_wait() (runtime.c): its tasks
  * read it. */
 void stargemm__keep_until_wait(struct stargemm__worklist *wl);
+
+/* The progress line (progress.c, stargemm_set_progress()). Whether this process prints
+ * it (asked for, rank 0, stderr a terminal or STARGEMM_PROGRESS=force); then, before
+ * inserting a product, count its @p tasks local tasks and @p flops (every rank's):
+ * returns 1 if they are counted, and each must then call
+ * stargemm__progress_task_done() (a StarPU callback) when it ends. The next wait
+ * (stargemm_wait(), once every task is done) ends the line. */
+int stargemm__progress_wanted(void);
+int stargemm__progress_begin(int64_t tasks, double flops);
+void stargemm__progress_task_done(void *unused);
+void stargemm__progress_end(void);
 
 /* The out-of-core scheduling policy (sched/ooc.c). */
 extern struct starpu_sched_policy stargemm_ooc_policy;

@@ -159,7 +159,7 @@ int stargemm__gemm_insert(const struct stargemm__gemm *p, int64_t i, int64_t j, 
 }
 
 int stargemm__batch_insert(const struct stargemm__gemm *p, const struct stargemm__worklist *wl,
-			   int64_t batch)
+			   int64_t batch, void (*callback)(void *))
 {
 	const struct stargemm__batch *b = &wl->batches[batch];
 	const struct stargemm__product *products = wl->products + b->first;
@@ -188,7 +188,8 @@ int stargemm__batch_insert(const struct stargemm__gemm *p, const struct stargemm
 				     STARPU_VALUE, &geometry, sizeof(geometry),
 				     STARPU_DATA_MODE_ARRAY, descr, (int)b->nrefs,
 				     STARPU_TASK_SCHED_DATA, &wl->products[b->first].info,
-				     STARPU_EXECUTE_WHERE, (unsigned long long)STARPU_CPU, 0);
+				     STARPU_EXECUTE_WHERE, (unsigned long long)STARPU_CPU,
+				     STARPU_CALLBACK, callback, 0);
 	free(descr);
 	if (ret)
 		return stargemm__error(-EIO, "stargemm_pdgemm: task submission failed for a batch "

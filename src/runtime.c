@@ -348,6 +348,7 @@ int stargemm_finalize(void)
 	if (!rt.initialized)
 		return stargemm__error(-EINVAL, "stargemm_finalize: stargemm is not initialised");
 	starpu_mpi_wait_for_all(rt.comm);
+	stargemm__progress_end();
 	free_kept();
 	if (starpu_cuda_worker_get_count() > 0)
 		starpu_cublas_shutdown();
@@ -464,6 +465,7 @@ int stargemm_wait(void)
 	if (!rt.initialized)
 		return stargemm__error(-EINVAL, "stargemm_wait: stargemm is not initialised");
 	starpu_mpi_wait_for_all(rt.comm);
+	stargemm__progress_end();
 	free_kept();
 	return stargemm__check_kernel_failures();
 }

@@ -99,6 +99,22 @@ int stargemm_ncuda_workers(void);
 /** Message describing the last error returned in the calling thread ("" if none). */
 const char *stargemm_last_error(void);
 
+/** Progress line of the products (off by default: the library prints nothing unless
+ *  asked). With @p on = 1, while products run, rank 0 writes on stderr
+ *  "stargemm: T/N tasks S s R GFLOP/s", rewritten in place ('\r') at most 4 times a
+ *  second: its own tasks done (T) of those submitted (N) since the line began (at the
+ *  first product after a wait), the seconds since then, and the rate estimated as the
+ *  products' flops (every rank's) times T/N over the seconds. The next
+ *  stargemm_wait() — which the synchronous products make — ends the line with its
+ *  final count and a newline, then T = N. Printed only when rank 0's stderr is a
+ *  terminal, unless the environment variable STARGEMM_PROGRESS is "force" when this
+ *  function is called (under mpiexec the ranks' stderr is a pipe to the launcher).
+ *  Costs rank 0's workers a callback per task (an atomic increment, a clock read; one
+ *  write(2) every 250 ms). @p on = 0 turns it off. Not collective; may be called before
+ *  stargemm_init(). Returns 0, or -EINVAL for @p on other than 0 and 1, or (@p on
+ *  = 1) another value of STARGEMM_PROGRESS. */
+int stargemm_set_progress(int on);
+
 /* ------------------------------------------------------------------------------ */
 /* Tiled, distributed matrices                                                     */
 /* ------------------------------------------------------------------------------ */

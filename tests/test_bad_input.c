@@ -49,6 +49,9 @@ static void before_init(void)
 	       "creating a matrix before stargemm_init is refused");
 	expect(stargemm_finalize(), -EINVAL, "not initialised",
 	       "stargemm_finalize before stargemm_init is refused");
+	expect(stargemm_set_progress(2), -EINVAL, "on must be 0 or 1",
+	       "stargemm_set_progress(2) is refused");
+	expect(stargemm_set_progress(0), 0, NULL, "stargemm_set_progress(0) succeeds");
 }
 
 static void bad_configs(int *argc, char ***argv)
