@@ -43,6 +43,8 @@ packages=(build-essential pkg-config autoconf automake libtool libtool-bin dpkg-
 [ "$flavour" = native ] && packages+=(libdbcsr-dev libopenmpi-dev)
 # libxsmm's kernels for batches of small tile products (codelets/smallgemm.c).
 [ "$flavour" = native ] && packages+=(libxsmm-dev)
+# gnuplot for bench/plot.sh's figures of the benchmarks' CSV (tests/plot.sh).
+[ "$flavour" = native ] && packages+=(gnuplot-nox)
 
 install_packages() {
 	local missing=()
