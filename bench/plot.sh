@@ -28,19 +28,20 @@
 # pred_mpi_tiles and mpi_tiles when present (loads). threads (the block-sparse
 # benchmarks) is read as workers.
 #
-# A configuration is a row's impl, ranks, workers, grid, tile size, problem (m, n, k,
-# transposes, alpha, beta, densities, seed, eps), dist, whether it ran out of core
-# (and its file, with --by-file);
-# its repetitions (one row each, any number of files or rounds) become one point, their
-# median. A line of a plot joins the configurations that differ only in its x column;
-# its legend names what differs between lines.
+# A configuration is a row's impl, ranks, workers, grid, tile size (none for --impl
+# blas and cublas, one dgemm call), problem (m, n, k, transposes, alpha, beta,
+# densities, seed, eps), dist, whether it ran out of core, and its file with
+# --by-file; its repetitions (one row each, any number of files or rounds) become one
+# point, their median. A line of a plot joins the configurations that differ only in
+# its x column; its legend names what differs between lines.
 #
 # Plots (NAME_PLOT.FORMAT):
 #   size   median GFLOP/s against the size N (m = n = k), or (m n k)^(1/3)
 #   tile   median GFLOP/s against the tile size
 #   ratio  stargemm's median GFLOP/s over each peer's (every other impl) on the same
-#          problem, against the size: the peer with the same ranks and workers when it
-#          ran so, else its best configuration
+#          problem, against the size (against the tile size when there is one size and
+#          several tiles): the peer with the same ranks and workers when it ran so,
+#          else its best configuration
 #   loads  measured against predicted tile loads per device (GPU, or disk -> RAM) and
 #          MPI tiles received per rank, one point per out-of-core configuration, with
 #          the line measured = predicted
@@ -279,6 +280,8 @@ END {
 	skip_size["m"] = skip_size["n"] = skip_size["k"] = 1
 	skip_tile["nb"] = skip_tile["lo"] = skip_tile["hi"] = 1
 	skip_ratio["impl"] = skip_ratio["m"] = skip_ratio["n"] = skip_ratio["k"] = 1
+	skip_ratio_tile["impl"] = skip_ratio_tile["nb"] = 1
+	skip_ratio_tile["lo"] = skip_ratio_tile["hi"] = 1
 	# Medians per configuration (every column), of the rate and of the loads.
 	minrep = -1; maxrep = 0
 	for (r = 1; r <= n; r++) {
@@ -336,12 +339,26 @@ END {
 			pb = problem(r, p)
 			rs = pb SUBSEP val[r, "ranks"] SUBSEP val[r, "workers"]
 			ref = (rs in best_same) ? best_same[rs] : best[pb]
-			lab = label(r, skip_ratio)
-			if (ref > 0)
-				emit("ratio", "stargemm" (lab == "" ? "" : " " lab) " / " p, size(r),
-				     med[g] / ref)
+			if (ref > 0) {
+				ratio_row[++nratio] = r; ratio_peer[nratio] = p
+				ratio[nratio] = med[g] / ref
+				sizes[size(r)] = 1
+				if (has_tile(r)) tiles[tile(r)] = 1
+			}
 		}
 	}
+	# Against the size; against the tile size when all share one size and tiles vary.
+	ratio_x = count(sizes) == 1 && count(tiles) > 1 ? "tile" : "size"
+	for (i = 1; i <= nratio; i++) {
+		r = ratio_row[i]
+		if (ratio_x == "tile")
+			lab = label(r, skip_ratio_tile)
+		else
+			lab = label(r, skip_ratio)
+		emit("ratio", "stargemm" (lab == "" ? "" : " " lab) " / " ratio_peer[i],
+		     ratio_x == "tile" ? tile(r) : size(r), ratio[i])
+	}
+	print "ratio_x\t" ratio_x > (dir "/meta")
 	if (!npts["ratio"])
 		why("ratio", "it needs rows of impl stargemm and of a peer (another impl) on the " \
 		    "same problem")
@@ -349,6 +366,12 @@ END {
 	print "tile\t" (!ranged ? "" : tile_nb ? "nb; block-sparse: (lo + hi) / 2" : \
 			"(lo + hi) / 2") > (dir "/meta")
 	print "reps\t" (minrep == maxrep ? minrep : minrep " to " maxrep) > (dir "/meta")
+}
+function count(a,    k, c) {
+	c = 0
+	for (k in a)
+		c++
+	return c
 }
 # Key of row r'"'"'s problem, for impl p.
 function problem(r, p,    i, k) {
@@ -424,7 +447,9 @@ script() {
 		;;
 	ratio)
 		echo "set title $(gp_string "stargemm against its peers: ratio of median GFLOP/s ($reps repetitions per point)")"
-		if [ "$square" = 1 ]; then
+		if [ "$(meta ratio_x)" = tile ]; then
+			echo "set xlabel $(gp_string "tile size${tile:+ ($tile)}")"
+		elif [ "$square" = 1 ]; then
 			echo 'set xlabel "size N (m = n = k)"'
 		else
 			echo 'set xlabel "size (m n k)^(1/3)"'
