@@ -240,9 +240,12 @@ function median(g,    i, j, x, m) {
 	return m % 2 ? v[(m + 1) / 2] : (v[m / 2] + v[m / 2 + 1]) / 2
 }
 function add(g, y) { sample[g, ++cnt[g]] = y + 0 }
+# A point of @p plot, the median of @p reps repetitions (a global the caller sets).
 function emit(plot, series, x, y, lab) {
 	printf "%s\t%.10g\t%.10g%s\n", series, x, y, lab == "" ? "" : "\t" lab > (dir "/" plot ".pts")
 	npts[plot]++
+	if (!(plot in rmin) || reps < rmin[plot]) rmin[plot] = reps
+	if (reps > rmax[plot]) rmax[plot] = reps
 }
 function why(plot, msg) { print msg > (dir "/" plot ".why") }
 END {
@@ -283,7 +286,6 @@ END {
 	skip_ratio_tile["impl"] = skip_ratio_tile["nb"] = 1
 	skip_ratio_tile["lo"] = skip_ratio_tile["hi"] = 1
 	# Medians per configuration (every column), of the rate and of the loads.
-	minrep = -1; maxrep = 0
 	for (r = 1; r <= n; r++) {
 		g = key(r, none)
 		if (!(g in rep)) { rep[g] = r; order[++ngroups] = g }
@@ -298,18 +300,17 @@ END {
 	square = 1; ranged = 0
 	for (e = 1; e <= ngroups; e++) {
 		g = order[e]; r = rep[g]; med[g] = median(g)
-		if (cnt[g] > maxrep) maxrep = cnt[g]
-		if (minrep < 0 || cnt[g] < minrep) minrep = cnt[g]
+		reps = cnt[g]
 		if (has_size(r))
 			emit("size", label(r, skip_size), size(r), med[g])
 		if (has_tile(r))
 			emit("tile", label(r, skip_tile), tile(r), med[g])
 		if (("L" g) in cnt) {
-			x = median("P" g); y = median("L" g)
+			x = median("P" g); y = median("L" g); reps = cnt["L" g]
 			emit("loads", "tile loads per device", x, y, point_label(r, y, x))
 		}
 		if (("M" g) in cnt) {
-			x = median("Q" g); y = median("M" g)
+			x = median("Q" g); y = median("M" g); reps = cnt["M" g]
 			emit("loads", "MPI tiles received per rank", x, y, point_label(r, y, x))
 		}
 	}
@@ -341,7 +342,7 @@ END {
 			ref = (rs in best_same) ? best_same[rs] : best[pb]
 			if (ref > 0) {
 				ratio_row[++nratio] = r; ratio_peer[nratio] = p
-				ratio[nratio] = med[g] / ref
+				ratio[nratio] = med[g] / ref; ratio_reps[nratio] = cnt[g]
 				sizes[size(r)] = 1
 				if (has_tile(r)) tiles[tile(r)] = 1
 			}
@@ -350,7 +351,7 @@ END {
 	# Against the size; against the tile size when all share one size and tiles vary.
 	ratio_x = count(sizes) == 1 && count(tiles) > 1 ? "tile" : "size"
 	for (i = 1; i <= nratio; i++) {
-		r = ratio_row[i]
+		r = ratio_row[i]; reps = ratio_reps[i]
 		if (ratio_x == "tile")
 			lab = label(r, skip_ratio_tile)
 		else
@@ -365,7 +366,8 @@ END {
 	print "square\t" square > (dir "/meta")
 	print "tile\t" (!ranged ? "" : tile_nb ? "nb; block-sparse: (lo + hi) / 2" : \
 			"(lo + hi) / 2") > (dir "/meta")
-	print "reps\t" (minrep == maxrep ? minrep : minrep " to " maxrep) > (dir "/meta")
+	for (p in rmin)
+		print "reps_" p "\t" (rmin[p] == rmax[p] ? rmin[p] : rmin[p] " to " rmax[p]) > (dir "/meta")
 }
 function count(a,    k, c) {
 	c = 0
@@ -422,7 +424,7 @@ script() {
 	local p=$1 range x0 x1 y0 y1 i=0 reps square tile
 	range=$(blocks "$p")
 	read -r x0 x1 y0 y1 <<<"$range"
-	reps=$(meta reps)
+	reps=$(meta "reps_$p")
 	square=$(meta square)
 	tile=$(meta tile)
 	printf '%s\n' 'set datafile separator "\t"'
@@ -446,7 +448,7 @@ script() {
 		echo 'set yrange [0:*]'
 		;;
 	ratio)
-		echo "set title $(gp_string "stargemm against its peers: ratio of median GFLOP/s ($reps repetitions per point)")"
+		echo "set title $(gp_string "stargemm against its peers: ratio of median GFLOP/s (stargemm: $reps repetitions per point)")"
 		if [ "$(meta ratio_x)" = tile ]; then
 			echo "set xlabel $(gp_string "tile size${tile:+ ($tile)}")"
 		elif [ "$square" = 1 ]; then
