@@ -358,8 +358,10 @@ static int run_stargemm(struct bench_opts *o)
 					seconds, o->peak, residual, &mv);
 		failed |= residual >= SG_RESIDUAL_BOUND;
 	}
-	if (ret && stargemm_rank() == 0)
-		fprintf(stderr, "stargemm_pdgemm: %s\n", stargemm_last_error());
+	/* Rank 0's error, and any other rank's own (not the agreement that another failed). */
+	if (ret && (stargemm_rank() == 0 || ret != -ECANCELED))
+		fprintf(stderr, "stargemm_pdgemm: rank %d: %s\n", stargemm_rank(),
+			stargemm_last_error());
 	free(a);
 	free(b);
 	free(c0);

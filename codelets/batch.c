@@ -38,6 +38,10 @@ static void batch_cpu(void *buffers[], void *cl_arg)
 
 	starpu_codelet_unpack_args(cl_arg, &ta, &tb, &alpha, &beta, &count, &products, &slots,
 				   &g);
+	if (stargemm__fault(STARGEMM_FAULT_KERNEL)) {
+		stargemm__task_failed("batch of tile products: injected fault (STARGEMM_FAULT)");
+		return;
+	}
 	for (int64_t e = 0; e < count; e++) {
 		const struct stargemm__product *x = &products[e];
 		int m = (int)(g->row_off[x->i + 1] - g->row_off[x->i]);

@@ -45,6 +45,10 @@ static void gemm_cpu(void *buffers[], void *cl_arg)
 	struct gemm_args g;
 
 	unpack(buffers, cl_arg, &g);
+	if (stargemm__fault(STARGEMM_FAULT_KERNEL)) {
+		stargemm__task_failed("cblas_dgemm: injected fault (STARGEMM_FAULT)");
+		return;
+	}
 	cblas_dgemm(CblasColMajor, g.ta == 'N' ? CblasNoTrans : CblasTrans,
 		    g.tb == 'N' ? CblasNoTrans : CblasTrans, g.m, g.n, g.k, g.alpha,
 		    (const double *)STARPU_MATRIX_GET_PTR(buffers[0]), g.lda,
@@ -78,7 +82,7 @@ static void gemm_cuda(void *buffers[], void *cl_arg)
 
 		snprintf(msg, sizeof(msg), "cublasDgemm(%c%c, %d x %d x %d) returned status %d",
 			 g.ta, g.tb, g.m, g.n, g.k, (int)st);
-		stargemm__kernel_failed(msg);
+		stargemm__task_failed(msg);
 	}
 }
 #endif

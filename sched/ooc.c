@@ -289,17 +289,13 @@ static void advance_oldest(struct fifo *q, int64_t newest)
 		q->oldest = q->oldest < newest ? q->oldest + 1 : -1;
 }
 
-static void post_exec(struct starpu_task *task, unsigned ctx)
+/* One announced task of @p block is finished (or will never come): when it was the
+ * block's last, the next block's held tasks may run. */
+static void block_task_gone(struct ooc_data *d, struct fifo *q, int64_t block)
 {
-	struct ooc_data *d = starpu_sched_ctx_get_policy_data(ctx);
-	int64_t block = task_block(task);
-	struct fifo *q;
 	int released = 0;
 
-	if (block < 0)
-		return;
 	STARPU_PTHREAD_MUTEX_LOCK(&d->mutex);
-	q = queue_for(d, task);
 	if (q->pending[block % BLOCK_RING] > 0 && --q->pending[block % BLOCK_RING] == 0) {
 		advance_oldest(q, q->newest);
 		released = release_held(d, q);
@@ -307,6 +303,15 @@ static void post_exec(struct starpu_task *task, unsigned ctx)
 	STARPU_PTHREAD_MUTEX_UNLOCK(&d->mutex);
 	if (released)
 		wake(q);
+}
+
+static void post_exec(struct starpu_task *task, unsigned ctx)
+{
+	struct ooc_data *d = starpu_sched_ctx_get_policy_data(ctx);
+	int64_t block = task_block(task);
+
+	if (block >= 0)
+		block_task_gone(d, queue_for(d, task), block);
 }
 
 /* Where a task's inputs stand on memory node @p node: INPUTS_HERE (all valid there),
@@ -440,4 +445,10 @@ int stargemm__sched_expect(int device, int64_t block)
 		q->newest = block;
 	STARPU_PTHREAD_MUTEX_UNLOCK(&d->mutex);
 	return 0;
+}
+
+void stargemm__sched_forget(int device, int64_t block)
+{
+	if (active && device >= 0 && device < active->ndevices && block >= 0)
+		block_task_gone(active, &active->device[device], block);
 }

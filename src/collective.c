@@ -1,6 +1,7 @@
 /*
- * collective.c — the one reduction stargemm needs of its own (transfer counters, kernel
- * failure agreement): an element-wise sum of small uint64 vectors over all ranks.
+ * collective.c — the one reduction stargemm needs of its own (transfer counters, error
+ * agreement): an element-wise sum of small uint64 vectors over all ranks, and on it the
+ * agreement that gives every rank the failure of one (its rank and message).
  *
  * With MPI_THREAD_MULTIPLE it is an MPI_Allreduce beside StarPU-MPI's progress thread.
  * Without it (MPI_THREAD_SERIALIZED, and SimGrid's SMPI, where the application thread
@@ -124,22 +125,56 @@ int stargemm__sum_u64(const uint64_t *in, uint64_t *out, int n)
 	return sum_by_starpu_mpi(in, out, n);
 }
 
+/* The lowest failing rank's message, as 64-bit words for the sum (the other ranks
+ * add zeros). */
+#define FAILURE_WORDS (STARGEMM__FAILURE_MSG / 8)
+
+int stargemm__share_failure(int failed, const char *msg, struct stargemm__failure *f)
+{
+	int nranks = stargemm_nranks(), me = stargemm_rank(), ret;
+	uint64_t *flags = calloc((size_t)nranks * 2, sizeof(*flags));
+	uint64_t words[FAILURE_WORDS] = { 0 }, sum[FAILURE_WORDS];
+
+	memset(f, 0, sizeof(*f));
+	f->rank = -1;
+	if (!flags)
+		return stargemm__error(-ENOMEM, "stargemm: out of memory for an agreement over "
+				       "%d ranks", nranks);
+	flags[me] = failed != 0;
+	ret = stargemm__sum_u64(flags, flags + nranks, nranks);
+	for (int r = 0; r < nranks && !ret; r++) {
+		f->count += flags[nranks + r];
+		if (flags[nranks + r] && f->rank < 0)
+			f->rank = r;
+	}
+	free(flags);
+	if (ret || f->count == 0)
+		return ret;
+	if (f->rank == me)
+		strncpy((char *)words, msg ? msg : "", sizeof(words) - 1);
+	if ((ret = stargemm__sum_u64(words, sum, FAILURE_WORDS)))
+		return ret;
+	memcpy(f->msg, sum, sizeof(f->msg) - 1);
+	f->msg[sizeof(f->msg) - 1] = '\0';
+	return 0;
+}
+
 int stargemm__agree(int ret)
 {
-	uint64_t mine = ret != 0, failed = 0;
+	struct stargemm__failure f;
 	int rc;
 
 	if (stargemm_nranks() == 1)
 		return ret;
-	rc = stargemm__sum_u64(&mine, &failed, 1);
+	rc = stargemm__share_failure(ret != 0, stargemm_last_error(), &f);
 	if (ret)
 		return ret;
 	if (rc)
 		return rc;
-	if (failed)
-		return stargemm__error(-ECANCELED, "stargemm: %llu other rank(s) failed in this "
-				       "collective call, which is abandoned on every rank (their "
-				       "error says why)", (unsigned long long)failed);
+	if (f.count)
+		return stargemm__error(-ECANCELED, "stargemm: rank %d failed, and the call is "
+				       "abandoned on every rank (%llu rank(s) failed): %s", f.rank,
+				       (unsigned long long)f.count, f.msg);
 	return 0;
 }
 

@@ -64,5 +64,7 @@ int stargemm__device_count(void);
  * stargemm-ooc is the active policy. Returns -EINVAL (with a message) if more blocks
  * than the policy can track are in flight on one device (sched/ooc.c). */
 int stargemm__sched_expect(int device, int64_t block);
+/* Take back an announcement whose task could not be inserted (src/execute.c). */
+void stargemm__sched_forget(int device, int64_t block);
 
 #endif /* STARGEMM_CONTRACT_H */

@@ -28,8 +28,22 @@
  *
  * Progress: when rank 0 prints the progress line (src/progress.c), each of its tasks
  * carries a callback that counts it; otherwise the in-core tasks carry none.
+ *
+ * Failures. Everything the walk allocates is allocated before the product's agreement
+ * (stargemm__executor_new()), so what can still fail is a task's insertion (StarPU, the
+ * policy, or STARGEMM_FAULT) and a kernel. A rank whose insertion fails records it
+ * (stargemm__task_failed()) and inserts the rest of the chunk (in core: of the list) as
+ * no-ops with the same tiles (codelets/noop.c), so that StarPU-MPI still sends and
+ * receives what the other ranks' tasks expect. Out of core, the ranks agree before each
+ * chunk whether any of them has recorded a failure (insertion or kernel); if so, every
+ * rank stops inserting at that same chunk — the prefix inserted is the same sequence
+ * on every rank, so no message is left unmatched — and the call ends after its
+ * inserted tasks with the failure reported on every rank by stargemm_wait(). A no-op
+ * that cannot be inserted either would leave the other ranks waiting: the job is then
+ * aborted with the message.
  */
 #include <inttypes.h>
+#include <stdio.h>
 #include <stdlib.h>
 
 #include "internal.h"
@@ -56,9 +70,10 @@ struct hold_set {
 	int64_t first;      /* the block's refs */
 };
 
-struct executor {
-	const struct stargemm__gemm *gemm;
+struct stargemm__executor {
+	struct stargemm__gemm *gemm;
 	const struct stargemm__worklist *wl;
+	struct starpu_data_descr *descr; /* a batch's buffers (room for the largest) */
 	struct sync sync;
 	struct chunk_ref *refs;
 	struct hold_set *holds;        /* lookahead + 1 slots: block B uses slot B % (ell + 1) */
@@ -86,7 +101,7 @@ unsigned stargemm__device_node(int g)
 }
 
 /* The StarPU handle a tile reference names. */
-static starpu_data_handle_t ref_handle(const struct executor *ex,
+static starpu_data_handle_t ref_handle(const struct stargemm__executor *ex,
 				       const struct stargemm__tile_ref *t)
 {
 	return stargemm__ref_handle(ex->gemm, t->operand, t->r, t->c);
@@ -105,7 +120,7 @@ static void task_done(void *arg)
 	starpu_pthread_mutex_unlock(&ref->sync->mutex);
 }
 
-static void wait_chunk(struct executor *ex, int64_t n)
+static void wait_chunk(struct stargemm__executor *ex, int64_t n)
 {
 	starpu_pthread_mutex_lock(&ex->sync.mutex);
 	while (ex->sync.pending[n] > 0)
@@ -125,27 +140,43 @@ static int local_batch(const struct stargemm__worklist *wl, int64_t b)
 	return wl->products[wl->batches[b].first].info.device >= 0;
 }
 
-/* In core, small tiles: the batches instead of the products (not throttled). */
-static int insert_batches(struct executor *ex)
+/* An insertion failed on this rank (its message set). The first time: the failure is
+ * recorded for stargemm_wait() and the rest is skipped (inserted as no-ops); returns 1:
+ * insert the task again, as a no-op. A no-op that cannot be inserted either ends the
+ * job: the other ranks would wait for its messages. */
+static int insertion_failed(struct stargemm__executor *ex)
 {
-	int ret;
+	if (!ex->gemm->skip) {
+		stargemm__task_failed(stargemm_last_error());
+		ex->gemm->skip = 1;
+		return 1;
+	}
+	fprintf(stderr, "stargemm: rank %d: %s; the product's remaining tasks cannot be "
+		"skipped either, and the other ranks would wait for their messages: aborting "
+		"the job\n", stargemm_rank(), stargemm_last_error());
+	MPI_Abort(stargemm__comm(), 70);
+	return 0;
+}
 
+/* In core, small tiles: the batches instead of the products (not throttled). */
+static void insert_batches(struct stargemm__executor *ex)
+{
 	for (int64_t b = 0; b < ex->wl->nbatches; b++) {
 		int counted = ex->progress && local_batch(ex->wl, b);
 
-		ret = stargemm__batch_insert(ex->gemm, ex->wl, b,
-					     counted ? stargemm__progress_task_done : NULL);
-		if (ret)
-			return ret;
+		while (stargemm__batch_insert(ex->gemm, ex->wl, b, ex->descr,
+					      counted && !ex->gemm->skip ?
+					      stargemm__progress_task_done : NULL) &&
+		       insertion_failed(ex))
+			;
 	}
-	return 0;
 }
 
 /* The callback of a product's task: the chunk counter (throttled), the progress line
  * (in core, when counted), or none. */
 typedef void (*callback_fn)(void *);
 
-static callback_fn product_callback(const struct executor *ex, int local)
+static callback_fn product_callback(const struct stargemm__executor *ex, int local)
 {
 	if (!local)
 		return NULL;
@@ -154,37 +185,49 @@ static callback_fn product_callback(const struct executor *ex, int local)
 	return ex->progress ? stargemm__progress_task_done : NULL;
 }
 
-static int insert_chunk(struct executor *ex, int64_t n)
+/* Insert product @p p of chunk @p n; a local one of a throttled list is counted in the
+ * chunk and announced to the policy, unless the rest is skipped. */
+static int insert_product(struct stargemm__executor *ex, int64_t n, int64_t p)
 {
-	const struct stargemm__chunk *ch = &ex->wl->chunks[n];
-	int throttled = ex->wl->throttled;
+	struct stargemm__product *x = &ex->wl->products[p];
+	int counted = x->info.device >= 0 && ex->wl->throttled && !ex->gemm->skip;
 	int ret;
 
-	if (ex->wl->nbatches > 0)
-		return insert_batches(ex);
-
-	for (int64_t p = ch->first; p < ch->first + ch->count; p++) {
-		struct stargemm__product *x = &ex->wl->products[p];
-		int local = x->info.device >= 0;
-
-		if (local && throttled) {
-			starpu_pthread_mutex_lock(&ex->sync.mutex);
-			ex->sync.pending[n]++;
-			starpu_pthread_mutex_unlock(&ex->sync.mutex);
-			if ((ret = stargemm__sched_expect(x->info.device, x->info.block)))
-				return ret;
-		}
-		ret = stargemm__gemm_insert(ex->gemm, x->i, x->j, x->k, x->first,
-					    task_priority(ch->block), &x->info,
-					    product_callback(ex, local),
-					    local && throttled ? &ex->refs[n] : NULL);
-		if (ret)
-			return ret;
+	if (counted) {
+		starpu_pthread_mutex_lock(&ex->sync.mutex);
+		ex->sync.pending[n]++;
+		starpu_pthread_mutex_unlock(&ex->sync.mutex);
+		if ((ret = stargemm__sched_expect(x->info.device, x->info.block)))
+			goto uncount;
 	}
-	return 0;
+	ret = stargemm__gemm_insert(ex->gemm, x->i, x->j, x->k, x->first,
+				    task_priority(ex->wl->chunks[n].block), &x->info,
+				    ex->gemm->skip ? NULL : product_callback(ex, x->info.device >= 0),
+				    counted ? &ex->refs[n] : NULL);
+	if (!ret || !counted)
+		return ret;
+	stargemm__sched_forget(x->info.device, x->info.block);
+uncount:
+	starpu_pthread_mutex_lock(&ex->sync.mutex);
+	ex->sync.pending[n]--;
+	starpu_pthread_mutex_unlock(&ex->sync.mutex);
+	return ret;
 }
 
-static void prefetch_refs(struct executor *ex, int64_t first, int64_t count)
+static void insert_chunk(struct stargemm__executor *ex, int64_t n)
+{
+	const struct stargemm__chunk *ch = &ex->wl->chunks[n];
+
+	if (ex->wl->nbatches > 0) {
+		insert_batches(ex);
+		return;
+	}
+	for (int64_t p = ch->first; p < ch->first + ch->count; p++)
+		while (insert_product(ex, n, p) && insertion_failed(ex))
+			;
+}
+
+static void prefetch_refs(struct stargemm__executor *ex, int64_t first, int64_t count)
 {
 	for (int64_t e = first; e < first + count; e++) {
 		const struct stargemm__tile_ref *t = &ex->wl->refs[e];
@@ -195,7 +238,7 @@ static void prefetch_refs(struct executor *ex, int64_t first, int64_t count)
 }
 
 /* Let go of chunk @p m's inputs (all of them when @p all, else those not kept). */
-static void release_inputs(struct executor *ex, int64_t m, int all)
+static void release_inputs(struct stargemm__executor *ex, int64_t m, int all)
 {
 	const struct stargemm__chunk *ch = &ex->wl->chunks[m];
 	MPI_Comm comm = stargemm__comm();
@@ -227,7 +270,7 @@ static void write_back(void *handle)
  * also copied back as prefetches once their last update is done. Not for dense
  * products, where the idle copies keep up and go faster (simulated H100, case (c2):
  * 94.1% of the model peak against 91.1%). */
-static void release_block(struct executor *ex, const struct stargemm__block *bk)
+static void release_block(struct stargemm__executor *ex, const struct stargemm__block *bk)
 {
 	const struct stargemm__gemm *g = ex->gemm;
 	int sparse = g->A->present || g->B->present || g->C->present;
@@ -261,7 +304,7 @@ static void hold_acquired(void *arg)
  * 750 us, cudaMalloc 175 us, on the GPU worker's thread); held early, the first
  * block's are allocated while the device is empty and each next block's take over the
  * buffers of the previous block's, just released (doc/out-of-core.md). */
-static int hold_block(struct executor *ex, int64_t blk)
+static int hold_block(struct stargemm__executor *ex, int64_t blk)
 {
 	const struct stargemm__block *bk = &ex->wl->blocks[blk];
 	struct hold_set *s = &ex->holds[blk % (ex->wl->lookahead + 1)];
@@ -286,7 +329,7 @@ static int hold_block(struct executor *ex, int64_t blk)
 
 /* Let go of the tiles held in slot @p slot, once their acquisitions are complete (a
  * release must follow its acquisition). */
-static void unhold(struct executor *ex, int64_t slot)
+static void unhold(struct stargemm__executor *ex, int64_t slot)
 {
 	struct hold_set *s = &ex->holds[slot];
 
@@ -303,7 +346,7 @@ static void unhold(struct executor *ex, int64_t slot)
 }
 
 /* Whether chunk @p n is its block's last. */
-static int last_of_block(const struct executor *ex, int64_t n)
+static int last_of_block(const struct stargemm__executor *ex, int64_t n)
 {
 	const struct stargemm__chunk *ch = &ex->wl->chunks[n];
 	const struct stargemm__block *bk = &ex->wl->blocks[ch->block];
@@ -313,7 +356,7 @@ static int last_of_block(const struct executor *ex, int64_t n)
 
 /* Whether chunk @p n's block holds its tiles now: as soon as no other block's are
  * held, at the latest when its last chunk is inserted. */
-static int holds_now(const struct executor *ex, int64_t n)
+static int holds_now(const struct stargemm__executor *ex, int64_t n)
 {
 	int64_t blk = ex->wl->chunks[n].block;
 
@@ -322,7 +365,7 @@ static int holds_now(const struct executor *ex, int64_t n)
 }
 
 /* Chunk @p m is done: if it was its block's last, let go of the block's held tiles. */
-static void unhold_done(struct executor *ex, int64_t m)
+static void unhold_done(struct stargemm__executor *ex, int64_t m)
 {
 	if (!ex->wl->holds || !last_of_block(ex, m))
 		return;
@@ -339,7 +382,7 @@ static void unhold_done(struct executor *ex, int64_t m)
  * all GPUs). What is left: the plan's tiles plus the slack the planner kept (the memory
  * beyond its budget, at least 10%). Not when C blocks change: the next block's C tiles
  * are prefetched into the free memory while the current block ends. */
-static void hold_unplanned(struct executor *ex)
+static void hold_unplanned(struct stargemm__executor *ex)
 {
 	const struct stargemm__worklist *wl = ex->wl;
 
@@ -358,7 +401,7 @@ static void hold_unplanned(struct executor *ex)
 	}
 }
 
-static void release_unplanned(struct executor *ex)
+static void release_unplanned(struct stargemm__executor *ex)
 {
 	for (int g = 0; g < ex->wl->ndevices && g < STARGEMM_MAX_DEVICES; g++) {
 		if (ex->held[g] > 0)
@@ -370,77 +413,128 @@ static void release_unplanned(struct executor *ex)
 /* ---- the walk ------------------------------------------------------------------- */
 
 /* The C tiles no product updates: C = beta C, before any product. */
-static int insert_scales(struct executor *ex)
+static void insert_scales(struct stargemm__executor *ex)
 {
 	const struct stargemm__worklist *wl = ex->wl;
-	int ret;
 
 	for (int64_t e = wl->scale_first; e < wl->scale_first + wl->scale_count; e++)
-		if ((ret = stargemm__scale_insert(ex->gemm, wl->refs[e].r, wl->refs[e].c)))
-			return ret;
-	return 0;
+		while (stargemm__scale_insert(ex->gemm, wl->refs[e].r, wl->refs[e].c) &&
+		       insertion_failed(ex))
+			;
+}
+
+/* Whether any rank has recorded a failed task (insertion or kernel): then every rank
+ * stops inserting here. Collective, called at the same point of the walk on every
+ * rank. A reduction that fails counts as a failure of this rank. */
+static int abandoned(void)
+{
+	uint64_t mine = (uint64_t)stargemm__task_failures(), any = 0;
+
+	if (stargemm__sum_u64(&mine, &any, 1)) {
+		stargemm__task_failed(stargemm_last_error());
+		return 1;
+	}
+	return any > 0;
+}
+
+/* Hold chunk @p n's block if it is time (a failed hold is a failed insertion), then
+ * prefetch and insert the chunk, unless the rest is skipped. */
+static void walk_chunk(struct stargemm__executor *ex, int64_t n)
+{
+	const struct stargemm__chunk *ch = &ex->wl->chunks[n];
+
+	if (!ex->gemm->skip && holds_now(ex, n) && hold_block(ex, ch->block))
+		insertion_failed(ex);
+	if (ch->prefetch_before && !ex->gemm->skip)
+		prefetch_refs(ex, ch->prefetch_first, ch->prefetch_count);
+	insert_chunk(ex, n);
+	if (!ch->prefetch_before && !ex->gemm->skip)
+		prefetch_refs(ex, ch->prefetch_first, ch->prefetch_count);
+	if (ch->block >= 0 && last_of_block(ex, n))
+		release_block(ex, &ex->wl->blocks[ch->block]);
 }
 
 /* The C tiles without a product first; then chunk n waits for n - (ell + 1), whose
- * inputs are then let go. */
-static int run(struct executor *ex)
+ * inputs are then let go. Out of core, a failure on any rank stops the walk on every
+ * rank before the next chunk (see the top of the file). */
+static void run(struct stargemm__executor *ex)
 {
 	const struct stargemm__worklist *wl = ex->wl;
 	int64_t n;
-	int ret;
 
-	if ((ret = insert_scales(ex)))
-		return ret;
+	insert_scales(ex);
 	for (n = 0; n < wl->nchunks; n++) {
-		const struct stargemm__chunk *ch = &wl->chunks[n];
 		int64_t done = n - (wl->lookahead + 1);
 
+		if (wl->throttled && n > 0 && abandoned())
+			break;
 		if (wl->throttled && done >= 0) {
 			wait_chunk(ex, done);
 			unhold_done(ex, done);
 			release_inputs(ex, done, 0);
 		}
-		if (holds_now(ex, n) && (ret = hold_block(ex, ch->block)))
-			return ret;
-		if (ch->prefetch_before)
-			prefetch_refs(ex, ch->prefetch_first, ch->prefetch_count);
-		if ((ret = insert_chunk(ex, n)))
-			return ret;
-		if (!ch->prefetch_before)
-			prefetch_refs(ex, ch->prefetch_first, ch->prefetch_count);
-		if (ch->block >= 0 && last_of_block(ex, n))
-			release_block(ex, &wl->blocks[ch->block]);
+		walk_chunk(ex, n);
 	}
 	if (!wl->throttled)
-		return 0;
+		return;
 	/* The last chunks' inputs: nothing follows them. */
 	for (int64_t m = n - (wl->lookahead + 1) > 0 ? n - (wl->lookahead + 1) : 0; m < n; m++) {
 		wait_chunk(ex, m);
 		unhold_done(ex, m);
 		release_inputs(ex, m, 1);
 	}
-	return 0;
+	/* Stopped in the middle of a block: its holds too. */
+	for (int64_t s = 0; s <= wl->lookahead; s++)
+		unhold(ex, s);
 }
 
-static int setup(struct executor *ex)
+/* The largest batch's tile references. */
+static int64_t max_batch_refs(const struct stargemm__worklist *wl)
 {
-	const struct stargemm__worklist *wl = ex->wl;
+	int64_t most = 1;
 
-	ex->held_block = -1;
-	ex->sync.progress = ex->progress;
-	ex->sync.pending = calloc((size_t)wl->nchunks, sizeof(*ex->sync.pending));
-	ex->refs = calloc((size_t)wl->nchunks, sizeof(*ex->refs));
+	for (int64_t b = 0; b < wl->nbatches; b++)
+		if (wl->batches[b].nrefs > most)
+			most = wl->batches[b].nrefs;
+	return most;
+}
+
+struct stargemm__executor *stargemm__executor_new(struct stargemm__gemm *gemm,
+						  const struct stargemm__worklist *wl)
+{
+	struct stargemm__executor *ex = calloc(1, sizeof(*ex));
+
+	if (!ex) {
+		stargemm__error(-ENOMEM, "stargemm: out of memory for the executor");
+		return NULL;
+	}
+	*ex = (struct stargemm__executor){ .gemm = gemm, .wl = wl, .held_block = -1 };
+	ex->descr = malloc((size_t)max_batch_refs(wl) * sizeof(*ex->descr));
+	ex->sync.pending = calloc((size_t)wl->nchunks + 1, sizeof(*ex->sync.pending));
+	ex->refs = calloc((size_t)wl->nchunks + 1, sizeof(*ex->refs));
 	ex->holds = calloc((size_t)wl->lookahead + 1, sizeof(*ex->holds));
-	if (!ex->sync.pending || !ex->refs || !ex->holds)
-		return stargemm__error(-ENOMEM, "stargemm: out of memory for %" PRId64 " chunks",
-				       wl->nchunks);
-	starpu_pthread_mutex_init(&ex->sync.mutex, NULL);
-	starpu_pthread_cond_init(&ex->sync.done, NULL);
+	if (!ex->descr || !ex->sync.pending || !ex->refs || !ex->holds) {
+		stargemm__executor_free(ex);
+		stargemm__error(-ENOMEM, "stargemm: out of memory for %" PRId64 " chunks",
+				wl->nchunks);
+		return NULL;
+	}
 	for (int64_t n = 0; n < wl->nchunks; n++)
 		ex->refs[n] = (struct chunk_ref){ &ex->sync, n };
 	for (int64_t s = 0; s <= wl->lookahead; s++)
 		ex->holds[s].sync = &ex->sync;
-	return 0;
+	return ex;
+}
+
+void stargemm__executor_free(struct stargemm__executor *ex)
+{
+	if (!ex)
+		return;
+	free(ex->descr);
+	free(ex->sync.pending);
+	free(ex->refs);
+	free(ex->holds);
+	free(ex);
 }
 
 /* This rank's tasks in the list: its batches, or its products. */
@@ -464,34 +558,26 @@ static int progress_begin(const struct stargemm__worklist *wl)
 	return stargemm__progress_wanted() && stargemm__progress_begin(local_tasks(wl), wl->flops);
 }
 
-int stargemm__execute(struct stargemm__gemm *gemm, const struct stargemm__worklist *wl)
+int stargemm__execute(struct stargemm__executor *ex)
 {
-	struct executor ex = { .gemm = gemm, .wl = wl, .progress = progress_begin(wl) };
-	int ret;
+	const struct stargemm__worklist *wl = ex->wl;
 
+	ex->progress = progress_begin(wl);
+	ex->sync.progress = ex->progress;
 	if (wl->throttled && wl->gpus)
-		gemm->where = STARPU_CUDA;
-	if (!wl->throttled)
-		return run(&ex);
-	if ((ret = setup(&ex)) == 0) {
-		hold_unplanned(&ex);
-		ret = run(&ex);
-		/* Whatever was submitted must finish before the counters go away; on error,
-		 * without clearing the message that says what failed. */
-		if (ret) {
-			starpu_mpi_wait_for_all(stargemm__comm());
-			stargemm__progress_end();
-			for (int64_t m = 0; m <= wl->lookahead; m++)
-				unhold(&ex, m);
-		} else {
-			ret = stargemm_wait();
-		}
-		release_unplanned(&ex);
-		starpu_pthread_mutex_destroy(&ex.sync.mutex);
-		starpu_pthread_cond_destroy(&ex.sync.done);
+		ex->gemm->where = STARPU_CUDA;
+	if (!wl->throttled) {
+		run(ex);
+		return 0;
 	}
-	free(ex.sync.pending);
-	free(ex.refs);
-	free(ex.holds);
-	return ret;
+	starpu_pthread_mutex_init(&ex->sync.mutex, NULL);
+	starpu_pthread_cond_init(&ex->sync.done, NULL);
+	hold_unplanned(ex);
+	run(ex);
+	/* Whatever was submitted must finish before the counters go away. */
+	starpu_mpi_wait_for_all(stargemm__comm());
+	release_unplanned(ex);
+	starpu_pthread_mutex_destroy(&ex->sync.mutex);
+	starpu_pthread_cond_destroy(&ex->sync.done);
+	return stargemm_wait();
 }

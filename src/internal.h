@@ -121,10 +121,21 @@ MPI_Comm stargemm__comm(void);
  * MPI thread level, also in simulation) (collective.c). */
 int stargemm__sum_u64(const uint64_t *in, uint64_t *out, int n);
 /* Error agreement, for a collective call whose failure may be one rank's only (memory,
- * environment): every rank passes its status; returns it, or -ECANCELED with a message
- * when this rank succeeded and another did not, so that all ranks give up together
- * instead of some waiting for the others' messages. Collective. */
+ * environment): every rank passes its status; returns it, or -ECANCELED with the
+ * message of the lowest failing rank when this rank succeeded and another did not, so
+ * that all ranks give up together instead of some waiting for the others' messages.
+ * Collective. */
 int stargemm__agree(int ret);
+/* What the ranks learn of a failure: how many failed, the lowest one and its message. */
+#define STARGEMM__FAILURE_MSG 512
+struct stargemm__failure {
+	uint64_t count;
+	int rank;                         /* the lowest failing rank, -1 if none */
+	char msg[STARGEMM__FAILURE_MSG];  /* its message (truncated) */
+};
+/* Every rank passes whether it failed and its message; every rank gets @p f.
+ * Collective; returns 0 or an error of the reduction itself. */
+int stargemm__share_failure(int failed, const char *msg, struct stargemm__failure *f);
 /* Give every rank the @p n values of which each rank knows its own entries and holds
  * +0.0 for the others' (non-negative values, one owner per entry). Collective. */
 int stargemm__share_owned_f64(double *v, int64_t n);
@@ -135,11 +146,23 @@ void stargemm__reduction_shutdown(void);
  * matrices are created collectively in the same order. */
 int64_t stargemm__reserve_tags(int64_t count);
 
-/* Called from codelets when a kernel reports a failure it cannot return (cuBLAS
- * status); the next stargemm_wait()/stargemm_pdgemm() returns -EIO with @p msg. */
-void stargemm__kernel_failed(const char *msg);
-/* Return -EIO (and the message) if a kernel failed since the last call, else 0. */
-int stargemm__check_kernel_failures(void);
+/* Record a task that failed after the call's arguments were accepted: a kernel that
+ * reports a failure it cannot return (cuBLAS status), or a task of a product that could
+ * not be inserted (src/execute.c). The next stargemm_wait() returns -EIO with @p msg on
+ * every rank (stargemm__check_task_failures()). Thread-safe. */
+void stargemm__task_failed(const char *msg);
+/* Whether this rank recorded a failed task since the last check. */
+int stargemm__task_failures(void);
+/* Collective: -EIO on every rank if any rank recorded a failed task since the last
+ * call, with the message of the lowest such rank; else 0. Clears the record. */
+int stargemm__check_task_failures(void);
+
+/* Fault injection for the tests (src/fault.c): STARGEMM_FAULT="WHAT:RANK:N". */
+enum stargemm__fault { STARGEMM_FAULT_INSERT = 0, STARGEMM_FAULT_KERNEL = 1 };
+/* Read STARGEMM_FAULT for rank @p rank (stargemm_init()); -EINVAL if it does not parse. */
+int stargemm__fault_setup(int rank);
+/* Whether this event of kind @p kind is the one to fail (thread-safe). */
+int stargemm__fault(enum stargemm__fault kind);
 /* Wait for every submitted task (collective, as stargemm_wait()). @p ret != 0: an
  * error already recorded, returned with its message kept (stargemm_wait() would
  * clear it) and the wait's own failure appended; 0: stargemm_wait()'s status. */
@@ -162,6 +185,9 @@ struct stargemm__gemm {
 	 * tiles array), NULL = none, and the threshold. */
 	const double *norm_a, *norm_b;
 	double eps;
+	/* Set by the executor once one of the product's insertions failed on this rank: the
+	 * inserts then insert the tasks as no-ops (codelets/noop.c, src/execute.c). */
+	int skip;
 };
 
 /* Batches of small tile products (src/inspect.c, codelets/batch.c), in core on CPUs.
@@ -232,13 +258,17 @@ int stargemm__gemm_insert(const struct stargemm__gemm *p, int64_t i, int64_t j, 
 			  int first, int priority, struct stargemm_task_info *info,
 			  void (*callback)(void *), void *callback_arg);
 /* Insert one batch of tile products of a work list (the products' op(A), op(B) and C
- * tiles are the @p nrefs refs, the buffers of the task), with an optional callback
- * (argument NULL) run on the rank that executes it. */
+ * tiles are the batch's refs, the buffers of the task, described in @p descr: room for
+ * the largest batch's refs), with an optional callback (argument NULL) run on the rank
+ * that executes it. */
 struct stargemm__worklist;
 int stargemm__batch_insert(const struct stargemm__gemm *p, const struct stargemm__worklist *wl,
-			   int64_t batch, void (*callback)(void *));
+			   int64_t batch, struct starpu_data_descr *descr,
+			   void (*callback)(void *));
 /* Insert C(i, j) = beta C(i, j), for a C tile that no product updates (for a packed C:
- * its pack (i, j), every tile). */
+ * its pack (i, j), every tile).
+ * The three inserts return -EIO with a message when the task cannot be inserted (or
+ * STARGEMM_FAULT injects that); with p->skip they insert the task as a no-op. */
 int stargemm__scale_insert(const struct stargemm__gemm *p, int64_t i, int64_t j);
 
 /* The device (0..G-1) of a split tile of a C block (src/plan.c): the last L mod G
@@ -249,10 +279,18 @@ int stargemm__scale_insert(const struct stargemm__gemm *p, int64_t i, int64_t j)
  * share of the work). */
 int stargemm__split_device(int64_t before, int64_t total, int G);
 
-/* The executor (src/execute.c): run a work list of this problem; returns when its
- * tasks are inserted (in core) or done (out of core). */
+/* The executor (src/execute.c). new: what the walk of the work list @p wl of problem
+ * @p gemm needs, allocated (NULL: out of memory, message set) before the product's
+ * agreement; execute: walk it, returning when the tasks are inserted (in core: 0) or
+ * done (out of core: stargemm_wait()'s status). A task that cannot be inserted is
+ * reported by the next stargemm_wait() on every rank. The executor may be freed once
+ * execute returns. */
 struct stargemm__worklist;
-int stargemm__execute(struct stargemm__gemm *gemm, const struct stargemm__worklist *wl);
+struct stargemm__executor;
+struct stargemm__executor *stargemm__executor_new(struct stargemm__gemm *gemm,
+						  const struct stargemm__worklist *wl);
+int stargemm__execute(struct stargemm__executor *ex);
+void stargemm__executor_free(struct stargemm__executor *ex);
 /* A product (dense or block-sparse operands) through the inspector and the executor
  * (src/product.c); @p plan NULL: in core, else out of core with that plan and tile
  * footprint. @p info (may be NULL) receives the list's products, skips, flops and the
@@ -293,6 +331,7 @@ extern struct starpu_codelet stargemm_batch_cl;           /* many tile products 
 extern struct starpu_codelet stargemm_pack_fill_cl;       /* a pack's tiles, user function */
 extern struct starpu_codelet stargemm_pack_norm_cl;       /* a pack's tile norms */
 extern struct starpu_codelet stargemm_pack_copy_cl;       /* a pack from another's */
+extern struct starpu_codelet stargemm_noop_cl;            /* nothing: a skipped task */
 
 /* What the codelets' regression models are indexed by (codelets/model.c): the default
  * footprint (tile shapes), and the work as size: m n k for a tile product, the elements

@@ -16,6 +16,7 @@
 #include <inttypes.h>
 
 #include <stdlib.h>
+#include <string.h>
 
 #include "internal.h"
 #include "worklist.h"
@@ -128,6 +129,26 @@ starpu_data_handle_t stargemm__ref_handle(const struct stargemm__gemm *p, int op
 	}
 }
 
+/* The failure the tests inject (src/fault.c) in place of StarPU's: -EIO. */
+static int injected_failure(const struct stargemm__gemm *p)
+{
+	return !p->skip && stargemm__fault(STARGEMM_FAULT_INSERT) ? -EIO : 0;
+}
+
+/* The message of a failed insertion of the task that @p what names. */
+static int insert_error(int ret, int injected, const char *what)
+{
+	return stargemm__error(-EIO, "stargemm: task submission failed for %s (%s)", what,
+			       injected ? "injected by STARGEMM_FAULT" : strerror(-ret));
+}
+
+/* A task of the product, skipped (p->skip): its @p n data in their modes, no work. */
+static int insert_skipped(struct starpu_data_descr *d, int n)
+{
+	return starpu_mpi_task_insert(stargemm__comm(), &stargemm_noop_cl,
+				      STARPU_DATA_MODE_ARRAY, d, n, 0);
+}
+
 int stargemm__gemm_insert(const struct stargemm__gemm *p, int64_t i, int64_t j, int64_t k,
 			  int first, int priority, struct stargemm_task_info *info,
 			  void (*callback)(void *), void *callback_arg)
@@ -138,80 +159,92 @@ int stargemm__gemm_insert(const struct stargemm__gemm *p, int64_t i, int64_t j, 
 	starpu_data_handle_t a = stargemm__gemm_a_tile(p, i, k);
 	starpu_data_handle_t b = stargemm__gemm_b_tile(p, k, j);
 	char ta = stargemm__is_trans(p->ta) ? 'T' : 'N', tb = stargemm__is_trans(p->tb) ? 'T' : 'N';
-	int ret;
+	enum starpu_data_access_mode cmode = first && p->beta == 0.0 ? STARPU_W : STARPU_RW;
+	struct starpu_data_descr d[3] = { { a, STARPU_R }, { b, STARPU_R },
+					  { stargemm__tile(p->C, i, j), cmode } };
+	int injected = injected_failure(p), ret = injected;
+	char what[96];
 
-	ret = starpu_mpi_task_insert(stargemm__comm(), cl,
-				     STARPU_VALUE, &ta, sizeof(ta),
-				     STARPU_VALUE, &tb, sizeof(tb),
-				     STARPU_VALUE, &p->alpha, sizeof(p->alpha),
-				     STARPU_VALUE, &beta, sizeof(beta),
-				     STARPU_R, a, STARPU_R, b,
-				     first && p->beta == 0.0 ? STARPU_W : STARPU_RW,
-				     stargemm__tile(p->C, i, j),
-				     STARPU_PRIORITY, priority,
-				     STARPU_TASK_SCHED_DATA, info,
-				     STARPU_EXECUTE_WHERE, (unsigned long long)p->where,
-				     STARPU_CALLBACK_WITH_ARG_NFREE, callback, callback_arg, 0);
-	if (ret)
-		return stargemm__error(-EIO, "stargemm_pdgemm: task submission failed for C(%"
-				       PRId64 ",%" PRId64 ") k=%" PRId64 " (%d)", i, j, k, ret);
-	return 0;
+	if (p->skip)
+		ret = insert_skipped(d, 3);
+	else if (!ret)
+		ret = starpu_mpi_task_insert(stargemm__comm(), cl,
+					     STARPU_VALUE, &ta, sizeof(ta),
+					     STARPU_VALUE, &tb, sizeof(tb),
+					     STARPU_VALUE, &p->alpha, sizeof(p->alpha),
+					     STARPU_VALUE, &beta, sizeof(beta),
+					     STARPU_DATA_MODE_ARRAY, d, 3,
+					     STARPU_PRIORITY, priority,
+					     STARPU_TASK_SCHED_DATA, info,
+					     STARPU_EXECUTE_WHERE, (unsigned long long)p->where,
+					     STARPU_CALLBACK_WITH_ARG_NFREE, callback, callback_arg, 0);
+	if (!ret)
+		return 0;
+	snprintf(what, sizeof(what), "the update of C(%" PRId64 ",%" PRId64 ") by k=%" PRId64,
+		 i, j, k);
+	return insert_error(ret, injected, what);
 }
 
 int stargemm__batch_insert(const struct stargemm__gemm *p, const struct stargemm__worklist *wl,
-			   int64_t batch, void (*callback)(void *))
+			   int64_t batch, struct starpu_data_descr *descr, void (*callback)(void *))
 {
 	const struct stargemm__batch *b = &wl->batches[batch];
 	const struct stargemm__product *products = wl->products + b->first;
 	const int32_t *slots = wl->slots + 3 * b->first;
 	const struct stargemm__batch_geometry *geometry = &wl->geometry;
-	struct starpu_data_descr *descr = malloc((size_t)b->nrefs * sizeof(*descr));
 	char ta = stargemm__is_trans(p->ta) ? 'T' : 'N', tb = stargemm__is_trans(p->tb) ? 'T' : 'N';
-	int ret;
+	int injected = injected_failure(p), ret = injected;
+	char what[64];
 
-	if (!descr)
-		return stargemm__error(-ENOMEM, "stargemm_pdgemm: out of memory for a batch of %"
-				       PRId64 " tiles", b->nrefs);
 	for (int64_t e = 0; e < b->nrefs; e++) {
 		const struct stargemm__tile_ref *t = &wl->refs[b->ref_first + e];
 
 		descr[e].handle = stargemm__ref_handle(p, t->operand, t->r, t->c);
 		descr[e].mode = t->operand == STARGEMM_OP_C ? STARPU_RW : STARPU_R;
 	}
-	ret = starpu_mpi_task_insert(stargemm__comm(), &stargemm_batch_cl,
-				     STARPU_VALUE, &ta, sizeof(ta), STARPU_VALUE, &tb, sizeof(tb),
-				     STARPU_VALUE, &p->alpha, sizeof(p->alpha),
-				     STARPU_VALUE, &p->beta, sizeof(p->beta),
-				     STARPU_VALUE, &b->count, sizeof(b->count),
-				     STARPU_VALUE, &products, sizeof(products),
-				     STARPU_VALUE, &slots, sizeof(slots),
-				     STARPU_VALUE, &geometry, sizeof(geometry),
-				     STARPU_DATA_MODE_ARRAY, descr, (int)b->nrefs,
-				     STARPU_TASK_SCHED_DATA, &wl->products[b->first].info,
-				     STARPU_EXECUTE_WHERE, (unsigned long long)STARPU_CPU,
-				     STARPU_CALLBACK, callback, 0);
-	free(descr);
-	if (ret)
-		return stargemm__error(-EIO, "stargemm_pdgemm: task submission failed for a batch "
-				       "of %" PRId64 " tile products (%d)", b->count, ret);
-	return 0;
+	if (p->skip)
+		ret = insert_skipped(descr, (int)b->nrefs);
+	else if (!ret)
+		ret = starpu_mpi_task_insert(stargemm__comm(), &stargemm_batch_cl,
+					     STARPU_VALUE, &ta, sizeof(ta),
+					     STARPU_VALUE, &tb, sizeof(tb),
+					     STARPU_VALUE, &p->alpha, sizeof(p->alpha),
+					     STARPU_VALUE, &p->beta, sizeof(p->beta),
+					     STARPU_VALUE, &b->count, sizeof(b->count),
+					     STARPU_VALUE, &products, sizeof(products),
+					     STARPU_VALUE, &slots, sizeof(slots),
+					     STARPU_VALUE, &geometry, sizeof(geometry),
+					     STARPU_DATA_MODE_ARRAY, descr, (int)b->nrefs,
+					     STARPU_TASK_SCHED_DATA, &wl->products[b->first].info,
+					     STARPU_EXECUTE_WHERE, (unsigned long long)STARPU_CPU,
+					     STARPU_CALLBACK, callback, 0);
+	if (!ret)
+		return 0;
+	snprintf(what, sizeof(what), "a batch of %" PRId64 " tile products", b->count);
+	return insert_error(ret, injected, what);
 }
 
 int stargemm__scale_insert(const struct stargemm__gemm *p, int64_t i, int64_t j)
 {
-	int ret;
+	struct starpu_data_descr d = { stargemm__ref_handle(p, STARGEMM_OP_C, i, j),
+				       p->beta == 0.0 ? STARPU_W : STARPU_RW };
+	int injected, ret;
+	char what[64];
 
 	if (p->beta == 1.0)
 		return 0;
-	ret = starpu_mpi_task_insert(stargemm__comm(),
-				     p->beta == 0.0 ? &stargemm_zero_cl : &stargemm_scale_cl,
-				     STARPU_VALUE, &p->beta, sizeof(p->beta),
-				     p->beta == 0.0 ? STARPU_W : STARPU_RW,
-				     stargemm__ref_handle(p, STARGEMM_OP_C, i, j), 0);
-	if (ret)
-		return stargemm__error(-EIO, "stargemm_pdgemm: task submission failed for the "
-				       "scaling of C(%" PRId64 ",%" PRId64 ") (%d)", i, j, ret);
-	return 0;
+	ret = injected = injected_failure(p);
+	if (p->skip)
+		ret = insert_skipped(&d, 1);
+	else if (!ret)
+		ret = starpu_mpi_task_insert(stargemm__comm(),
+					     p->beta == 0.0 ? &stargemm_zero_cl : &stargemm_scale_cl,
+					     STARPU_VALUE, &p->beta, sizeof(p->beta),
+					     STARPU_DATA_MODE_ARRAY, &d, 1, 0);
+	if (!ret)
+		return 0;
+	snprintf(what, sizeof(what), "the scaling of C(%" PRId64 ",%" PRId64 ")", i, j);
+	return insert_error(ret, injected, what);
 }
 
 int stargemm_pdgemm_submit(stargemm_trans transa, stargemm_trans transb, double alpha,

@@ -111,6 +111,7 @@ int stargemm__run_product(struct stargemm__gemm *g, const struct stargemm_plan *
 {
 	struct stargemm__request r;
 	struct stargemm__worklist *wl = calloc(1, sizeof(*wl));
+	struct stargemm__executor *ex = NULL;
 	double t0 = now();
 	int ret, paused;
 
@@ -131,9 +132,12 @@ int stargemm__run_product(struct stargemm__gemm *g, const struct stargemm_plan *
 		ret = stargemm__storage_check_list(wl, &r, g->C->elem_size, "stargemm");
 	if (!ret)
 		ret = report(wl, r.beta_zero, now() - t0, info);
+	if (!ret && !(ex = stargemm__executor_new(g, wl)))
+		ret = -ENOMEM;
 	/* Every rank inserts the list's tasks or none does (memory, environment). */
 	if ((ret = stargemm__agree(ret))) {
 		stargemm__quiet_end(paused);
+		stargemm__executor_free(ex);
 		stargemm__worklist_free(wl);
 		free(wl);
 		return ret;
@@ -141,9 +145,10 @@ int stargemm__run_product(struct stargemm__gemm *g, const struct stargemm_plan *
 	/* In core the executor only inserts: its tasks start once the workers resume. */
 	if (plan)
 		stargemm__quiet_end(paused);
-	ret = stargemm__execute(g, wl);
+	ret = stargemm__execute(ex);
 	if (!plan)
 		stargemm__quiet_end(paused);
+	stargemm__executor_free(ex);
 	if (wl->throttled) {
 		stargemm__worklist_free(wl);
 		free(wl);

@@ -38,7 +38,7 @@ static struct {
 	int nkept, cap_kept;
 } rt = { .rank = 0, .nranks = 1, .next_tag = 1 };
 
-static atomic_int kernel_failures;
+static atomic_int task_failures;
 
 /* starpu_mpi_shutdown(), without the [starpu_comm_stats] lines StarPU-MPI 1.3 prints
  * on stderr whenever STARPU_COMM_STATS is on, when stargemm turned it on for its own
@@ -72,7 +72,7 @@ static void mpi_shutdown(void)
 	fclose(tmp);
 }
 
-static char kernel_failure_msg[512];
+static char task_failure_msg[STARGEMM__FAILURE_MSG];
 
 void stargemm_config_init(struct stargemm_config *cfg)
 {
@@ -288,6 +288,10 @@ int stargemm_init(const struct stargemm_config *user_cfg, int *argc, char ***arg
 		mpi_shutdown();
 		return ret;
 	}
+	if ((ret = stargemm__fault_setup(rt.rank)) != 0) {
+		mpi_shutdown();
+		return ret;
+	}
 	if (starpu_cuda_worker_get_count() > 0)
 		starpu_cublas_init();
 	if ((ret = register_disk(&cfg)) != 0) {
@@ -295,7 +299,7 @@ int stargemm_init(const struct stargemm_config *user_cfg, int *argc, char ***arg
 		return ret;
 	}
 	rt.managed_storage = cfg.disk_dir != NULL || cfg.ram_limit_mib > 0;
-	atomic_store(&kernel_failures, 0);
+	atomic_store(&task_failures, 0);
 	stargemm__storage_reset();
 	rt.next_tag = 1;
 	rt.initialized = 1;
@@ -424,26 +428,36 @@ int64_t stargemm__reserve_tags(int64_t count)
 	return first;
 }
 
-void stargemm__kernel_failed(const char *msg)
+/* The first failure's message is written by the thread that counted it first, before
+ * the count is seen by stargemm__check_task_failures() (after every task is done). */
+void stargemm__task_failed(const char *msg)
 {
-	if (atomic_fetch_add(&kernel_failures, 1) == 0)
-		snprintf(kernel_failure_msg, sizeof(kernel_failure_msg), "%s", msg);
+	if (atomic_fetch_add(&task_failures, 1) == 0)
+		snprintf(task_failure_msg, sizeof(task_failure_msg), "%s", msg);
 }
 
-int stargemm__check_kernel_failures(void)
+int stargemm__task_failures(void)
 {
-	int local = atomic_exchange(&kernel_failures, 0);
-	uint64_t mine = (uint64_t)local, n = mine;
+	return atomic_load(&task_failures) > 0;
+}
+
+int stargemm__check_task_failures(void)
+{
+	int local = atomic_exchange(&task_failures, 0);
+	struct stargemm__failure f;
 
 	/* Every rank must agree that the result is incomplete, not only the one whose
-	 * kernel failed. */
-	if (stargemm__sum_u64(&mine, &n, 1))
-		n = mine;
-	if (n == 0)
+	 * task failed. */
+	if (stargemm__share_failure(local > 0, task_failure_msg, &f)) {
+		f.count = local > 0;
+		f.rank = stargemm_rank();
+		snprintf(f.msg, sizeof(f.msg), "%s", task_failure_msg);
+	}
+	if (f.count == 0)
 		return 0;
-	return stargemm__error(-EIO, "%d kernel(s) failed; first failure here: %s; the "
-			       "result is incomplete: C is undefined", (int)n,
-			       local ? kernel_failure_msg : "(on another rank)");
+	return stargemm__error(-EIO, "stargemm: a task failed on rank %d (%llu rank(s) with "
+			       "failures): %s; the result is incomplete: C is undefined", f.rank,
+			       (unsigned long long)f.count, f.msg);
 }
 
 int stargemm__wait_after(int ret)
@@ -467,5 +481,5 @@ int stargemm_wait(void)
 	starpu_mpi_wait_for_all(rt.comm);
 	stargemm__progress_end();
 	free_kept();
-	return stargemm__check_kernel_failures();
+	return stargemm__check_task_failures();
 }

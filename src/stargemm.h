@@ -12,7 +12,9 @@
  *    -EIO communication or runtime failure). On failure, stargemm_last_error()
  *    returns a message naming the violated constraint and the offending values.
  *    A product refused before its tasks were submitted leaves C as it was; one that
- *    fails once they run (a kernel error) says so, and C is then undefined.
+ *    fails once they run (a kernel error, a task that could not be submitted) says
+ *    so, and C is then undefined. A collective call returns the same error on every
+ *    rank: the ranks that did not fail give the failing rank's number and message.
  *  - Collective functions (marked "collective") must be called by every process of
  *    the communicator, in the same order, with the same arguments.
  *  - Matrices are column-major. A tile is stored contiguously, column-major, with

@@ -4,8 +4,8 @@
 # a bad environment setting (as a rank would run out of memory alone):
 #   * STARGEMM_PACK_BELOW: the creation of the block-sparse matrices fails on rank 1;
 #   * STARGEMM_BATCH_FLOPS: the product fails on rank 1 after its matrices were made.
-# Both ranks must end (in well under the timeout) with an error: rank 1 naming the
-# setting, rank 0 saying that another rank failed (src/collective.c, stargemm__agree()).
+# Both ranks must end (in well under the timeout) with an error naming the setting,
+# rank 0 saying that rank 1 failed (src/collective.c, stargemm__agree()).
 bench="$BUILDDIR/bench/stargemm_bsgemm"
 out="$BUILDDIR/tests/agree_2ranks.out"
 for var in STARGEMM_PACK_BELOW STARGEMM_BATCH_FLOPS; do
@@ -21,10 +21,10 @@ for var in STARGEMM_PACK_BELOW STARGEMM_BATCH_FLOPS; do
 		cat "$out"
 		exit 1
 	fi
-	grep -q "$var='abc'" "$out" ||
-		{ echo "FAIL: no message naming $var"; cat "$out"; exit 1; }
-	grep -q "other rank(s) failed" "$out" ||
-		{ echo "FAIL: rank 0 did not report the other rank's failure"; cat "$out"; exit 1; }
+	grep -q "rank 1: .*$var='abc'" "$out" ||
+		{ echo "FAIL: rank 1 did not name $var"; cat "$out"; exit 1; }
+	grep -q "rank 0: stargemm: rank 1 failed.*$var='abc'" "$out" ||
+		{ echo "FAIL: rank 0 did not report rank 1's failure"; cat "$out"; exit 1; }
 	echo "rank 1 with $var=abc: both ranks failed (status $status)"
 done
 exit 0
