@@ -42,7 +42,16 @@ struct stargemm_matrix {
 	 * buffer StarPU allocates; tags are per pack. */
 	struct stargemm__packing *pack;
 	starpu_data_handle_t *packs;
+	/* A collective call has given every tile a value (a fill, a scatter, a product
+	 * into it; packs are zeroed when created). Until then the tiles read as zeros:
+	 * stargemm__zero_if_unwritten() before the first read. Same on every rank. */
+	int written;
 };
+
+/* Before a collective call reads @p A: if it was never written, insert tasks that zero
+ * its tiles (ordered before the reads by StarPU's data dependencies), and mark it
+ * written. A failed insertion is reported by the next stargemm_wait(). Collective. */
+void stargemm__zero_if_unwritten(const struct stargemm_matrix *A);
 
 /* Index of tile (i, j) in the tiles/storage arrays. */
 static inline int64_t stargemm__tile_index(const struct stargemm_matrix *A, int64_t i,

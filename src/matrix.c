@@ -294,6 +294,38 @@ static int zero_packs(struct stargemm_matrix *A, const char *fn)
 	return 0;
 }
 
+void stargemm__zero_if_unwritten(const struct stargemm_matrix *A)
+{
+	/* The flag records a fact about the values, not about the descriptor that the
+	 * reading calls take as const. */
+	struct stargemm_matrix *X = (struct stargemm_matrix *)A;
+	const double zero = 0.0;
+	char msg[160];
+
+	if (A->written)
+		return;
+	X->written = 1;
+	for (int64_t j = 0; j < A->nt; j++)
+		for (int64_t i = 0; i < A->mt; i++) {
+			int ret;
+
+			if (!stargemm__present(A, i, j))
+				continue;
+			ret = starpu_mpi_task_insert(stargemm__comm(), &stargemm_zero_cl,
+						     STARPU_VALUE, &zero, sizeof(zero),
+						     STARPU_W, stargemm__tile(A, i, j), 0);
+			if (!ret)
+				continue;
+			/* Zeros are written by each tile's owner alone: no other rank waits
+			 * for the ones not inserted. */
+			snprintf(msg, sizeof(msg), "the zeros of a matrix never written: task "
+				 "submission failed for tile (%" PRId64 ", %" PRId64 ") (%d)", i,
+				 j, ret);
+			stargemm__task_failed(msg);
+			return;
+		}
+}
+
 /* The descriptor of an irregular tiling, dense (@p sparse = 0) or with the pattern of
  * @p npresent tiles listed in @p present (@p sparse = 1; 2: never packed); registers
  * the tiles. */
@@ -365,6 +397,7 @@ static int create(struct stargemm_matrix **out, int64_t mt, const int64_t *row_s
 		stargemm_matrix_destroy(A);
 		return ret;
 	}
+	A->written = A->pack != NULL;
 	*out = A;
 	return 0;
 }

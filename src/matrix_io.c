@@ -10,18 +10,30 @@
  * per pack, through a buffer on the root.
  */
 #include <inttypes.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "internal.h"
 
+/* A fill task that could not be inserted: recorded, so that stargemm_wait() reports it
+ * on every rank (fills exchange nothing: the other ranks wait for nothing). */
+static void fill_failed(int ret)
+{
+	char msg[96];
+
+	snprintf(msg, sizeof(msg), "stargemm_matrix_fill: task submission failed (%d)", ret);
+	stargemm__task_failed(msg);
+}
+
 /* A packed matrix: one fill task per pack (codelets/pack.c). */
 static int fill_packs(struct stargemm_matrix *A, stargemm_fill_fn fn, void *arg)
 {
-	for (int64_t J = 0; J < A->pack->gnt; J++)
-		for (int64_t I = 0; I < A->pack->gmt; I++) {
+	int ret = 0;
+
+	for (int64_t J = 0; J < A->pack->gnt && !ret; J++)
+		for (int64_t I = 0; I < A->pack->gmt && !ret; I++) {
 			starpu_data_handle_t h = A->packs[I + J * A->pack->gmt];
-			int ret;
 
 			if (!h)
 				continue;
@@ -32,9 +44,7 @@ static int fill_packs(struct stargemm_matrix *A, stargemm_fill_fn fn, void *arg)
 						     STARPU_VALUE, &I, sizeof(I),
 						     STARPU_VALUE, &J, sizeof(J), STARPU_W, h, 0);
 			if (ret)
-				return stargemm__wait_after(stargemm__error(
-					-EIO, "stargemm_matrix_fill: task submission failed "
-					"(%d)", ret));
+				fill_failed(ret);
 		}
 	return stargemm_wait();
 }
@@ -48,10 +58,11 @@ int stargemm_matrix_fill(struct stargemm_matrix *A, stargemm_fill_fn fn, void *a
 		return ret;
 	if (!fn)
 		return stargemm__error(-EINVAL, "stargemm_matrix_fill: the fill function is NULL");
+	A->written = 1;
 	if (A->pack)
 		return fill_packs(A, fn, arg);
-	for (int64_t j = 0; j < A->nt; j++)
-		for (int64_t i = 0; i < A->mt; i++) {
+	for (int64_t j = 0; j < A->nt && !ret; j++)
+		for (int64_t i = 0; i < A->mt && !ret; i++) {
 			int64_t row0 = A->row_off[i], col0 = A->col_off[j];
 
 			if (!stargemm__present(A, i, j))
@@ -63,9 +74,7 @@ int stargemm_matrix_fill(struct stargemm_matrix *A, stargemm_fill_fn fn, void *a
 						     STARPU_VALUE, &col0, sizeof(col0),
 						     STARPU_W, stargemm__tile(A, i, j), 0);
 			if (ret)
-				return stargemm__wait_after(stargemm__error(
-					-EIO, "stargemm_matrix_fill: task submission failed "
-					"(%d)", ret));
+				fill_failed(ret);
 		}
 	return stargemm_wait();
 }
@@ -438,6 +447,7 @@ int stargemm_matrix_scatter(struct stargemm_matrix *A, const double *full, int64
 	if ((ret = stargemm__agree(check_io_args(A, full, ld, root, "stargemm_matrix_scatter"))))
 		return ret;
 	/* The array is only read: the views on it are used as send buffers. */
+	A->written = 1;
 	if (A->pack)
 		return exchange_packs(A, (void *)full, ld, root, 1);
 	return exchange(A, (void *)full, ld, root, 1);
@@ -452,6 +462,7 @@ int stargemm_matrix_gather(const struct stargemm_matrix *A, double *full, int64_
 	/* Agreed: a bad array or ld is the root's alone, and the others would wait. */
 	if ((ret = stargemm__agree(check_io_args(A, full, ld, root, "stargemm_matrix_gather"))))
 		return ret;
+	stargemm__zero_if_unwritten(A);
 	if (A->pack)
 		return exchange_packs(A, full, ld, root, 0);
 	return exchange(A, full, ld, root, 0);

@@ -79,6 +79,7 @@ int stargemm_matrix_norms(const struct stargemm_matrix *A, double *norms)
 							       "norms is NULL"))))
 		return ret;
 	memset(norms, 0, (size_t)(A->mt * A->nt) * sizeof(*norms));
+	stargemm__zero_if_unwritten(A);
 	ret = submit_norms(A, norms);
 	/* Wait even after a failed submission: submitted tasks write into norms. */
 	if ((ret = stargemm__agree(stargemm__wait_after(ret))))

@@ -233,6 +233,9 @@ int stargemm_matrix_create_product(struct stargemm_matrix **out, stargemm_trans 
 	stargemm__quiet_end(paused);
 	if (ret)
 		return ret;
+	if (C)
+		stargemm__zero_if_unwritten(C);
+	(*out)->written = 1;
 	if ((ret = initialise(*out, C))) {
 		stargemm_matrix_destroy(*out);
 		*out = NULL;

@@ -142,6 +142,12 @@ int stargemm__run_product(struct stargemm__gemm *g, const struct stargemm_plan *
 		free(wl);
 		return ret;
 	}
+	/* Operands never written read as zeros; C too unless beta = 0 overwrites it. */
+	stargemm__zero_if_unwritten(g->A);
+	stargemm__zero_if_unwritten(g->B);
+	if (g->beta != 0.0)
+		stargemm__zero_if_unwritten(g->C);
+	g->C->written = 1;
 	/* In core the executor only inserts: its tasks start once the workers resume. */
 	if (plan)
 		stargemm__quiet_end(paused);

@@ -60,10 +60,7 @@ struct stargemm_config {
 	 *  live matrices own, and every tile a product receives from other ranks (all in
 	 *  core, those of lookahead + 2 chunks out of core), must fit in the budget plus
 	 *  the disk node: a matrix creation or a product that would not fit is refused
-	 *  (-ENOMEM, with the numbers), since StarPU would wait for room forever. Such
-	 *  tiles have no value until written: fill or scatter a matrix (or write it as C
-	 *  with beta = 0) before reading it; StarPU 1.3 stops on a read of a tile never
-	 *  written. */
+	 *  (-ENOMEM, with the numbers), since StarPU would wait for room forever. */
 	int64_t ram_limit_mib;
 	/** Directory for StarPU's disk memory node (the slow memory of CPU out-of-core
 	 *  runs); NULL = no disk node. Must exist and be writable: stargemm_init()
@@ -127,10 +124,12 @@ struct stargemm_matrix;
 
 /** Create an M x N matrix of double, tiles of mb x nb (the last tile row and column
  *  may be smaller), on a P x Q grid (P * Q must equal the number of processes).
- *  Storage for the local tiles is allocated (pinned when GPUs are present) and left
- *  uninitialised — unless stargemm was initialised with a disk node or a RAM limit:
- *  then StarPU allocates the tiles itself when they are first written, so that they
- *  can be evicted to disk (out-of-core on the host). Collective. */
+ *  Storage for the local tiles is allocated (pinned when GPUs are present) — unless
+ *  stargemm was initialised with a disk node or a RAM limit: then StarPU allocates the
+ *  tiles itself when they are first written, so that they can be evicted to disk
+ *  (out-of-core on the host). Until a collective call writes it (a fill, a scatter,
+ *  a product into it), a matrix reads as zeros: the first call that reads it (a
+ *  product, a gather, its norms) zeroes its tiles first. Collective. */
 int stargemm_matrix_create(struct stargemm_matrix **A, int64_t m, int64_t n,
 			   int64_t mb, int64_t nb, int P, int Q);
 
