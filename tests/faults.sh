@@ -5,7 +5,9 @@
 #   * a RAM budget, no disk node, and matrices larger than it;
 #   * matrices that fit, but not with the tiles a product receives from another rank;
 #   * a RAM budget below any out-of-core plan;
-#   * the disk node's directory missing;
+#   * the disk node's directory missing, or not writable (a directory of mode 555;
+#     as root, which may write there anyway, a read-only file system such as
+#     /proc/sys, or the step is skipped, saying so);
 #   * a rank killed with SIGKILL in the middle of a product, rank 1 then rank 0: the
 #     job must end within KILL_LIMIT seconds with the launcher naming the signal.
 bench="$BUILDDIR/bench/stargemm_pdgemm"
@@ -41,6 +43,16 @@ expect "RAM budget below any plan" "cannot hold one tile" 1 \
 	--ooc --ram-limit 1 --disk "$dir" --disk-mib 256
 expect "missing disk directory" "is not an existing directory" 1 \
 	--ooc --ram-limit 24 --disk "$dir/missing" --disk-mib 256
+mkdir -p "$dir/readonly" && chmod 555 "$dir/readonly"
+readonly_dir="$dir/readonly"
+[ -w "$readonly_dir" ] && readonly_dir=/proc/sys
+if [ -d "$readonly_dir" ] && [ ! -w "$readonly_dir" ]; then
+	expect "read-only disk directory" "is not writable" 1 \
+		--ooc --ram-limit 24 --disk "$readonly_dir" --disk-mib 256
+else
+	echo "SKIP: read-only disk directory: no directory this user cannot write to"
+fi
+chmod 755 "$dir/readonly"
 rm -rf "$dir"
 
 # kill_rank R: SIGKILL rank R once the product runs; the job must end, fast, failed.
