@@ -14,6 +14,7 @@
 #include <limits.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "internal.h"
 
@@ -50,79 +51,160 @@ static int count_own(int nranks, int n)
 	return 0;
 }
 
-static int sum_by_starpu_mpi(const uint64_t *in, uint64_t *out, int n)
+/* A sum in flight: stargemm__sum_begin() posts it, stargemm__sum_end() completes it. */
+struct stargemm__sum {
+	int n, ret;
+	uint64_t *in;                 /* this rank's values (a copy) */
+	uint64_t *out;                /* the sum (MPI_Iallreduce's buffer) */
+	uint64_t *recv;               /* through StarPU-MPI: every other rank's values */
+	starpu_data_handle_t hs, *hr;
+	starpu_mpi_req *sreq, *rreq;
+	MPI_Request mreq;             /* MPI_Iallreduce, or MPI_REQUEST_NULL */
+};
+
+static void sum_free(struct stargemm__sum *s)
 {
-	int me = stargemm_rank(), nranks = stargemm_nranks();
+	free(s->in);
+	free(s->out);
+	free(s->recv);
+	free(s->hr);
+	free(s->sreq);
+	free(s->rreq);
+	free(s);
+}
+
+/* Through StarPU-MPI: every rank sends its values to every other rank. */
+static void post_by_starpu_mpi(struct stargemm__sum *s)
+{
+	int me = stargemm_rank(), nranks = stargemm_nranks(), n = s->n, rc;
 	int64_t tag = stargemm__reserve_tags(1);
 	MPI_Comm comm = stargemm__comm();
-	uint64_t *recv = calloc((size_t)nranks * (size_t)n, sizeof(*recv));
-	starpu_data_handle_t *hr = calloc((size_t)nranks, sizeof(*hr));
-	starpu_mpi_req *sreq = calloc((size_t)nranks, sizeof(*sreq));
-	starpu_mpi_req *rreq = calloc((size_t)nranks, sizeof(*rreq));
-	starpu_data_handle_t hs;
-	int ret = 0, rc;
 
-	if (!recv || !hr || !sreq || !rreq || count_own(nranks, n)) {
-		free(recv);
-		free(hr);
-		free(sreq);
-		free(rreq);
-		return stargemm__error(-ENOMEM, "stargemm: out of memory for a reduction over "
-				       "%d ranks", nranks);
-	}
-	starpu_vector_data_register(&hs, STARPU_MAIN_RAM, (uintptr_t)in, (uint32_t)n,
-				    sizeof(*in));
+	starpu_vector_data_register(&s->hs, STARPU_MAIN_RAM, (uintptr_t)s->in, (uint32_t)n,
+				    sizeof(*s->in));
 	for (int r = 0; r < nranks; r++) {
 		if (r == me)
 			continue;
-		starpu_vector_data_register(&hr[r], STARPU_MAIN_RAM, (uintptr_t)(recv + r * n),
-					    (uint32_t)n, sizeof(*recv));
-		if (!ret && (rc = starpu_mpi_irecv(hr[r], &rreq[r], r, tag, comm)))
-			ret = stargemm__error(-EIO, "stargemm: reduction: receive from rank %d "
-					      "failed (%d)", r, rc);
-		if (!ret && (rc = starpu_mpi_isend(hs, &sreq[r], r, tag, comm)))
-			ret = stargemm__error(-EIO, "stargemm: reduction: send to rank %d failed "
-					      "(%d)", r, rc);
+		starpu_vector_data_register(&s->hr[r], STARPU_MAIN_RAM,
+					    (uintptr_t)(s->recv + r * n), (uint32_t)n,
+					    sizeof(*s->recv));
+		if (!s->ret && (rc = starpu_mpi_irecv(s->hr[r], &s->rreq[r], r, tag, comm)))
+			s->ret = stargemm__error(-EIO, "stargemm: reduction: receive from rank "
+						 "%d failed (%d)", r, rc);
+		if (!s->ret && (rc = starpu_mpi_isend(s->hs, &s->sreq[r], r, tag, comm)))
+			s->ret = stargemm__error(-EIO, "stargemm: reduction: send to rank %d "
+						 "failed (%d)", r, rc);
 	}
-	memcpy(out, in, (size_t)n * sizeof(*out));
-	/* Wait for what was posted, even after a failure: the buffers are freed below.
-	 * starpu_mpi_wait()'s result is no verdict: StarPU-MPI 1.3 returns -1 for a
-	 * receive whose message arrived before it was posted, and stops the program itself
-	 * on an MPI error. */
+}
+
+/* Wait for what was posted, even after a failure: the buffers are freed after.
+ * starpu_mpi_wait()'s result is no verdict: StarPU-MPI 1.3 returns -1 for a receive
+ * whose message arrived before it was posted, and stops the program itself on an MPI
+ * error. */
+static void end_by_starpu_mpi(struct stargemm__sum *s, uint64_t *out)
+{
+	int me = stargemm_rank(), nranks = stargemm_nranks(), n = s->n;
+
+	memcpy(out, s->in, (size_t)n * sizeof(*out));
 	for (int r = 0; r < nranks; r++) {
 		if (r == me)
 			continue;
-		if (sreq[r])
-			starpu_mpi_wait(&sreq[r], MPI_STATUS_IGNORE);
-		if (rreq[r])
-			starpu_mpi_wait(&rreq[r], MPI_STATUS_IGNORE);
-		starpu_data_unregister(hr[r]);
-		for (int i = 0; i < n && !ret; i++)
-			out[i] += recv[r * n + i];
+		if (s->sreq[r])
+			starpu_mpi_wait(&s->sreq[r], MPI_STATUS_IGNORE);
+		if (s->rreq[r])
+			starpu_mpi_wait(&s->rreq[r], MPI_STATUS_IGNORE);
+		starpu_data_unregister(s->hr[r]);
+		for (int i = 0; i < n && !s->ret; i++)
+			out[i] += s->recv[r * n + i];
 	}
-	starpu_data_unregister(hs);
-	free(recv);
-	free(hr);
-	free(sreq);
-	free(rreq);
+	starpu_data_unregister(s->hs);
+}
+
+/* MPI_Wait spins on a core (MPICH), which the StarPU workers of the rank need while
+ * the other ranks catch up: test, then sleep 50 us between tests. */
+static int wait_politely(MPI_Request *req)
+{
+	const struct timespec pause = { 0, 50000 };
+	int done = 0, rc;
+
+	while ((rc = MPI_Test(req, &done, MPI_STATUS_IGNORE)) == MPI_SUCCESS && !done)
+		nanosleep(&pause, NULL);
+	return rc;
+}
+
+struct stargemm__sum *stargemm__sum_begin(const uint64_t *in, int n)
+{
+	struct stargemm__sum *s = calloc(1, sizeof(*s));
+	int nranks = stargemm_nranks(), multiple = stargemm__mpi_thread_multiple(), ok;
+
+	if (!s) {
+		stargemm__error(-ENOMEM, "stargemm: out of memory for a reduction");
+		return NULL;
+	}
+	s->n = n;
+	s->mreq = MPI_REQUEST_NULL;
+	s->in = malloc((size_t)n * sizeof(*s->in));
+	s->out = malloc((size_t)n * sizeof(*s->out));
+	ok = s->in && s->out;
+	if (ok && nranks > 1 && !multiple) {
+		s->recv = calloc((size_t)nranks * (size_t)n, sizeof(*s->recv));
+		s->hr = calloc((size_t)nranks, sizeof(*s->hr));
+		s->sreq = calloc((size_t)nranks, sizeof(*s->sreq));
+		s->rreq = calloc((size_t)nranks, sizeof(*s->rreq));
+		ok = s->recv && s->hr && s->sreq && s->rreq && !count_own(nranks, n);
+	}
+	if (!ok) {
+		sum_free(s);
+		stargemm__error(-ENOMEM, "stargemm: out of memory for a reduction over %d ranks",
+				nranks);
+		return NULL;
+	}
+	memcpy(s->in, in, (size_t)n * sizeof(*in));
+	if (nranks > 1 && multiple) {
+		int rc = MPI_Iallreduce(s->in, s->out, n, MPI_UINT64_T, MPI_SUM,
+					stargemm__comm(), &s->mreq);
+
+		if (rc != MPI_SUCCESS)
+			s->ret = stargemm__error(-EIO, "stargemm: MPI_Iallreduce of %d counters "
+						 "failed (MPI error %d)", n, rc);
+	} else if (nranks > 1) {
+		post_by_starpu_mpi(s);
+	}
+	return s;
+}
+
+int stargemm__sum_end(struct stargemm__sum *s, uint64_t *out)
+{
+	int ret;
+
+	if (s->recv) {
+		end_by_starpu_mpi(s, out);
+	} else if (s->mreq != MPI_REQUEST_NULL) {
+		int rc = wait_politely(&s->mreq);
+
+		if (rc != MPI_SUCCESS && !s->ret)
+			s->ret = stargemm__error(-EIO, "stargemm: MPI_Iallreduce of %d counters "
+						 "failed (MPI error %d)", s->n, rc);
+		memcpy(out, s->out, (size_t)s->n * sizeof(*out));
+	} else {
+		memcpy(out, s->in, (size_t)s->n * sizeof(*out));  /* one rank */
+	}
+	ret = s->ret;
+	sum_free(s);
 	return ret;
 }
 
 int stargemm__sum_u64(const uint64_t *in, uint64_t *out, int n)
 {
+	struct stargemm__sum *s;
+
 	if (stargemm_nranks() == 1) {
 		memcpy(out, in, (size_t)n * sizeof(*out));
 		return 0;
 	}
-	if (stargemm__mpi_thread_multiple()) {
-		int rc = MPI_Allreduce(in, out, n, MPI_UINT64_T, MPI_SUM, stargemm__comm());
-
-		if (rc != MPI_SUCCESS)
-			return stargemm__error(-EIO, "stargemm: MPI_Allreduce of %d counters "
-					       "failed (MPI error %d)", n, rc);
-		return 0;
-	}
-	return sum_by_starpu_mpi(in, out, n);
+	if (!(s = stargemm__sum_begin(in, n)))
+		return -ENOMEM;
+	return stargemm__sum_end(s, out);
 }
 
 /* The lowest failing rank's message, as 64-bit words for the sum (the other ranks

@@ -129,6 +129,12 @@ MPI_Comm stargemm__comm(void);
 /* Element-wise sum of @p n values over all ranks into @p out (collective; works at any
  * MPI thread level, also in simulation) (collective.c). */
 int stargemm__sum_u64(const uint64_t *in, uint64_t *out, int n);
+/* The same sum without blocking: begin posts it (a copy of @p in is taken; NULL: out
+ * of memory, message set), end waits for it, writes it to @p out and frees it.
+ * Collective: every rank begins and ends its sums in the same order. */
+struct stargemm__sum;
+struct stargemm__sum *stargemm__sum_begin(const uint64_t *in, int n);
+int stargemm__sum_end(struct stargemm__sum *s, uint64_t *out);
 /* Error agreement, for a collective call whose failure may be one rank's only (memory,
  * environment): every rank passes its status; returns it, or -ECANCELED with the
  * message of the lowest failing rank when this rank succeeded and another did not, so
@@ -198,6 +204,13 @@ struct stargemm__gemm {
 	 * inserts then insert the tasks as no-ops (codelets/noop.c, src/execute.c). */
 	int skip;
 };
+
+/* Out of core, the ranks agree whether a task failed about every STARGEMM_AGREE_FLOPS
+ * of each rank's work (src/execute.c, abandoned()): 1e10, a tenth of a second of a
+ * 100 GFLOP/s CPU rank, so that a failure stops every rank within a second or so of
+ * such work while the sums cost well under 1%. The environment variable of the same
+ * name overrides it (a number >= 0; 0: at every ell + 1 chunks). */
+#define STARGEMM_AGREE_FLOPS 1e10
 
 /* Batches of small tile products (src/inspect.c, codelets/batch.c), in core on CPUs.
  * Tile products below STARGEMM_BATCH_BELOW flops are batched: 2 * 256^3, the size up
@@ -289,15 +302,15 @@ int stargemm__scale_insert(const struct stargemm__gemm *p, int64_t i, int64_t j)
 int stargemm__split_device(int64_t before, int64_t total, int G);
 
 /* The executor (src/execute.c). new: what the walk of the work list @p wl of problem
- * @p gemm needs, allocated (NULL: out of memory, message set) before the product's
- * agreement; execute: walk it, returning when the tasks are inserted (in core: 0) or
- * done (out of core: stargemm_wait()'s status). A task that cannot be inserted is
- * reported by the next stargemm_wait() on every rank. The executor may be freed once
- * execute returns. */
+ * @p gemm needs, allocated before the product's agreement (-ENOMEM, or -EINVAL for a
+ * bad STARGEMM_AGREE_FLOPS); execute: walk it, returning when the tasks are inserted
+ * (in core: 0) or done (out of core: stargemm_wait()'s status). A task that cannot be
+ * inserted is reported by the next stargemm_wait() on every rank. The executor may be
+ * freed once execute returns. */
 struct stargemm__worklist;
 struct stargemm__executor;
-struct stargemm__executor *stargemm__executor_new(struct stargemm__gemm *gemm,
-						  const struct stargemm__worklist *wl);
+int stargemm__executor_new(struct stargemm__gemm *gemm, const struct stargemm__worklist *wl,
+			   struct stargemm__executor **out);
 int stargemm__execute(struct stargemm__executor *ex);
 void stargemm__executor_free(struct stargemm__executor *ex);
 /* A product (dense or block-sparse operands) through the inspector and the executor

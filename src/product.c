@@ -132,8 +132,8 @@ int stargemm__run_product(struct stargemm__gemm *g, const struct stargemm_plan *
 		ret = stargemm__storage_check_list(wl, &r, g->C->elem_size, "stargemm");
 	if (!ret)
 		ret = report(wl, r.beta_zero, now() - t0, info);
-	if (!ret && !(ex = stargemm__executor_new(g, wl)))
-		ret = -ENOMEM;
+	if (!ret)
+		ret = stargemm__executor_new(g, wl, &ex);
 	/* Every rank inserts the list's tasks or none does (memory, environment). */
 	if ((ret = stargemm__agree(ret))) {
 		stargemm__quiet_end(paused);

@@ -5,8 +5,11 @@
 # returns a bad status). Every rank must end — never hang — with the same error, which
 # names the failing rank and the cause and says that C is undefined: in core and out
 # of core, one task per tile product and batches of small products, on 2 and 4 ranks
-# (src/execute.c). Out of core the product is abandoned early: rank 0's progress line
-# stops well short of its tasks. A bad STARGEMM_FAULT is refused, naming it.
+# (src/execute.c), also with MPI at MPI_THREAD_SERIALIZED. Out of core, with the
+# ranks agreeing every ell + 1 chunks
+# (STARGEMM_AGREE_FLOPS=0), the product is abandoned early: rank 0's progress line
+# stops well short of its tasks. A bad STARGEMM_FAULT or STARGEMM_AGREE_FLOPS is
+# refused, naming it.
 bench="$BUILDDIR/bench/stargemm_pdgemm"
 out="$BUILDDIR/tests/task_failures.out"
 fail() { echo "FAIL: $1"; cat "$out"; exit 1; }
@@ -57,16 +60,38 @@ expect "kernel, out of core, 4 ranks" kernel:2:1 4 "cblas_dgemm: injected fault"
 
 # Out of core, 2 ranks, 5 x 5 C tiles of 300 and 5 chunks of k each: a kernel failing
 # early on rank 1 stops every rank within a few chunks.
+export STARGEMM_AGREE_FLOPS=0
 expect "kernel, out of core, abandoned" kernel:1:1 2 "cblas_dgemm: injected fault" \
 	--m 1500 --n 1500 --k 1500 --nb 300 $ooc
+unset STARGEMM_AGREE_FLOPS
 set -- $(done_of_total)
 [ $# -eq 2 ] || fail "no progress line on rank 0"
 [ $(($1 * 2)) -lt "$2" ] || fail "abandoned product: rank 0 ran $1 of its $2 tasks"
 echo "abandoned product: rank 0 ran $1 of its $2 tasks"
+
+# MPI at MPI_THREAD_SERIALIZED (tests/test_ooc_model.c): the ranks do not agree in the
+# middle of the product; the ones that did not fail finish it, then every rank reports.
+for fault in kernel:1:3 insert:1:7; do
+	STARGEMM_FAULT=$fault TEST_TIMEOUT=120 "$SRCDIR/tests/mpirun.sh" 2 \
+		"$BUILDDIR/tests/test_ooc_model" 1 2 serialized >"$out" 2>&1
+	status=$?
+	[ $status -eq 124 ] && fail "serialized MPI, $fault: hung"
+	[ $status -eq 0 ] && fail "serialized MPI, $fault: the job succeeded"
+	for r in 0 1; do
+		grep -q "rank $r: error -5: stargemm: a task failed on rank 1 " "$out" ||
+			fail "serialized MPI, $fault: rank $r did not report rank 1's failure"
+	done
+	echo "serialized MPI, $fault: both ranks failed with rank 1's error"
+done
 
 STARGEMM_FAULT=insert:x:1 "$SRCDIR/tests/mpirun.sh" 1 "$bench" --m 100 --n 100 --k 100 \
 	--nb 50 --niter 1 --warmup 0 --peak 1 >"$out" 2>&1
 [ $? -ne 0 ] && grep -q "STARGEMM_FAULT='insert:x:1'" "$out" ||
 	fail "a bad STARGEMM_FAULT was not refused with its name"
 echo "bad STARGEMM_FAULT refused: $(grep -m1 STARGEMM_FAULT "$out")"
+STARGEMM_AGREE_FLOPS=-1 "$SRCDIR/tests/mpirun.sh" 2 "$bench" --m 300 --n 300 --k 300 \
+	--nb 100 --ooc --b 1 --c 1 --d 1 --niter 1 --warmup 0 --peak 1 >"$out" 2>&1
+[ $? -ne 0 ] && grep -q "rank 1: .*STARGEMM_AGREE_FLOPS='-1'" "$out" ||
+	fail "a bad STARGEMM_AGREE_FLOPS was not refused on every rank with its name"
+echo "bad STARGEMM_AGREE_FLOPS refused: $(grep -m1 STARGEMM_AGREE_FLOPS "$out")"
 exit 0
