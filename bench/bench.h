@@ -90,6 +90,8 @@ void bench_set_blas_threads(int threads);
 
 /* Implementations; each prints its CSV rows and returns 0, or 1 on failure. */
 int bench_run_blas(const struct bench_opts *o);
+/* stargemm_dgemm() on host arrays, one process (bench/host.c). */
+int bench_run_host(const struct bench_opts *o);
 int bench_run_scalapack(const struct bench_opts *o);
 /* GPU peers (bench/cublas.c, built with CUDA): one in-core cublasDgemm on device-resident
  * matrices, and cublasXtDgemm on host-resident ones. Return 77 when no GPU is visible. */

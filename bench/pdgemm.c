@@ -35,6 +35,8 @@ static void usage(FILE *f)
 	fprintf(f,
 		"Usage: stargemm_pdgemm [options]   (run under mpiexec for several ranks)\n"
 		"  --impl NAME      stargemm (default), blas (one dgemm call, 1 process),\n"
+		"                   host (one stargemm_dgemm call on host arrays, 1 process;\n"
+		"                   its tile: STARGEMM_HOST_TILE or the library's default),\n"
 		"                   scalapack (pdgemm on the P x Q grid, when built), cublas\n"
 		"                   (one in-core cublasDgemm, matrices already on the GPU) or\n"
 		"                   cublasxt (cublasXtDgemm on host-resident matrices; --nb is\n"
@@ -417,6 +419,14 @@ int main(int argc, char **argv)
 							o.ncpus > 0 ? o.ncpus : 0);
 		o.P = o.Q = 1;
 		ret = rank == 0 ? bench_run_blas(&o) : 0;
+	} else if (!strcmp(o.impl, "host")) {
+		if (o.peak <= 0)
+			o.peak = bench_local_dgemm_rate(o.m < 4096 ? o.m : 4096,
+							o.ncpus > 0 ? o.ncpus : 0);
+		o.P = o.Q = 1;
+		ret = nranks == 1 ? bench_run_host(&o) : 2;
+		if (nranks != 1 && rank == 0)
+			fprintf(stderr, "stargemm_pdgemm: --impl host runs on 1 process\n");
 	} else if (!strcmp(o.impl, "scalapack")) {
 #ifdef HAVE_SCALAPACK
 		ret = bench_run_scalapack(&o);
@@ -432,7 +442,7 @@ int main(int argc, char **argv)
 	} else {
 		if (rank == 0)
 			fprintf(stderr, "stargemm_pdgemm: unknown --impl '%s' (stargemm, blas, "
-				"scalapack, cublas, cublasxt)\n", o.impl);
+				"host, scalapack, cublas, cublasxt)\n", o.impl);
 		ret = 2;
 	}
 	MPI_Barrier(MPI_COMM_WORLD);

@@ -26,6 +26,14 @@ static double *tile_at(const struct stargemm__batch_geometry *g, int o, void *bu
 	return g->offset[o] ? base + g->offset[o][i + j * g->ld[o]] : base;
 }
 
+/* The leading dimension of a stored tile of @p rows rows of operand o in @p buf: its
+ * rows in a pack, the buffer's own otherwise (a tile registered in place in a user's
+ * array has the array's). */
+static int tile_ld(const struct stargemm__batch_geometry *g, int o, void *buf, int rows)
+{
+	return g->offset[o] ? rows : (int)STARPU_MATRIX_GET_LD(buf);
+}
+
 static void batch_cpu(void *buffers[], void *cl_arg)
 {
 	const struct stargemm__product *products;
@@ -47,14 +55,18 @@ static void batch_cpu(void *buffers[], void *cl_arg)
 		int m = (int)(g->row_off[x->i + 1] - g->row_off[x->i]);
 		int n = (int)(g->col_off[x->j + 1] - g->col_off[x->j]);
 		int k = (int)(g->k_off[x->k + 1] - g->k_off[x->k]);
-		const double *a = ta == 'N' ? tile_at(g, 0, buffers[slots[3 * e]], x->i, x->k)
-					    : tile_at(g, 0, buffers[slots[3 * e]], x->k, x->i);
-		const double *b = tb == 'N' ? tile_at(g, 1, buffers[slots[3 * e + 1]], x->k, x->j)
-					    : tile_at(g, 1, buffers[slots[3 * e + 1]], x->j, x->k);
-		double *c = tile_at(g, 2, buffers[slots[3 * e + 2]], x->i, x->j);
+		void *abuf = buffers[slots[3 * e]], *bbuf = buffers[slots[3 * e + 1]];
+		void *cbuf = buffers[slots[3 * e + 2]];
+		const double *a = ta == 'N' ? tile_at(g, 0, abuf, x->i, x->k)
+					    : tile_at(g, 0, abuf, x->k, x->i);
+		const double *b = tb == 'N' ? tile_at(g, 1, bbuf, x->k, x->j)
+					    : tile_at(g, 1, bbuf, x->j, x->k);
+		double *c = tile_at(g, 2, cbuf, x->i, x->j);
 
-		stargemm__small_dgemm(&cache, ta, tb, m, n, k, alpha, a, ta == 'N' ? m : k, b,
-				      tb == 'N' ? k : n, x->first ? beta : 1.0, c, m);
+		stargemm__small_dgemm(&cache, ta, tb, m, n, k, alpha, a,
+				      tile_ld(g, 0, abuf, ta == 'N' ? m : k), b,
+				      tile_ld(g, 1, bbuf, tb == 'N' ? k : n),
+				      x->first ? beta : 1.0, c, tile_ld(g, 2, cbuf, m));
 	}
 }
 

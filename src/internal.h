@@ -42,11 +42,23 @@ struct stargemm_matrix {
 	 * buffer StarPU allocates; tags are per pack. */
 	struct stargemm__packing *pack;
 	starpu_data_handle_t *packs;
+	/* Tiles registered in place in a user's array (one process): base NULL if not. */
+	struct stargemm__local {
+		void *base;       /* element (0, 0) */
+		int64_t ld;       /* leading dimension, in elements */
+	} local;
 	/* A collective call has given every tile a value (a fill, a scatter, a product
 	 * into it; packs are zeroed when created). Until then the tiles read as zeros:
 	 * stargemm__zero_if_unwritten() before the first read. Same on every rank. */
 	int written;
 };
+
+/* An m x n matrix of tiles nb x nb (the last ones ragged) registered in place in the
+ * column-major array @p base of leading dimension @p ld (>= m), on one process (-EINVAL
+ * otherwise): nothing is copied, and the array holds the values once the matrix is
+ * destroyed (StarPU copies its tiles back). Errors name @p fn (src/matrix.c). */
+int stargemm__matrix_create_in_place(struct stargemm_matrix **out, int64_t m, int64_t n,
+				     int64_t nb, void *base, int64_t ld, const char *fn);
 
 /* Before a collective call reads @p A: if it was never written, insert tasks that zero
  * its tiles (ordered before the reads by StarPU's data dependencies), and mark it

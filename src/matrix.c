@@ -91,7 +91,16 @@ static int register_tile(struct stargemm_matrix *A, int64_t i, int64_t j)
 	int owner = stargemm_matrix_owner(A, i, j);
 	starpu_data_handle_t h;
 
-	if (owner == stargemm_rank() && !stargemm__managed_storage()) {
+	if (owner == stargemm_rank() && A->local.base) {
+		/* One process (checked by stargemm__matrix_create_in_place()): the local
+		 * array is the whole matrix. */
+		char *p = (char *)A->local.base +
+			  (size_t)(A->row_off[i] + A->col_off[j] * A->local.ld) * A->elem_size;
+
+		starpu_matrix_data_register(&h, STARPU_MAIN_RAM, (uintptr_t)p,
+					    (uint32_t)A->local.ld, (uint32_t)rows, (uint32_t)cols,
+					    A->elem_size);
+	} else if (owner == stargemm_rank() && !stargemm__managed_storage()) {
 		void *p = NULL;
 
 		if (allocate_tile(&p, stargemm__tile_bytes(A, i, j)) != 0)
@@ -237,7 +246,8 @@ static int reserve_storage(struct stargemm_matrix *A, const char *fn)
 	int64_t bytes = 0;
 	int ret;
 
-	for (int64_t j = 0; !A->pack && j < A->nt; j++)
+	/* Tiles in a user's array are the user's memory, not the library's. */
+	for (int64_t j = 0; !A->pack && !A->local.base && j < A->nt; j++)
 		for (int64_t i = 0; i < A->mt; i++)
 			if (stargemm_matrix_tile_present(A, i, j) &&
 			    stargemm_matrix_owner(A, i, j) == stargemm_rank())
@@ -332,7 +342,7 @@ void stargemm__zero_if_unwritten(const struct stargemm_matrix *A)
 static int create(struct stargemm_matrix **out, int64_t mt, const int64_t *row_sizes,
 		  int64_t nt, const int64_t *col_sizes, int sparse, int64_t npresent,
 		  const int64_t *present, const struct stargemm_distribution *dist,
-		  const char *fn)
+		  const struct stargemm__local *local, const char *fn)
 {
 	struct stargemm_matrix *A;
 	int64_t max_rows, max_cols;
@@ -365,6 +375,8 @@ static int create(struct stargemm_matrix **out, int64_t mt, const int64_t *row_s
 	A->Q = Q;
 	A->npresent = mt * nt;
 	A->elem_size = sizeof(double);
+	if (local)
+		A->local = *local;
 	A->row_off = offsets_from_sizes(mt, row_sizes);
 	A->col_off = offsets_from_sizes(nt, col_sizes);
 	if (!A->row_off || !A->col_off) {
@@ -397,7 +409,7 @@ static int create(struct stargemm_matrix **out, int64_t mt, const int64_t *row_s
 		stargemm_matrix_destroy(A);
 		return ret;
 	}
-	A->written = A->pack != NULL;
+	A->written = A->pack != NULL || local != NULL;
 	*out = A;
 	return 0;
 }
@@ -408,7 +420,7 @@ int stargemm_matrix_create_irregular(struct stargemm_matrix **out, int64_t mt,
 {
 	struct stargemm_distribution cyclic = { P, Q, NULL, NULL };
 
-	return create(out, mt, row_sizes, nt, col_sizes, 0, 0, NULL, &cyclic,
+	return create(out, mt, row_sizes, nt, col_sizes, 0, 0, NULL, &cyclic, NULL,
 		      "stargemm_matrix_create");
 }
 
@@ -418,7 +430,7 @@ int stargemm_matrix_create_sparse(struct stargemm_matrix **out, int64_t mt,
 {
 	struct stargemm_distribution cyclic = { P, Q, NULL, NULL };
 
-	return create(out, mt, row_sizes, nt, col_sizes, 1, npresent, present, &cyclic,
+	return create(out, mt, row_sizes, nt, col_sizes, 1, npresent, present, &cyclic, NULL,
 		      "stargemm_matrix_create_sparse");
 }
 
@@ -429,7 +441,7 @@ int stargemm_matrix_create_distributed(struct stargemm_matrix **out, int64_t mt,
 				       const struct stargemm_distribution *dist)
 {
 	return create(out, mt, row_sizes, nt, col_sizes, npresent >= 0, npresent, present,
-		      dist, "stargemm_matrix_create_distributed");
+		      dist, NULL, "stargemm_matrix_create_distributed");
 }
 
 int stargemm__matrix_create_pattern(struct stargemm_matrix **out, int64_t mt,
@@ -440,7 +452,7 @@ int stargemm__matrix_create_pattern(struct stargemm_matrix **out, int64_t mt,
 				    const char *fn)
 {
 	return create(out, mt, row_sizes, nt, col_sizes, packable ? 1 : 2, npresent, present,
-		      dist, fn);
+		      dist, NULL, fn);
 }
 
 int64_t stargemm_matrix_present_count(const struct stargemm_matrix *A)
@@ -451,6 +463,19 @@ int64_t stargemm_matrix_present_count(const struct stargemm_matrix *A)
 int stargemm_matrix_tile_present(const struct stargemm_matrix *A, int64_t i, int64_t j)
 {
 	return A && i >= 0 && i < A->mt && j >= 0 && j < A->nt && stargemm__present(A, i, j);
+}
+
+/* The sizes of the tiles of @p b elements (the last one ragged) of an axis of @p n
+ * elements, their number in @p count; NULL: out of memory. */
+static int64_t *regular_sizes(int64_t n, int64_t b, int64_t *count)
+{
+	int64_t *sizes;
+
+	*count = (n + b - 1) / b;
+	sizes = malloc((size_t)(*count > 0 ? *count : 1) * sizeof(*sizes));
+	for (int64_t i = 0; sizes && i < *count; i++)
+		sizes[i] = (i + 1) * b <= n ? b : n - i * b;
+	return sizes;
 }
 
 int stargemm_matrix_create(struct stargemm_matrix **out, int64_t m, int64_t n,
@@ -470,20 +495,34 @@ int stargemm_matrix_create(struct stargemm_matrix **out, int64_t m, int64_t n,
 	if (mb <= 0 || nb <= 0)
 		return stargemm__error(-EINVAL, "%s: tile sizes must be > 0, got mb=%" PRId64
 				       " nb=%" PRId64, fn, mb, nb);
-	mt = (m + mb - 1) / mb;
-	nt = (n + nb - 1) / nb;
-	rows = malloc((size_t)mt * sizeof(*rows));
-	cols = malloc((size_t)nt * sizeof(*cols));
+	rows = regular_sizes(m, mb, &mt);
+	cols = regular_sizes(n, nb, &nt);
 	if (!rows || !cols) {
 		free(rows);
 		free(cols);
 		return stargemm__error(-ENOMEM, "%s: out of memory", fn);
 	}
-	for (int64_t i = 0; i < mt; i++)
-		rows[i] = (i + 1) * mb <= m ? mb : m - i * mb;
-	for (int64_t j = 0; j < nt; j++)
-		cols[j] = (j + 1) * nb <= n ? nb : n - j * nb;
 	ret = stargemm_matrix_create_irregular(out, mt, rows, nt, cols, P, Q);
+	free(rows);
+	free(cols);
+	return ret;
+}
+
+int stargemm__matrix_create_in_place(struct stargemm_matrix **out, int64_t m, int64_t n,
+				     int64_t nb, void *base, int64_t ld, const char *fn)
+{
+	struct stargemm_distribution one = { 1, 1, NULL, NULL };
+	struct stargemm__local local = { base, ld };
+	int64_t mt, nt, *rows = regular_sizes(m, nb, &mt), *cols = regular_sizes(n, nb, &nt);
+	int ret;
+
+	if (stargemm_nranks() != 1)
+		ret = stargemm__error(-EINVAL, "%s: arrays in place need one process, the "
+				      "communicator has %d", fn, stargemm_nranks());
+	else if (!rows || !cols)
+		ret = stargemm__error(-ENOMEM, "%s: out of memory", fn);
+	else
+		ret = create(out, mt, rows, nt, cols, 0, 0, NULL, &one, &local, fn);
 	free(rows);
 	free(cols);
 	return ret;

@@ -272,6 +272,23 @@ int stargemm_pdgemm(stargemm_trans transa, stargemm_trans transb, double alpha,
 		    const struct stargemm_matrix *A, const struct stargemm_matrix *B,
 		    double beta, struct stargemm_matrix *C);
 
+/** The BLAS dgemm call on this process's column-major host arrays:
+ *  C = alpha op(A) op(B) + beta C, C m x n, op(A) m x k, op(B) k x n, op 'N', 'T' or 'C'
+ *  (= 'T' for real data), leading dimensions lda, ldb, ldc >= max(1, rows stored), as
+ *  in BLAS (beta = 0 overwrites C without reading it; m or n = 0: nothing; k = 0 or
+ *  alpha = 0: C = beta C, A and B not read). The arrays are tiled in place, not copied
+ *  (tiles of STARGEMM_HOST_TILE elements a side if set, else 2048 with GPUs, 256
+ *  without); the product runs on every worker of the process — out of core, with the
+ *  planner's plan, when the three arrays do not fit in the GPUs' memory — and C holds
+ *  the result when the call returns. With GPUs, the arrays are page-locked for the
+ *  call. Needs stargemm_init() and a communicator of one process (-EINVAL otherwise:
+ *  distributed matrices go through stargemm_pdgemm()). Bad arguments are refused with
+ *  -EINVAL and a message naming the argument by its BLAS position (1 = transa); C must
+ *  not overlap A or B. */
+int stargemm_dgemm(char transa, char transb, int64_t m, int64_t n, int64_t k, double alpha,
+		   const double *A, int64_t lda, const double *B, int64_t ldb, double beta,
+		   double *C, int64_t ldc);
+
 /** Same as stargemm_pdgemm() but returns as soon as the tasks are submitted; call
  *  stargemm_wait() before reading C. */
 int stargemm_pdgemm_submit(stargemm_trans transa, stargemm_trans transb, double alpha,

@@ -11,6 +11,8 @@ bench="$BUILDDIR/bench/stargemm_pdgemm"
 "$SRCDIR/tests/mpirun.sh" 1 "$bench" --m 200 --n 100 --k 150 --nb 48 --transB T \
 	--niter 1 --warmup 0 --check >>"$out"
 "$SRCDIR/tests/mpirun.sh" 1 "$bench" --impl blas --m 200 --n 100 --k 150 --niter 1 >>"$out"
+STARGEMM_HOST_TILE=64 "$SRCDIR/tests/mpirun.sh" 1 "$bench" --impl host --m 200 --n 100 \
+	--k 150 --transA T --beta 0.5 --niter 2 --warmup 0 --check --peak 10 >>"$out"
 # Bad numeric values are refused before anything runs, naming the option and the
 # constraint (exit 2): "OPTION VALUE|expected message".
 while IFS='|' read -r bad msg; do
