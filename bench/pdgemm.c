@@ -413,18 +413,16 @@ int main(int argc, char **argv)
 	bench_trace_setup(o.trace_dir);
 	if (!strcmp(o.impl, "stargemm")) {
 		ret = run_stargemm(&o);
-	} else if (!strcmp(o.impl, "blas")) {
+	} else if (!strcmp(o.impl, "blas") || !strcmp(o.impl, "host")) {
+		/* One process's arrays: one dgemm call, or one stargemm_dgemm call. */
 		if (o.peak <= 0)
 			o.peak = bench_local_dgemm_rate(o.m < 4096 ? o.m : 4096,
 							o.ncpus > 0 ? o.ncpus : 0);
 		o.P = o.Q = 1;
-		ret = rank == 0 ? bench_run_blas(&o) : 0;
-	} else if (!strcmp(o.impl, "host")) {
-		if (o.peak <= 0)
-			o.peak = bench_local_dgemm_rate(o.m < 4096 ? o.m : 4096,
-							o.ncpus > 0 ? o.ncpus : 0);
-		o.P = o.Q = 1;
-		ret = nranks == 1 ? bench_run_host(&o) : 2;
+		if (!strcmp(o.impl, "blas"))
+			ret = rank == 0 ? bench_run_blas(&o) : 0;
+		else
+			ret = nranks == 1 ? bench_run_host(&o) : 2;
 		if (nranks != 1 && rank == 0)
 			fprintf(stderr, "stargemm_pdgemm: --impl host runs on 1 process\n");
 	} else if (!strcmp(o.impl, "scalapack")) {
