@@ -195,11 +195,13 @@ int stargemm_dgemm(char transa, char transb, int64_t m, int64_t n, int64_t k, do
 	pins[1] = pin(B, brows, bcols, ldb);
 	pins[2] = pin(C, m, n, ldc);
 	/* A and B are only read: StarPU never writes their arrays. */
-	ret = stargemm__matrix_create_in_place(&a, arows, acols, nb, (void *)A, lda, fn);
+	ret = stargemm__matrix_create_in_place(&a, arows, acols, nb, nb, 1, 1, (void *)A,
+					       lda, fn);
 	if (!ret)
-		ret = stargemm__matrix_create_in_place(&b, brows, bcols, nb, (void *)B, ldb, fn);
+		ret = stargemm__matrix_create_in_place(&b, brows, bcols, nb, nb, 1, 1,
+						       (void *)B, ldb, fn);
 	if (!ret)
-		ret = stargemm__matrix_create_in_place(&c, m, n, nb, C, ldc, fn);
+		ret = stargemm__matrix_create_in_place(&c, m, n, nb, nb, 1, 1, C, ldc, fn);
 	if (!ret)
 		ret = run(&h, a, b, c);
 	/* Destroying the matrices copies every tile's last value back into the arrays. */

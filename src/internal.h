@@ -42,10 +42,13 @@ struct stargemm_matrix {
 	 * buffer StarPU allocates; tags are per pack. */
 	struct stargemm__packing *pack;
 	starpu_data_handle_t *packs;
-	/* Tiles registered in place in a user's array (one process): base NULL if not. */
+	/* This process's tiles registered in place in a user's local array: base NULL if
+	 * not. The local array holds the process's tiles in their global order along
+	 * each axis (ScaLAPACK's layout): tile (i, j) at local element (row[i], col[j]). */
 	struct stargemm__local {
-		void *base;       /* element (0, 0) */
+		void *base;       /* local element (0, 0) */
 		int64_t ld;       /* leading dimension, in elements */
+		int64_t *row, *col; /* mt and nt local offsets (while registering) */
 	} local;
 	/* A collective call has given every tile a value (a fill, a scatter, a product
 	 * into it; packs are zeroed when created). Until then the tiles read as zeros:
@@ -53,12 +56,21 @@ struct stargemm_matrix {
 	int written;
 };
 
-/* An m x n matrix of tiles nb x nb (the last ones ragged) registered in place in the
- * column-major array @p base of leading dimension @p ld (>= m), on one process (-EINVAL
- * otherwise): nothing is copied, and the array holds the values once the matrix is
- * destroyed (StarPU copies its tiles back). Errors name @p fn (src/matrix.c). */
+/* An m x n matrix of tiles mb x nb (the last ones ragged), 2D block-cyclic on P x Q,
+ * whose local tiles are registered in place in the column-major local array @p base
+ * of leading dimension @p ld (ScaLAPACK's layout; checked against the local rows, and
+ * agreed): nothing is copied. Errors name @p fn (src/matrix.c). */
 int stargemm__matrix_create_in_place(struct stargemm_matrix **out, int64_t m, int64_t n,
-				     int64_t nb, void *base, int64_t ld, const char *fn);
+				     int64_t mb, int64_t nb, int P, int Q, void *base,
+				     int64_t ld, const char *fn);
+/* With GPUs, copy the latest value of every local tile of an in-place matrix back to
+ * its place in the user's array (a read acquisition on host memory); else nothing. */
+void stargemm__sync_in_place(const struct stargemm_matrix *A);
+/* Record that a product writes in-place matrix @p A (with GPUs): the next
+ * stargemm_wait() brings its tiles back to the user's array (src/runtime.c). forget:
+ * A is being destroyed (its unregistration brings them back). */
+void stargemm__written_in_place(const struct stargemm_matrix *A);
+void stargemm__forget_in_place(const struct stargemm_matrix *A);
 
 /* Before a collective call reads @p A: if it was never written, insert tasks that zero
  * its tiles (ordered before the reads by StarPU's data dependencies), and mark it

@@ -92,10 +92,9 @@ static int register_tile(struct stargemm_matrix *A, int64_t i, int64_t j)
 	starpu_data_handle_t h;
 
 	if (owner == stargemm_rank() && A->local.base) {
-		/* One process (checked by stargemm__matrix_create_in_place()): the local
-		 * array is the whole matrix. */
 		char *p = (char *)A->local.base +
-			  (size_t)(A->row_off[i] + A->col_off[j] * A->local.ld) * A->elem_size;
+			  (size_t)(A->local.row[i] + A->local.col[j] * A->local.ld) *
+			  A->elem_size;
 
 		starpu_matrix_data_register(&h, STARPU_MAIN_RAM, (uintptr_t)p,
 					    (uint32_t)A->local.ld, (uint32_t)rows, (uint32_t)cols,
@@ -257,6 +256,25 @@ static int reserve_storage(struct stargemm_matrix *A, const char *fn)
 	return ret;
 }
 
+/* The offset of each tile of an axis (tile offsets @p off) in its process's local
+ * array: the process's tiles one after the other, in order. NULL: out of memory. */
+static int64_t *local_offsets(const int64_t *off, const struct stargemm__axis *ax)
+{
+	int64_t *local = malloc((size_t)(ax->n > 0 ? ax->n : 1) * sizeof(*local));
+	int64_t *next = calloc((size_t)ax->nproc, sizeof(*next));
+
+	for (int64_t t = 0; local && next && t < ax->n; t++) {
+		local[t] = next[ax->proc[t]];
+		next[ax->proc[t]] += off[t + 1] - off[t];
+	}
+	if (!next) {
+		free(local);
+		local = NULL;
+	}
+	free(next);
+	return local;
+}
+
 /* Handles (and storage) for every present tile, or every non-empty pack. */
 static int register_all(struct stargemm_matrix *A, const char *fn)
 {
@@ -275,10 +293,17 @@ static int register_all(struct stargemm_matrix *A, const char *fn)
 		return stargemm__error(-ENOMEM, "%s: out of memory for %" PRId64 " x %" PRId64
 				       " tile descriptors", fn, A->mt, A->nt);
 	A->tag_base = stargemm__reserve_tags(A->mt * A->nt);
+	if (A->local.base &&
+	    (!(A->local.row = local_offsets(A->row_off, &A->rows)) ||
+	     !(A->local.col = local_offsets(A->col_off, &A->cols))))
+		ret = stargemm__error(-ENOMEM, "%s: out of memory", fn);
 	for (int64_t j = 0; j < A->nt && !ret; j++)
 		for (int64_t i = 0; i < A->mt && !ret; i++)
 			if (stargemm__present(A, i, j))
 				ret = register_tile(A, i, j);
+	free(A->local.row);
+	free(A->local.col);
+	A->local.row = A->local.col = NULL;
 	return ret;
 }
 
@@ -509,23 +534,72 @@ int stargemm_matrix_create(struct stargemm_matrix **out, int64_t m, int64_t n,
 }
 
 int stargemm__matrix_create_in_place(struct stargemm_matrix **out, int64_t m, int64_t n,
-				     int64_t nb, void *base, int64_t ld, const char *fn)
+				     int64_t mb, int64_t nb, int P, int Q, void *base,
+				     int64_t ld, const char *fn)
 {
-	struct stargemm_distribution one = { 1, 1, NULL, NULL };
-	struct stargemm__local local = { base, ld };
-	int64_t mt, nt, *rows = regular_sizes(m, nb, &mt), *cols = regular_sizes(n, nb, &nt);
-	int ret;
+	struct stargemm_distribution cyclic = { P, Q, NULL, NULL };
+	struct stargemm__local local = { base, ld, NULL, NULL };
+	int64_t mt, nt, *rows = regular_sizes(m, mb, &mt), *cols = regular_sizes(n, nb, &nt);
+	int64_t my_rows = 0, my_cols = 0;
+	int me = stargemm_rank(), ret = 0;
 
-	if (stargemm_nranks() != 1)
-		ret = stargemm__error(-EINVAL, "%s: arrays in place need one process, the "
-				      "communicator has %d", fn, stargemm_nranks());
+	*out = NULL;
+	if (P < 1 || Q < 1 || (int64_t)P * Q != stargemm_nranks())
+		ret = stargemm__error(-EINVAL, "%s: the %d x %d grid must have the %d processes "
+				      "of the communicator", fn, P, Q, stargemm_nranks());
 	else if (!rows || !cols)
 		ret = stargemm__error(-ENOMEM, "%s: out of memory", fn);
-	else
-		ret = create(out, mt, rows, nt, cols, 0, 0, NULL, &one, &local, fn);
+	for (int64_t i = 0; !ret && i < mt; i++)
+		my_rows += i % P == me / Q ? rows[i] : 0;
+	for (int64_t j = 0; !ret && j < nt; j++)
+		my_cols += j % Q == me % Q ? cols[j] : 0;
+	if (!ret && my_rows > 0 && my_cols > 0 && !base)
+		ret = stargemm__error(-EINVAL, "%s: the local array is NULL on rank %d, which "
+				      "holds %" PRId64 " x %" PRId64 " elements", fn, me, my_rows,
+				      my_cols);
+	if (!ret && ld < (my_rows > 1 ? my_rows : 1))
+		ret = stargemm__error(-EINVAL, "%s: the local leading dimension %" PRId64 " on "
+				      "rank %d is below its %" PRId64 " local rows", fn, ld, me,
+				      my_rows);
+	/* Agreed: a bad local array is one rank's alone. */
+	if (!(ret = stargemm__agree(ret)))
+		ret = create(out, mt, rows, nt, cols, 0, 0, NULL, &cyclic, &local, fn);
 	free(rows);
 	free(cols);
 	return ret;
+}
+
+int stargemm_matrix_create_local(struct stargemm_matrix **out, int64_t m, int64_t n,
+				 int64_t mb, int64_t nb, int P, int Q, double *local,
+				 int64_t lld)
+{
+	static const char fn[] = "stargemm_matrix_create_local";
+
+	stargemm__clear_error();
+	if (!out)
+		return stargemm__error(-EINVAL, "%s: the output pointer is NULL", fn);
+	*out = NULL;
+	if (!stargemm__initialized())
+		return stargemm__error(-EINVAL, "%s: call stargemm_init() first", fn);
+	if (m <= 0 || n <= 0 || mb <= 0 || nb <= 0)
+		return stargemm__error(-EINVAL, "%s: sizes must be > 0, got M=%" PRId64 " N=%"
+				       PRId64 " mb=%" PRId64 " nb=%" PRId64, fn, m, n, mb, nb);
+	return stargemm__matrix_create_in_place(out, m, n, mb, nb, P, Q, local, lld, fn);
+}
+
+void stargemm__sync_in_place(const struct stargemm_matrix *A)
+{
+	if (!A || !A->local.base || stargemm_ncuda_workers() == 0)
+		return;
+	for (int64_t j = 0; j < A->nt; j++)
+		for (int64_t i = 0; i < A->mt; i++) {
+			starpu_data_handle_t h = stargemm__tile(A, i, j);
+
+			if (stargemm_matrix_owner(A, i, j) != stargemm_rank() ||
+			    starpu_data_acquire_on_node(h, STARPU_MAIN_RAM, STARPU_R))
+				continue;
+			starpu_data_release_on_node(h, STARPU_MAIN_RAM);
+		}
 }
 
 static void free_tile(struct stargemm_matrix *A, int64_t idx)
@@ -595,6 +669,7 @@ void stargemm_matrix_destroy(struct stargemm_matrix *A)
 {
 	if (!A)
 		return;
+	stargemm__forget_in_place(A);
 	for (int64_t idx = 0; A->tiles && idx < A->mt * A->nt; idx++)
 		if (A->tiles[idx])
 			starpu_data_unregister(A->tiles[idx]);

@@ -179,14 +179,17 @@ static void local_copy(const struct stargemm_matrix *A, void *full, int64_t ld,
 	starpu_data_handle_t h = stargemm__tile(A, i, j);
 	char *base = block_start(A, full, ld, i, j);
 	int64_t rows = stargemm_matrix_tile_rows(A, i), cols = stargemm_matrix_tile_cols(A, j);
+	int64_t tld;
 	void *tile;
 
 	starpu_data_acquire(h, to_tile ? STARPU_W : STARPU_R);
 	tile = (void *)starpu_matrix_get_local_ptr(h);
+	/* A tile in place in a user's array has the array's leading dimension. */
+	tld = (int64_t)starpu_matrix_get_local_ld(h);
 	if (to_tile)
-		copy_block(tile, rows, base, ld, rows, cols, A->elem_size);
+		copy_block(tile, tld, base, ld, rows, cols, A->elem_size);
 	else
-		copy_block(base, ld, tile, rows, rows, cols, A->elem_size);
+		copy_block(base, ld, tile, tld, rows, cols, A->elem_size);
 	starpu_data_release(h);
 }
 

@@ -148,6 +148,7 @@ int stargemm__run_product(struct stargemm__gemm *g, const struct stargemm_plan *
 	if (g->beta != 0.0)
 		stargemm__zero_if_unwritten(g->C);
 	g->C->written = 1;
+	stargemm__written_in_place(g->C);
 	/* In core the executor only inserts: its tasks start once the workers resume. */
 	if (plan)
 		stargemm__quiet_end(paused);

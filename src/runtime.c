@@ -36,6 +36,9 @@ static struct {
 	/* In-core work lists whose tasks may still run (stargemm__keep_until_wait()). */
 	struct stargemm__worklist **kept;
 	int nkept, cap_kept;
+	/* In-place matrices written by products since the last wait (with GPUs). */
+	const struct stargemm_matrix **written;
+	int nwritten, cap_written;
 } rt = { .rank = 0, .nranks = 1, .next_tag = 1 };
 
 static atomic_int task_failures;
@@ -340,6 +343,49 @@ static void free_kept(void)
 	rt.nkept = rt.cap_kept = 0;
 }
 
+void stargemm__written_in_place(const struct stargemm_matrix *A)
+{
+	const struct stargemm_matrix **w = rt.written;
+
+	if (!A->local.base || starpu_cuda_worker_get_count() == 0)
+		return;
+	for (int i = 0; i < rt.nwritten; i++)
+		if (rt.written[i] == A)
+			return;
+	if (rt.nwritten == rt.cap_written) {
+		int cap = rt.cap_written ? 2 * rt.cap_written : 8;
+
+		w = realloc(rt.written, (size_t)cap * sizeof(*w));
+		if (!w) {
+			/* Nowhere to record it: bring it back now, after its tasks. */
+			starpu_task_wait_for_all();
+			stargemm__sync_in_place(A);
+			return;
+		}
+		rt.written = w;
+		rt.cap_written = cap;
+	}
+	rt.written[rt.nwritten++] = A;
+}
+
+void stargemm__forget_in_place(const struct stargemm_matrix *A)
+{
+	for (int i = 0; i < rt.nwritten; i++)
+		if (rt.written[i] == A)
+			rt.written[i--] = rt.written[--rt.nwritten];
+}
+
+/* The recorded in-place matrices' tiles back in the users' arrays (their tasks are
+ * done). */
+static void sync_written(void)
+{
+	for (int i = 0; i < rt.nwritten; i++)
+		stargemm__sync_in_place(rt.written[i]);
+	free(rt.written);
+	rt.written = NULL;
+	rt.nwritten = rt.cap_written = 0;
+}
+
 int stargemm_finalize(void)
 {
 	stargemm__clear_error();
@@ -354,6 +400,7 @@ int stargemm_finalize(void)
 	starpu_mpi_wait_for_all(rt.comm);
 	stargemm__progress_end();
 	free_kept();
+	sync_written();
 	if (starpu_cuda_worker_get_count() > 0)
 		starpu_cublas_shutdown();
 	mpi_shutdown();
@@ -481,5 +528,6 @@ int stargemm_wait(void)
 	starpu_mpi_wait_for_all(rt.comm);
 	stargemm__progress_end();
 	free_kept();
+	sync_written();
 	return stargemm__check_task_failures();
 }

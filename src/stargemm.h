@@ -133,6 +133,20 @@ struct stargemm_matrix;
 int stargemm_matrix_create(struct stargemm_matrix **A, int64_t m, int64_t n,
 			   int64_t mb, int64_t nb, int P, int Q);
 
+/** Create an M x N matrix of tiles mb x nb (the last ones ragged), 2D block-cyclic on
+ *  a P x Q grid as stargemm_matrix_create(), whose tiles are this process's local
+ *  array @p local, used in place (no copy): ScaLAPACK's layout with the first block on
+ *  process (0, 0) — the process's tiles one after the other along each axis, in
+ *  order, column-major with leading dimension @p lld >= max(1, its local rows). The
+ *  array must stay valid until the matrix is destroyed; it holds the matrix's values
+ *  whenever no call on the matrix is in progress (with GPUs: once the product that
+ *  wrote it has returned, or stargemm_wait() after stargemm_pdgemm_submit()). A
+ *  process without local tiles may pass NULL. A bad array or lld on one rank is
+ *  refused on every rank (-EINVAL). Collective. */
+int stargemm_matrix_create_local(struct stargemm_matrix **A, int64_t m, int64_t n,
+				 int64_t mb, int64_t nb, int P, int Q, double *local,
+				 int64_t lld);
+
 /** Create a matrix with an irregular tiling: mt tile rows of heights row_sizes[0..mt-1]
  *  and nt tile columns of widths col_sizes[0..nt-1] (all > 0). Collective. */
 int stargemm_matrix_create_irregular(struct stargemm_matrix **A,

@@ -1,0 +1,192 @@
+/*
+ * tests/test_local.c — matrices whose tiles are each process's local array in
+ * ScaLAPACK's 2D block-cyclic layout, used in place (stargemm_matrix_create_local()):
+ * every rank fills its local arrays from the global element values, the product runs
+ * in core (small tiles: batches) and out of core (a forced plan), and every rank
+ * checks its own local part of C against cblas_dgemm on the whole matrices, and that
+ * the padding rows of its arrays (lld > local rows) kept their values. A gather of an
+ * in-place matrix matches too; a bad lld on one rank is refused on every rank.
+ *
+ * Usage: test_local P Q   (under mpiexec with P*Q processes)
+ */
+#include <cblas.h>
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "check.h"
+
+#define PAD 3
+#define SENTINEL 5e55
+
+/* One distributed operand: its global size, blocks, and this rank's local array. */
+struct local_matrix {
+	int64_t m, n, mb, nb, lrows, lcols, lld;
+	int p, q, P, Q;
+	double *a;
+};
+
+/* The extent of process @p p's blocks of @p b along an axis of @p n (ScaLAPACK's
+ * numroc with the first block on process 0). */
+static int64_t numroc(int64_t n, int64_t b, int p, int nproc)
+{
+	int64_t extent = 0;
+
+	for (int64_t t = 0; t * b < n; t++)
+		if (t % nproc == p)
+			extent += (t + 1) * b <= n ? b : n - t * b;
+	return extent;
+}
+
+/* Global index of local index @p l of process @p p (blocks of @p b over @p nproc). */
+static int64_t global_of(int64_t l, int64_t b, int p, int nproc)
+{
+	return (l / b * nproc + p) * b + l % b;
+}
+
+static int local_init(struct local_matrix *x, int64_t m, int64_t n, int64_t mb, int64_t nb,
+		      int P, int Q, uint64_t seed)
+{
+	int me = stargemm_rank();
+
+	*x = (struct local_matrix){ m, n, mb, nb, 0, 0, 0, me / Q, me % Q, P, Q, NULL };
+	x->lrows = numroc(m, mb, x->p, P);
+	x->lcols = numroc(n, nb, x->q, Q);
+	x->lld = x->lrows + PAD;
+	x->a = malloc((size_t)(x->lld * (x->lcols > 0 ? x->lcols : 1)) * sizeof(double));
+	if (!x->a)
+		return -ENOMEM;
+	for (int64_t j = 0; j < x->lcols; j++)
+		for (int64_t i = 0; i < x->lld; i++)
+			x->a[i + j * x->lld] =
+				i < x->lrows ? stargemm_random_element(
+						       seed, global_of(i, mb, x->p, P),
+						       global_of(j, nb, x->q, Q))
+					     : SENTINEL;
+	return 0;
+}
+
+/* The whole matrix of values (what every rank knows from the seed). */
+static double *global_array(int64_t m, int64_t n, uint64_t seed)
+{
+	double *g = malloc((size_t)(m * n) * sizeof(*g));
+
+	for (int64_t j = 0; g && j < n; j++)
+		for (int64_t i = 0; i < m; i++)
+			g[i + j * m] = stargemm_random_element(seed, i, j);
+	return g;
+}
+
+/* Whether this rank's local part of C equals @p ref (m x n, ld m) within the bound of
+ * sg_gemm_residual (relative to @p scale), padding untouched. */
+static int local_matches(const struct local_matrix *c, const double *ref, double scale)
+{
+	double diff = 0.0;
+
+	for (int64_t j = 0; j < c->lcols; j++)
+		for (int64_t i = 0; i < c->lld; i++) {
+			double v = c->a[i + j * c->lld];
+
+			if (i >= c->lrows) {
+				if (v != SENTINEL)
+					return 0;
+				continue;
+			}
+			v -= ref[global_of(i, c->mb, c->p, c->P) +
+				 global_of(j, c->nb, c->q, c->Q) * c->m];
+			diff += v * v;
+		}
+	return sqrt(diff) / scale < SG_RESIDUAL_BOUND;
+}
+
+static int product_case(int P, int Q, int ooc, char ta)
+{
+	const int64_t m = 301, n = 257, k = 199, b = 64;
+	struct local_matrix la, lb, lc;
+	struct stargemm_matrix *A = NULL, *B = NULL, *C = NULL;
+	struct stargemm_ooc_options opt;
+	int64_t ar = ta == 'N' ? m : k, ac = ta == 'N' ? k : m;
+	double *ga = global_array(ar, ac, 1), *gb = global_array(k, n, 2);
+	double *ref = global_array(m, n, 3), *gathered = NULL, scale;
+	int ret, good;
+
+	ret = local_init(&la, ar, ac, b, b, P, Q, 1);
+	ret = ret ? ret : local_init(&lb, k, n, b, b, P, Q, 2);
+	ret = ret ? ret : local_init(&lc, m, n, b, b, P, Q, 3);
+	ret = ret ? ret : stargemm_matrix_create_local(&A, ar, ac, b, b, P, Q, la.a, la.lld);
+	ret = ret ? ret : stargemm_matrix_create_local(&B, k, n, b, b, P, Q, lb.a, lb.lld);
+	ret = ret ? ret : stargemm_matrix_create_local(&C, m, n, b, b, P, Q, lc.a, lc.lld);
+	stargemm_ooc_options_init(&opt);
+	opt.b = opt.c = 2;
+	opt.d = 1;
+	if (!ret)
+		ret = ooc ? stargemm_pdgemm_ooc(ta, 'N', 1.5, A, B, 0.5, C, &opt, NULL)
+			  : stargemm_pdgemm(ta, 'N', 1.5, A, B, 0.5, C);
+	if (!ret && stargemm_rank() == 0)
+		gathered = malloc((size_t)(m * n) * sizeof(*gathered));
+	if (!ret)
+		ret = stargemm_matrix_gather(C, gathered, m, 0);
+	cblas_dgemm(CblasColMajor, ta == 'N' ? CblasNoTrans : CblasTrans, CblasNoTrans,
+		    (int)m, (int)n, (int)k, 1.5, ga, (int)ar, gb, (int)k, 0.5, ref, (int)m);
+	scale = (1.5 * sqrt((double)(ar * ac)) * sqrt((double)(k * n)) +
+		 0.5 * sqrt((double)(m * n))) * (double)k * 2.2e-16;
+	good = ret == 0 && local_matches(&lc, ref, scale);
+	for (int64_t e = 0; good && gathered && e < m * n; e++)
+		good = fabs(gathered[e] - ref[e]) < 1e-10 * (1.0 + fabs(ref[e]));
+	printf("rank %d: %dx%d %c%c %s: %s%s\n", stargemm_rank(), P, Q, ta, 'N',
+	       ooc ? "out of core" : "in core", good ? "PASS" : "FAIL ",
+	       good ? "" : ret ? stargemm_last_error() : "(values or padding)");
+	stargemm_matrix_destroy(A);
+	stargemm_matrix_destroy(B);
+	stargemm_matrix_destroy(C);
+	free(la.a);
+	free(lb.a);
+	free(lc.a);
+	free(ga);
+	free(gb);
+	free(ref);
+	free(gathered);
+	return good;
+}
+
+/* The last rank passes an lld one below its local rows: every rank refuses, with the
+ * last rank's message. */
+static int bad_lld(int P, int Q)
+{
+	struct local_matrix x;
+	struct stargemm_matrix *X = NULL;
+	int last = stargemm_nranks() - 1, ret, good;
+
+	if (local_init(&x, 130, 70, 32, 32, P, Q, 4))
+		return 0;
+	ret = stargemm_matrix_create_local(&X, 130, 70, 32, 32, P, Q, x.a,
+					   stargemm_rank() == last ? x.lrows - 1 : x.lld);
+	/* The last rank's own error; the others', that it failed, with its message. */
+	good = ret == (stargemm_rank() == last ? -EINVAL : -ECANCELED) && X == NULL &&
+	       strstr(stargemm_last_error(), "is below its") != NULL;
+	printf("rank %d: %dx%d bad lld on rank %d refused: %s (%s)\n", stargemm_rank(), P, Q,
+	       last, good ? "PASS" : "FAIL", stargemm_last_error());
+	stargemm_matrix_destroy(X);
+	free(x.a);
+	return good;
+}
+
+int main(int argc, char **argv)
+{
+	int P = argc > 2 ? atoi(argv[1]) : 1, Q = argc > 2 ? atoi(argv[2]) : 1, ret, good;
+
+	if ((ret = stargemm_init(NULL, &argc, &argv)) != 0) {
+		fprintf(stderr, "stargemm_init: %s\n", stargemm_last_error());
+		return ret == -ENODEV ? 77 : 1;
+	}
+	good = product_case(P, Q, 0, 'N');
+	good &= product_case(P, Q, 0, 'T');
+	good &= product_case(P, Q, 1, 'N');
+	good &= product_case(P, Q, 1, 'T');
+	good &= bad_lld(P, Q);
+	fflush(stdout);
+	stargemm_finalize();
+	return good ? 0 : 1;
+}
