@@ -3,9 +3,10 @@
 # batches and the packs: small products, checked against the reference, on 1 and 2
 # ranks, in core and out of core (a RAM budget that forces several C blocks and chunks,
 # so that throttling, holds, releases and block fencing all run), dense and
-# block-sparse, plus the randomized calls of tests/random_1rank.sh. StarPU is built
-# instrumented too (scripts/deps.sh tsan): uninstrumented, its own locks are invisible
-# and every handover between a worker and the caller is reported.
+# block-sparse, plus the randomized calls of tests/random_1rank.sh, matrices used in
+# place on the ranks' local arrays, and a kernel failing mid-product on one rank.
+# StarPU is built instrumented too (scripts/deps.sh tsan): uninstrumented, its own
+# locks are invisible and every handover between a worker and the caller is reported.
 #
 # The verdict: a run fails when a report has one of its two racing accesses in
 # stargemm's own code (the first frame outside the sanitizer's interceptors lies in
@@ -37,7 +38,7 @@ if [ ! -f Makefile ] || [ "$top/configure" -nt Makefile ] ||
 		LDFLAGS="-fsanitize=thread"
 fi
 make -j"$(nproc)"
-make -j"$(nproc)" tests/test_random
+make -j"$(nproc)" tests/test_random tests/test_local
 
 export STARPU_SILENT=1 OPENBLAS_NUM_THREADS=1
 export UCX_MEM_EVENTS=no UCX_MEM_MALLOC_HOOKS=no UCX_MEM_MMAP_HOOK_MODE=none
@@ -61,7 +62,8 @@ ours() {
 		END { exit bad ? 0 : 1 }' "$1"
 }
 
-# run NAME NP PROGRAM ARGS...: one case, under a timeout.
+# run NAME NP PROGRAM ARGS...: one case, under a timeout. With $expect set, the case
+# must fail with a message containing it (an injected fault).
 run() {
 	local name=$1 np=$2 log="$build/tests/tsan-$1.log" status=0 reports=0 f
 	shift 2
@@ -78,6 +80,14 @@ run() {
 			exit 1
 		fi
 	done
+	if [ -n "${expect:-}" ]; then
+		if [ $status -eq 0 ] || [ $status -eq 124 ] || ! grep -q "$expect" "$log"; then
+			tail -n 40 "$log"
+			echo "tsan.sh: $name: expected a failure saying '$expect' (status $status)"
+			exit 1
+		fi
+		status=0
+	fi
 	# 66: ThreadSanitizer's exit status when it reported (only StarPU's races here).
 	if [ $status -ne 0 ] && [ $status -ne 66 ]; then
 		tail -n 40 "$log"
@@ -98,4 +108,10 @@ run sparse-packs-1rank 1 bench/stargemm_bsgemm "${sparse[@]}"
 run sparse-packs-2ranks 2 bench/stargemm_bsgemm "${sparse[@]}"
 run sparse-ooc-2ranks 2 bench/stargemm_bsgemm "${sparse[@]}" --ooc --ram-limit 8
 run random-1rank 1 tests/test_random 1 1 1 500
+# Matrices on the ranks' local arrays, used in place.
+run local-2ranks 2 tests/test_local 1 2
+# A kernel failing on rank 1 mid-product, out of core (src/fault.c): the failure
+# recorded from a worker, the ranks' agreement between chunks, every rank's stop.
+expect="a task failed on rank 1" run dense-ooc-fault-2ranks 2 env STARGEMM_FAULT=kernel:1:3 \
+	STARGEMM_AGREE_FLOPS=0 bench/stargemm_pdgemm "${dense[@]}" "${ooc[@]}" --P 1 --Q 2
 echo "tsan.sh: no data race in stargemm's code"
