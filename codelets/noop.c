@@ -2,8 +2,8 @@
  * codelets/noop.c — a task with no computation (STARPU_NOWHERE): StarPU neither
  * schedules it nor fetches its data, and only orders it with the other accesses to its
  * tiles. After one of a product's tasks could not be inserted on a rank, the executor
- * inserts the rest of its current chunk (all of an in-core product) as these, with the
- * same tiles in the same modes (src/execute.c): StarPU-MPI then posts the sends and
+ * inserts that rank's remaining tasks of the product as these, with the same tiles in
+ * the same modes (src/execute.c): StarPU-MPI then posts the sends and
  * receives that the other ranks' tasks expect, and no rank waits for a message that
  * never comes.
  *

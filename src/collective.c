@@ -3,10 +3,12 @@
  * agreement): an element-wise sum of small uint64 vectors over all ranks, and on it the
  * agreement that gives every rank the failure of one (its rank and message).
  *
- * With MPI_THREAD_MULTIPLE it is an MPI_Allreduce beside StarPU-MPI's progress thread.
- * Without it (MPI_THREAD_SERIALIZED, and SimGrid's SMPI, where the application thread
- * must not call MPI at all) it goes through StarPU-MPI itself: every rank sends its
- * vector to every other rank with starpu_mpi_isend/irecv and adds what it receives.
+ * With MPI_THREAD_MULTIPLE it is an MPI_Iallreduce beside StarPU-MPI's progress
+ * thread. Without it (MPI_THREAD_SERIALIZED, and SimGrid's SMPI, where the application
+ * thread must not call MPI at all) it goes through StarPU-MPI itself: every rank sends
+ * its vector to every other rank with starpu_mpi_isend/irecv and adds what it receives.
+ * A sum is posted (stargemm__sum_begin()) and completed (stargemm__sum_end()), so that
+ * the executor can read it later without blocking its insertion meanwhile.
  * Collective: every rank calls it in the same order (it reserves a tag). The same sum
  * shares values that each rank knows for its own tiles only (tile norms).
  */
@@ -144,8 +146,9 @@ struct stargemm__sum *stargemm__sum_begin(const uint64_t *in, int n)
 	s->n = n;
 	s->mreq = MPI_REQUEST_NULL;
 	s->in = malloc((size_t)n * sizeof(*s->in));
-	s->out = malloc((size_t)n * sizeof(*s->out));
-	ok = s->in && s->out;
+	ok = s->in != NULL;
+	if (ok && nranks > 1 && multiple)
+		ok = (s->out = malloc((size_t)n * sizeof(*s->out))) != NULL;
 	if (ok && nranks > 1 && !multiple) {
 		s->recv = calloc((size_t)nranks * (size_t)n, sizeof(*s->recv));
 		s->hr = calloc((size_t)nranks, sizeof(*s->hr));

@@ -496,7 +496,7 @@ static void walk_chunk(struct stargemm__executor *ex, int64_t n)
 
 /* The C tiles without a product first; then chunk n waits for n - (ell + 1), whose
  * inputs are then let go. Out of core, a failure on any rank stops the walk on every
- * rank before the next chunk (see the top of the file). */
+ * rank at the same chunk, once the ranks have agreed on it (abandoned()). */
 static void run(struct stargemm__executor *ex)
 {
 	const struct stargemm__worklist *wl = ex->wl;
@@ -557,6 +557,7 @@ int stargemm__executor_new(struct stargemm__gemm *gemm, const struct stargemm__w
 	*ex = (struct stargemm__executor){ .gemm = gemm, .wl = wl, .held_block = -1,
 					   .agree_every = agreement_period(wl, agree_flops) };
 	ex->descr = malloc((size_t)max_batch_refs(wl) * sizeof(*ex->descr));
+	/* + 1: never an allocation of 0 bytes, which may return NULL. */
 	ex->sync.pending = calloc((size_t)wl->nchunks + 1, sizeof(*ex->sync.pending));
 	ex->refs = calloc((size_t)wl->nchunks + 1, sizeof(*ex->refs));
 	ex->holds = calloc((size_t)wl->lookahead + 1, sizeof(*ex->holds));
@@ -608,6 +609,7 @@ static int progress_begin(const struct stargemm__worklist *wl)
 int stargemm__execute(struct stargemm__executor *ex)
 {
 	const struct stargemm__worklist *wl = ex->wl;
+	int ret;
 
 	ex->progress = progress_begin(wl);
 	ex->sync.progress = ex->progress;
@@ -622,9 +624,9 @@ int stargemm__execute(struct stargemm__executor *ex)
 	hold_unplanned(ex);
 	run(ex);
 	/* Whatever was submitted must finish before the counters go away. */
-	starpu_mpi_wait_for_all(stargemm__comm());
+	ret = stargemm_wait();
 	release_unplanned(ex);
 	starpu_pthread_mutex_destroy(&ex->sync.mutex);
 	starpu_pthread_cond_destroy(&ex->sync.done);
-	return stargemm_wait();
+	return ret;
 }

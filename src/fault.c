@@ -1,6 +1,6 @@
 /*
  * fault.c — fault injection, so that the paths taken when something fails in the
- * middle of a product are tested (tests/faults.sh) and not only reasoned about.
+ * middle of a product are tested (tests/task_failures.sh) and not only reasoned about.
  *
  * STARGEMM_FAULT="WHAT:RANK:N" makes the N-th event WHAT (counted from 1, per process
  * and per stargemm_init()) on rank RANK fail as a real failure would:
@@ -41,14 +41,13 @@ int stargemm__fault_setup(int rank)
 				       "WHAT:RANK:N with WHAT insert or kernel, RANK >= 0, N >= 1",
 				       env);
 	for (int k = 0; k < (int)(sizeof(kind_names) / sizeof(kind_names[0])); k++)
-		if (strcmp(what, kind_names[k]) == 0 && r == rank) {
-			fault_kind = k;
+		if (strcmp(what, kind_names[k]) == 0) {
+			fault_kind = r == rank ? k : -1;
 			fault_at = n;
+			return 0;
 		}
-	if (strcmp(what, "insert") && strcmp(what, "kernel"))
-		return stargemm__error(-EINVAL, "stargemm_init: STARGEMM_FAULT='%s': unknown "
-				       "event '%s' (insert or kernel)", env, what);
-	return 0;
+	return stargemm__error(-EINVAL, "stargemm_init: STARGEMM_FAULT='%s': unknown event "
+			       "'%s' (insert or kernel)", env, what);
 }
 
 int stargemm__fault(enum stargemm__fault kind)

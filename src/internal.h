@@ -44,11 +44,10 @@ struct stargemm_matrix {
 	starpu_data_handle_t *packs;
 	/* This process's tiles registered in place in a user's local array: base NULL if
 	 * not. The local array holds the process's tiles in their global order along
-	 * each axis (ScaLAPACK's layout): tile (i, j) at local element (row[i], col[j]). */
+	 * each axis (ScaLAPACK's layout; src/matrix.c, local_offsets()). */
 	struct stargemm__local {
 		void *base;       /* local element (0, 0) */
 		int64_t ld;       /* leading dimension, in elements */
-		int64_t *row, *col; /* mt and nt local offsets (while registering) */
 	} local;
 	/* A collective call has given every tile a value (a fill, a scatter, a product
 	 * into it; packs are zeroed when created). Until then the tiles read as zeros:

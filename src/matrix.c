@@ -84,7 +84,10 @@ int stargemm_matrix_owner(const struct stargemm_matrix *A, int64_t i, int64_t j)
 	return A->rows.proc[i] * A->Q + A->cols.proc[j];
 }
 
-static int register_tile(struct stargemm_matrix *A, int64_t i, int64_t j)
+/* Register tile (i, j): in a user's array when A is in place, at local offsets
+ * (@p lrow[i], @p lcol[j]); else in storage allocated here, or StarPU's. */
+static int register_tile(struct stargemm_matrix *A, int64_t i, int64_t j,
+			 const int64_t *lrow, const int64_t *lcol)
 {
 	int64_t idx = stargemm__tile_index(A, i, j);
 	int64_t rows = stargemm_matrix_tile_rows(A, i), cols = stargemm_matrix_tile_cols(A, j);
@@ -93,8 +96,7 @@ static int register_tile(struct stargemm_matrix *A, int64_t i, int64_t j)
 
 	if (owner == stargemm_rank() && A->local.base) {
 		char *p = (char *)A->local.base +
-			  (size_t)(A->local.row[i] + A->local.col[j] * A->local.ld) *
-			  A->elem_size;
+			  (size_t)(lrow[i] + lcol[j] * A->local.ld) * A->elem_size;
 
 		starpu_matrix_data_register(&h, STARPU_MAIN_RAM, (uintptr_t)p,
 					    (uint32_t)A->local.ld, (uint32_t)rows, (uint32_t)cols,
@@ -278,6 +280,7 @@ static int64_t *local_offsets(const int64_t *off, const struct stargemm__axis *a
 /* Handles (and storage) for every present tile, or every non-empty pack. */
 static int register_all(struct stargemm_matrix *A, const char *fn)
 {
+	int64_t *lrow = NULL, *lcol = NULL;
 	int ret = 0;
 
 	if (A->pack) {
@@ -293,17 +296,15 @@ static int register_all(struct stargemm_matrix *A, const char *fn)
 		return stargemm__error(-ENOMEM, "%s: out of memory for %" PRId64 " x %" PRId64
 				       " tile descriptors", fn, A->mt, A->nt);
 	A->tag_base = stargemm__reserve_tags(A->mt * A->nt);
-	if (A->local.base &&
-	    (!(A->local.row = local_offsets(A->row_off, &A->rows)) ||
-	     !(A->local.col = local_offsets(A->col_off, &A->cols))))
+	if (A->local.base && (!(lrow = local_offsets(A->row_off, &A->rows)) ||
+			      !(lcol = local_offsets(A->col_off, &A->cols))))
 		ret = stargemm__error(-ENOMEM, "%s: out of memory", fn);
 	for (int64_t j = 0; j < A->nt && !ret; j++)
 		for (int64_t i = 0; i < A->mt && !ret; i++)
 			if (stargemm__present(A, i, j))
-				ret = register_tile(A, i, j);
-	free(A->local.row);
-	free(A->local.col);
-	A->local.row = A->local.col = NULL;
+				ret = register_tile(A, i, j, lrow, lcol);
+	free(lrow);
+	free(lcol);
 	return ret;
 }
 
@@ -538,7 +539,7 @@ int stargemm__matrix_create_in_place(struct stargemm_matrix **out, int64_t m, in
 				     int64_t ld, const char *fn)
 {
 	struct stargemm_distribution cyclic = { P, Q, NULL, NULL };
-	struct stargemm__local local = { base, ld, NULL, NULL };
+	struct stargemm__local local = { base, ld };
 	int64_t mt, nt, *rows = regular_sizes(m, mb, &mt), *cols = regular_sizes(n, nb, &nt);
 	int64_t my_rows = 0, my_cols = 0;
 	int me = stargemm_rank(), ret = 0;

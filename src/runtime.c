@@ -309,25 +309,35 @@ int stargemm_init(const struct stargemm_config *user_cfg, int *argc, char ***arg
 	return 0;
 }
 
+/* @p array (@p n of *@p cap elements of @p size bytes) with room for one more: itself,
+ * or grown to twice its capacity (*@p cap updated); NULL when it cannot grow (it is
+ * then left as it was). */
+static void *room_for_one(void *array, int n, int *cap, size_t size)
+{
+	int more = *cap ? 2 * *cap : 8;
+	void *grown;
+
+	if (n < *cap)
+		return array;
+	if ((grown = realloc(array, (size_t)more * size)))
+		*cap = more;
+	return grown;
+}
+
 void stargemm__keep_until_wait(struct stargemm__worklist *wl)
 {
-	struct stargemm__worklist **k = rt.kept;
+	struct stargemm__worklist **k = room_for_one(rt.kept, rt.nkept, &rt.cap_kept,
+						      sizeof(*rt.kept));
 
-	if (rt.nkept == rt.cap_kept) {
-		int cap = rt.cap_kept ? 2 * rt.cap_kept : 8;
-
-		k = realloc(rt.kept, (size_t)cap * sizeof(*k));
-		if (!k) {
-			/* Nowhere to record it: wait for this rank's tasks (the only ones that
-			 * read it) now rather than lose it. */
-			starpu_task_wait_for_all();
-			stargemm__worklist_free(wl);
-			free(wl);
-			return;
-		}
-		rt.kept = k;
-		rt.cap_kept = cap;
+	if (!k) {
+		/* Nowhere to record it: wait for this rank's tasks (the only ones that read
+		 * it) now rather than lose it. */
+		starpu_task_wait_for_all();
+		stargemm__worklist_free(wl);
+		free(wl);
+		return;
 	}
+	rt.kept = k;
 	rt.kept[rt.nkept++] = wl;
 }
 
@@ -345,26 +355,21 @@ static void free_kept(void)
 
 void stargemm__written_in_place(const struct stargemm_matrix *A)
 {
-	const struct stargemm_matrix **w = rt.written;
+	const struct stargemm_matrix **w;
 
 	if (!A->local.base || starpu_cuda_worker_get_count() == 0)
 		return;
 	for (int i = 0; i < rt.nwritten; i++)
 		if (rt.written[i] == A)
 			return;
-	if (rt.nwritten == rt.cap_written) {
-		int cap = rt.cap_written ? 2 * rt.cap_written : 8;
-
-		w = realloc(rt.written, (size_t)cap * sizeof(*w));
-		if (!w) {
-			/* Nowhere to record it: bring it back now, after its tasks. */
-			starpu_task_wait_for_all();
-			stargemm__sync_in_place(A);
-			return;
-		}
-		rt.written = w;
-		rt.cap_written = cap;
+	w = room_for_one(rt.written, rt.nwritten, &rt.cap_written, sizeof(*rt.written));
+	if (!w) {
+		/* Nowhere to record it: bring it back now, after its tasks. */
+		starpu_task_wait_for_all();
+		stargemm__sync_in_place(A);
+		return;
 	}
+	rt.written = w;
 	rt.written[rt.nwritten++] = A;
 }
 

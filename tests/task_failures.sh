@@ -84,11 +84,13 @@ for fault in kernel:1:3 insert:1:7; do
 	echo "serialized MPI, $fault: both ranks failed with rank 1's error"
 done
 
-STARGEMM_FAULT=insert:x:1 "$SRCDIR/tests/mpirun.sh" 1 "$bench" --m 100 --n 100 --k 100 \
-	--nb 50 --niter 1 --warmup 0 --peak 1 >"$out" 2>&1
-[ $? -ne 0 ] && grep -q "STARGEMM_FAULT='insert:x:1'" "$out" ||
-	fail "a bad STARGEMM_FAULT was not refused with its name"
-echo "bad STARGEMM_FAULT refused: $(grep -m1 STARGEMM_FAULT "$out")"
+for bad in insert:x:1 foo:0:1; do
+	STARGEMM_FAULT=$bad "$SRCDIR/tests/mpirun.sh" 1 "$bench" --m 100 --n 100 --k 100 \
+		--nb 50 --niter 1 --warmup 0 --peak 1 >"$out" 2>&1
+	[ $? -ne 0 ] && grep -q "STARGEMM_FAULT='$bad'" "$out" ||
+		fail "a bad STARGEMM_FAULT ($bad) was not refused with its name"
+	echo "bad STARGEMM_FAULT refused: $(grep -m1 STARGEMM_FAULT "$out")"
+done
 STARGEMM_AGREE_FLOPS=-1 "$SRCDIR/tests/mpirun.sh" 2 "$bench" --m 300 --n 300 --k 300 \
 	--nb 100 --ooc --b 1 --c 1 --d 1 --niter 1 --warmup 0 --peak 1 >"$out" 2>&1
 [ $? -ne 0 ] && grep -q "rank 1: .*STARGEMM_AGREE_FLOPS='-1'" "$out" ||
