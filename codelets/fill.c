@@ -1,19 +1,19 @@
 /*
  * codelets/fill.c — fill one tile with a user function (CPU only).
  *
- * Arguments (STARPU_VALUE, in order): stargemm_fill_fn fn, void *arg, int64_t row0,
+ * Arguments (STARPU_VALUE, in order): stargemm_fill_elements_fn fn, void *arg, int64_t row0,
  * int64_t col0 (global position of the tile's first element).
  */
 #include "../src/internal.h"
 
 static void fill_cpu(void *buffers[], void *cl_arg)
 {
-	stargemm_fill_fn fn;
+	stargemm_fill_elements_fn fn;
 	void *arg;
 	int64_t row0, col0;
 
 	starpu_codelet_unpack_args(cl_arg, &fn, &arg, &row0, &col0);
-	fn((double *)STARPU_MATRIX_GET_PTR(buffers[0]), (int64_t)STARPU_MATRIX_GET_LD(buffers[0]),
+	fn((void *)STARPU_MATRIX_GET_PTR(buffers[0]), (int64_t)STARPU_MATRIX_GET_LD(buffers[0]),
 	   (int64_t)STARPU_MATRIX_GET_NX(buffers[0]), (int64_t)STARPU_MATRIX_GET_NY(buffers[0]),
 	   row0, col0, arg);
 }

@@ -1,36 +1,42 @@
 /*
- * codelets/gemm.c — one tile update C = alpha op(A) op(B) + beta C, on CPU and CUDA.
+ * codelets/gemm.c — one tile update C = alpha op(A) op(B) + beta C, on CPU and CUDA, in
+ * the element type of the task (codelets/element.c: s, d, c or z).
  *
- * CPU: cblas_dgemm (one BLAS thread per StarPU worker). CUDA: cublasDgemm on the
- * worker's cuBLAS handle and stream, asynchronous (STARPU_CUDA_ASYNC); every status is
- * checked and a failure is reported to the caller of stargemm_wait() as -EIO rather
- * than aborting. Two codelets share the kernels and one performance model (a regression
- * on m n k, codelets/model.c, so that simulated runs know tiles of any shape): the usual one with C in RW mode, and the overwrite one (beta = 0) with C in
- * W mode so that StarPU neither transfers nor reads the old C.
+ * CPU: the type's cblas_?gemm (one BLAS thread per StarPU worker). CUDA: its
+ * cublas?gemm on the worker's cuBLAS handle and stream, asynchronous
+ * (STARPU_CUDA_ASYNC); every status is checked and a failure is reported to the caller
+ * of stargemm_wait() as -EIO rather than aborting. Two codelets share the kernels and
+ * one performance model (a regression on the multiply-adds weighed by type,
+ * codelets/model.c, so that simulated runs know tiles of any shape): the usual one with
+ * C in RW mode, and the overwrite one (beta = 0) with C in W mode so that StarPU
+ * neither transfers nor reads the old C.
  *
- * Arguments (STARPU_VALUE, in order): char transa, char transb, double alpha, beta.
- * Tile dimensions come from the data interfaces.
+ * Arguments (STARPU_VALUE, in order): char type (its letter; first, as the model reads
+ * it), char transa, char transb ('N', 'T' or 'C'), double _Complex alpha, beta. Tile
+ * dimensions come from the data interfaces.
  */
-#include <cblas.h>
 #include <stdio.h>
 
 #include "../src/internal.h"
 
 #if defined(STARPU_USE_CUDA) && !defined(STARPU_SIMGRID)
-#include <cublas_v2.h>
 #include <starpu_cublas_v2.h>
 #endif
 
 struct gemm_args {
+	const struct stargemm__element *type;
 	char ta, tb;
-	double alpha, beta;
+	double _Complex alpha, beta;
 	int m, n, k;
 	int lda, ldb, ldc;
 };
 
 static void unpack(void *buffers[], void *cl_arg, struct gemm_args *g)
 {
-	starpu_codelet_unpack_args(cl_arg, &g->ta, &g->tb, &g->alpha, &g->beta);
+	char type;
+
+	starpu_codelet_unpack_args(cl_arg, &type, &g->ta, &g->tb, &g->alpha, &g->beta);
+	g->type = stargemm__element(type);
 	g->m = (int)STARPU_MATRIX_GET_NX(buffers[2]);
 	g->n = (int)STARPU_MATRIX_GET_NY(buffers[2]);
 	g->k = (int)(g->ta == 'N' ? STARPU_MATRIX_GET_NY(buffers[0])
@@ -46,14 +52,17 @@ static void gemm_cpu(void *buffers[], void *cl_arg)
 
 	unpack(buffers, cl_arg, &g);
 	if (stargemm__fault(STARGEMM_FAULT_KERNEL)) {
-		stargemm__task_failed("cblas_dgemm: injected fault (STARGEMM_FAULT)");
+		char msg[64];
+
+		snprintf(msg, sizeof(msg), "cblas_%cgemm: injected fault (STARGEMM_FAULT)",
+			 g.type->letter);
+		stargemm__task_failed(msg);
 		return;
 	}
-	cblas_dgemm(CblasColMajor, g.ta == 'N' ? CblasNoTrans : CblasTrans,
-		    g.tb == 'N' ? CblasNoTrans : CblasTrans, g.m, g.n, g.k, g.alpha,
-		    (const double *)STARPU_MATRIX_GET_PTR(buffers[0]), g.lda,
-		    (const double *)STARPU_MATRIX_GET_PTR(buffers[1]), g.ldb, g.beta,
-		    (double *)STARPU_MATRIX_GET_PTR(buffers[2]), g.ldc);
+	g.type->cpu_gemm(g.ta, g.tb, g.m, g.n, g.k, g.alpha,
+			 (const void *)STARPU_MATRIX_GET_PTR(buffers[0]), g.lda,
+			 (const void *)STARPU_MATRIX_GET_PTR(buffers[1]), g.ldb, g.beta,
+			 (void *)STARPU_MATRIX_GET_PTR(buffers[2]), g.ldc);
 }
 
 #if defined(STARPU_SIMGRID)
@@ -68,20 +77,18 @@ static void gemm_cuda(void *buffers[], void *cl_arg)
 static void gemm_cuda(void *buffers[], void *cl_arg)
 {
 	struct gemm_args g;
-	cublasStatus_t st;
+	int st;
 
 	unpack(buffers, cl_arg, &g);
-	st = cublasDgemm(starpu_cublas_get_local_handle(),
-			 g.ta == 'N' ? CUBLAS_OP_N : CUBLAS_OP_T,
-			 g.tb == 'N' ? CUBLAS_OP_N : CUBLAS_OP_T, g.m, g.n, g.k, &g.alpha,
-			 (const double *)STARPU_MATRIX_GET_PTR(buffers[0]), g.lda,
-			 (const double *)STARPU_MATRIX_GET_PTR(buffers[1]), g.ldb, &g.beta,
-			 (double *)STARPU_MATRIX_GET_PTR(buffers[2]), g.ldc);
-	if (st != CUBLAS_STATUS_SUCCESS) {
+	st = g.type->cuda_gemm(starpu_cublas_get_local_handle(), g.ta, g.tb, g.m, g.n, g.k,
+			       g.alpha, (const void *)STARPU_MATRIX_GET_PTR(buffers[0]), g.lda,
+			       (const void *)STARPU_MATRIX_GET_PTR(buffers[1]), g.ldb, g.beta,
+			       (void *)STARPU_MATRIX_GET_PTR(buffers[2]), g.ldc);
+	if (st != 0) {
 		char msg[160];
 
-		snprintf(msg, sizeof(msg), "cublasDgemm(%c%c, %d x %d x %d) returned status %d",
-			 g.ta, g.tb, g.m, g.n, g.k, (int)st);
+		snprintf(msg, sizeof(msg), "cublas%cgemm(%c%c, %d x %d x %d) returned status %d",
+			 g.type->letter - 'a' + 'A', g.ta, g.tb, g.m, g.n, g.k, st);
 		stargemm__task_failed(msg);
 	}
 }
@@ -92,7 +99,7 @@ static struct starpu_perfmodel gemm_model = {
 	.type = STARPU_NL_REGRESSION_BASED,
 	.symbol = "stargemm_dgemm",
 	.size_base = stargemm__model_gemm_work,
-	.footprint = stargemm__model_footprint,
+	.footprint = stargemm__model_typed_footprint,
 };
 
 struct starpu_codelet stargemm_gemm_cl = {

@@ -14,6 +14,12 @@
  * StarPU fits the regression to its measurements when it saves a model; until the
  * measured sizes span more than 10% it uses the history entries, as before.
  *
+ * Element types (codelets/element.c): the size of a tile product is its multiply-adds
+ * weighed by their cost relative to a double one (single 0.5, single complex 2, double
+ * complex 4), so that the one regression of the GEMM model serves the four types; the
+ * history entries of the types other than double are kept apart by mixing the type
+ * into the footprint (stargemm__model_typed_footprint; double's is unchanged).
+ *
  * The footprint stays StarPU's default one (a hash of the tiles' shapes): with a
  * size_base and no footprint function StarPU would hash the size instead, so tiles of
  * different shapes and equal work would share one history entry, and entries already
@@ -24,6 +30,24 @@
 uint32_t stargemm__model_footprint(struct starpu_task *task)
 {
 	return starpu_task_data_footprint(task);
+}
+
+/* The element type of a task whose first STARPU_VALUE argument is its letter. */
+static const struct stargemm__element *task_type(struct starpu_task *task)
+{
+	char letter = 'd';
+
+	if (task->cl_arg)
+		starpu_codelet_unpack_args(task->cl_arg, &letter, 0);
+	return stargemm__element(letter);
+}
+
+uint32_t stargemm__model_typed_footprint(struct starpu_task *task)
+{
+	const struct stargemm__element *type = task_type(task);
+	uint32_t fp = starpu_task_data_footprint(task);
+
+	return type->letter == 'd' ? fp : starpu_hash_crc32c_be((uint32_t)type->letter, fp);
 }
 
 static size_t elements(starpu_data_handle_t h)
@@ -39,7 +63,8 @@ size_t stargemm__model_gemm_work(struct starpu_task *task, unsigned nimpl)
 	size_t m = starpu_matrix_get_nx(c), n = starpu_matrix_get_ny(c);
 
 	(void)nimpl;
-	return m > 0 ? m * n * (elements(a) / m) : 0;
+	return m > 0 ? (size_t)((double)(m * n * (elements(a) / m)) * task_type(task)->model_weight)
+		     : 0;
 }
 
 size_t stargemm__model_tile_elements(struct starpu_task *task, unsigned nimpl)

@@ -2,29 +2,24 @@
  * codelets/norm.c — the Frobenius norm of one tile (CPU), for norm-based filtering of
  * block-sparse products (Schütt et al., DBCSR): a product C(i,j) += A(i,k) B(k,j) is
  * skipped when ||A(i,k)|| ||B(k,j)|| < eps, and C tiles whose norm falls below eps are
- * dropped. Column norms from BLAS dnrm2 (scaled, no overflow for large entries)
- * combined with hypot.
+ * dropped.
  *
- * Argument (STARPU_VALUE): double *out, where the norm is written (in the memory of
- * the process that runs the task, the tile's owner).
+ * Arguments (STARPU_VALUE): char type (the element type's letter), double *out, where
+ * the norm is written (in the memory of the process that runs the task, the tile's
+ * owner). The norm itself is the element type's (codelets/element.c).
  */
-#include <cblas.h>
-#include <math.h>
-
 #include "../src/internal.h"
 
 static void norm_cpu(void *buffers[], void *cl_arg)
 {
-	const double *t = (const double *)STARPU_MATRIX_GET_PTR(buffers[0]);
-	int ld = (int)STARPU_MATRIX_GET_LD(buffers[0]);
-	int rows = (int)STARPU_MATRIX_GET_NX(buffers[0]);
-	int cols = (int)STARPU_MATRIX_GET_NY(buffers[0]);
-	double norm = 0.0, *out;
+	double *out;
+	char type;
 
-	starpu_codelet_unpack_args(cl_arg, &out);
-	for (int c = 0; c < cols; c++)
-		norm = hypot(norm, cblas_dnrm2(rows, t + (size_t)c * (size_t)ld, 1));
-	*out = norm;
+	starpu_codelet_unpack_args(cl_arg, &type, &out);
+	*out = stargemm__element(type)->norm((const void *)STARPU_MATRIX_GET_PTR(buffers[0]),
+					     (int64_t)STARPU_MATRIX_GET_LD(buffers[0]),
+					     (int64_t)STARPU_MATRIX_GET_NX(buffers[0]),
+					     (int64_t)STARPU_MATRIX_GET_NY(buffers[0]));
 }
 
 /* A regression on the tile's elements (codelets/model.c), so that simulated runs

@@ -8,8 +8,6 @@
  * Each task gets the matrix descriptor(s) of the rank that runs it and the pack's
  * coordinates (STARPU_VALUE) and walks the pack's present tiles.
  */
-#include <cblas.h>
-#include <math.h>
 #include <string.h>
 
 #include "../src/internal.h"
@@ -18,7 +16,7 @@
 
 struct fill_call {
 	const struct stargemm_matrix *A;
-	stargemm_fill_fn fn;
+	stargemm_fill_elements_fn fn;
 	void *arg;
 };
 
@@ -57,13 +55,10 @@ struct norm_call {
 static void norm_tile(void *tile, int64_t i, int64_t j, void *arg)
 {
 	const struct norm_call *n = arg;
-	int rows = (int)stargemm_matrix_tile_rows(n->A, i);
-	int cols = (int)stargemm_matrix_tile_cols(n->A, j);
-	double norm = 0.0;
+	int64_t rows = stargemm_matrix_tile_rows(n->A, i);
 
-	for (int c = 0; c < cols; c++)
-		norm = hypot(norm, cblas_dnrm2(rows, (const double *)tile + (size_t)c * rows, 1));
-	n->norms[stargemm__tile_index(n->A, i, j)] = norm;
+	n->norms[stargemm__tile_index(n->A, i, j)] =
+		n->A->type->norm(tile, rows, rows, stargemm_matrix_tile_cols(n->A, j));
 }
 
 static void norm_cpu(void *buffers[], void *cl_arg)

@@ -67,7 +67,8 @@ int stargemm_bsgemm(stargemm_trans transa, stargemm_trans transb, double alpha,
 		    struct stargemm_bsgemm_info *info)
 {
 	struct stargemm__gemm g = { .ta = transa, .tb = transb, .alpha = alpha, .beta = beta,
-				    .A = A, .B = B, .C = C };
+				    .A = A, .B = B, .C = C, .fn = "stargemm_bsgemm",
+				    .want = 'd' };
 	struct stargemm_bsgemm_options none;
 	struct stargemm_bsgemm_info local;
 	double *na = NULL, *nb = NULL;

@@ -1,6 +1,7 @@
 /*
- * host.c — stargemm_dgemm(): the BLAS dgemm call on one process's host arrays, the
- * role cuBLASXt and NVBLAS play, with stargemm's planner behind it.
+ * host.c — stargemm_sgemm(), _dgemm(), _cgemm(), _zgemm(): the BLAS GEMM calls on one
+ * process's host arrays, the role cuBLASXt and NVBLAS play, with stargemm's planner
+ * behind it. One implementation; the four calls only name their element type.
  *
  * The arrays are not copied: each is tiled in place (src/matrix.c, one StarPU handle
  * per tile pointing into the array, with the array's leading dimension), the product
@@ -22,12 +23,13 @@
 #define HOST_TILE_GPU 2048
 #define HOST_TILE_CPU 256
 
-/* BLAS's transposition characters; 'C' is 'T' for real data. 0 if not one. */
+/* BLAS's transposition characters, 0 if not one. */
 static char op_of(char t)
 {
 	switch (t) {
 	case 'N': case 'n': return 'N';
-	case 'T': case 't': case 'C': case 'c': return 'T';
+	case 'T': case 't': return 'T';
+	case 'C': case 'c': return 'C';
 	default: return 0;
 	}
 }
@@ -37,28 +39,42 @@ static int64_t max1(int64_t x)
 	return x > 1 ? x : 1;
 }
 
-/* The first byte past the used part of a rows x cols array of leading dimension ld. */
-static const char *array_end(const double *a, int64_t rows, int64_t cols, int64_t ld)
-{
-	return (const char *)(a + (cols - 1) * ld + rows);
-}
-
-static int overlap(const double *x, int64_t xr, int64_t xc, int64_t ldx, const double *y,
-		   int64_t yr, int64_t yc, int64_t ldy)
-{
-	return (const char *)x < array_end(y, yr, yc, ldy) &&
-	       (const char *)y < array_end(x, xr, xc, ldx);
-}
-
-/* The arguments, in BLAS's order and numbering (argument 1 is transa). */
+/* The arguments, in BLAS's order and numbering (argument 1 is transa), with the
+ * element type and the name of the call. */
 struct host_call {
 	char ta, tb;
 	int64_t m, n, k;
-	double alpha, beta;
-	const double *A, *B;
-	double *C;
-	int64_t lda, ldb, ldc;
+	const void *alpha;       /* scalars of the type, by address */
+	const void *A;
+	int64_t lda;
+	const void *B;
+	int64_t ldb;
+	const void *beta;
+	void *C;
+	int64_t ldc;
+	const struct stargemm__element *type;
+	const char *fn;
 };
+
+/* The first byte past the used part of a rows x cols array of leading dimension ld. */
+static const char *array_end(const struct host_call *h, const void *a, int64_t rows,
+			     int64_t cols, int64_t ld)
+{
+	return (const char *)a + (size_t)((cols - 1) * ld + rows) * h->type->size;
+}
+
+static int overlap(const struct host_call *h, const void *x, int64_t xr, int64_t xc,
+		   int64_t ldx, const void *y, int64_t yr, int64_t yc, int64_t ldy)
+{
+	return (const char *)x < array_end(h, y, yr, yc, ldy) &&
+	       (const char *)y < array_end(h, x, xr, xc, ldx);
+}
+
+/* Whether op(A) op(B) contributes: k > 0 and alpha != 0. */
+static int multiplies(const struct host_call *h)
+{
+	return h->k > 0 && h->type->load(h->alpha) != 0.0;
+}
 
 static int check_call(const struct host_call *h)
 {
@@ -66,47 +82,39 @@ static int check_call(const struct host_call *h)
 	int64_t acols = h->ta == 'N' ? h->k : h->m, bcols = h->tb == 'N' ? h->n : h->k;
 
 	if (!h->ta || !h->tb)
-		return stargemm__error(-EINVAL, "stargemm_dgemm: argument %d (trans%c) must be "
-				       "N, T or C", h->ta ? 2 : 1, h->ta ? 'b' : 'a');
+		return stargemm__error(-EINVAL, "%s: argument %d (trans%c) must be N, T or C",
+				       h->fn, h->ta ? 2 : 1, h->ta ? 'b' : 'a');
 	if (h->m < 0 || h->n < 0 || h->k < 0)
-		return stargemm__error(-EINVAL, "stargemm_dgemm: argument %d (%c) must be >= 0, "
-				       "got %lld", h->m < 0 ? 3 : h->n < 0 ? 4 : 5,
+		return stargemm__error(-EINVAL, "%s: argument %d (%c) must be >= 0, got %lld",
+				       h->fn, h->m < 0 ? 3 : h->n < 0 ? 4 : 5,
 				       h->m < 0 ? 'm' : h->n < 0 ? 'n' : 'k',
 				       (long long)(h->m < 0 ? h->m : h->n < 0 ? h->n : h->k));
+	if (!h->alpha || !h->beta)
+		return stargemm__error(-EINVAL, "%s: argument %d (%s) is NULL", h->fn,
+				       !h->alpha ? 6 : 11, !h->alpha ? "alpha" : "beta");
 	if (h->lda < max1(arows))
-		return stargemm__error(-EINVAL, "stargemm_dgemm: argument 8 (lda) = %lld must be "
-				       ">= max(1, rows of A) = %lld", (long long)h->lda,
+		return stargemm__error(-EINVAL, "%s: argument 8 (lda) = %lld must be >= max(1, "
+				       "rows of A) = %lld", h->fn, (long long)h->lda,
 				       (long long)max1(arows));
 	if (h->ldb < max1(brows))
-		return stargemm__error(-EINVAL, "stargemm_dgemm: argument 10 (ldb) = %lld must be "
-				       ">= max(1, rows of B) = %lld", (long long)h->ldb,
+		return stargemm__error(-EINVAL, "%s: argument 10 (ldb) = %lld must be >= max(1, "
+				       "rows of B) = %lld", h->fn, (long long)h->ldb,
 				       (long long)max1(brows));
 	if (h->ldc < max1(h->m))
-		return stargemm__error(-EINVAL, "stargemm_dgemm: argument 13 (ldc) = %lld must be "
-				       ">= max(1, m) = %lld", (long long)h->ldc,
-				       (long long)max1(h->m));
+		return stargemm__error(-EINVAL, "%s: argument 13 (ldc) = %lld must be >= max(1, "
+				       "m) = %lld", h->fn, (long long)h->ldc, (long long)max1(h->m));
 	if (h->m == 0 || h->n == 0)
 		return 0;
-	if (!h->C || (h->k > 0 && h->alpha != 0.0 && (!h->A || !h->B)))
-		return stargemm__error(-EINVAL, "stargemm_dgemm: argument %d (%c) is NULL",
+	if (!h->C || (multiplies(h) && (!h->A || !h->B)))
+		return stargemm__error(-EINVAL, "%s: argument %d (%c) is NULL", h->fn,
 				       !h->C ? 12 : !h->A ? 7 : 9, !h->C ? 'C' : !h->A ? 'A' : 'B');
-	if (h->k > 0 && h->alpha != 0.0 &&
-	    (overlap(h->C, h->m, h->n, h->ldc, h->A, arows, acols, h->lda) ||
-	     overlap(h->C, h->m, h->n, h->ldc, h->B, brows, bcols, h->ldb)))
-		return stargemm__error(-EINVAL, "stargemm_dgemm: C overlaps %s in memory (it is "
-				       "written while they are read)",
-				       overlap(h->C, h->m, h->n, h->ldc, h->A, arows, acols, h->lda)
-				       ? "A" : "B");
+	if (multiplies(h) && (overlap(h, h->C, h->m, h->n, h->ldc, h->A, arows, acols, h->lda) ||
+			      overlap(h, h->C, h->m, h->n, h->ldc, h->B, brows, bcols, h->ldb)))
+		return stargemm__error(-EINVAL, "%s: C overlaps %s in memory (it is written "
+				       "while they are read)", h->fn,
+				       overlap(h, h->C, h->m, h->n, h->ldc, h->A, arows, acols,
+					       h->lda) ? "A" : "B");
 	return 0;
-}
-
-/* C = beta C on the host, for a call with nothing to multiply (k = 0 or alpha = 0);
- * beta = 0 writes zeros without reading C, as BLAS does. */
-static void scale_only(const struct host_call *h)
-{
-	for (int64_t j = 0; j < h->n; j++)
-		for (int64_t i = 0; i < h->m; i++)
-			h->C[i + j * h->ldc] = h->beta == 0.0 ? 0.0 : h->beta * h->C[i + j * h->ldc];
 }
 
 static int tile_size(int64_t *nb)
@@ -128,7 +136,8 @@ static int tile_size(int64_t *nb)
 /* Whether the three operands fit in the GPUs' memory with the planner's slack. */
 static int fits_on_gpus(const struct host_call *h)
 {
-	double bytes = 8.0 * ((double)h->m * h->k + (double)h->k * h->n + (double)h->m * h->n);
+	double bytes = (double)h->type->size * ((double)h->m * h->k + (double)h->k * h->n +
+						(double)h->m * h->n);
 	double room = 0.0;
 
 	for (int g = 0; g < stargemm__device_count(); g++)
@@ -140,18 +149,20 @@ static int fits_on_gpus(const struct host_call *h)
  * StarPU), so that their tiles move at the link's speed; an array that cannot be (one
  * that shares pages with another already locked) is used as it is. Returns whether it
  * was locked. */
-static int pin(const double *a, int64_t rows, int64_t cols, int64_t ld)
+static int pin(const struct host_call *h, const void *a, int64_t rows, int64_t cols,
+	       int64_t ld)
 {
 	if (stargemm_ncuda_workers() == 0)
 		return 0;
-	return starpu_memory_pin((void *)a, (size_t)(array_end(a, rows, cols, ld) -
+	return starpu_memory_pin((void *)a, (size_t)(array_end(h, a, rows, cols, ld) -
 						       (const char *)a)) == 0;
 }
 
-static void unpin(int pinned, const double *a, int64_t rows, int64_t cols, int64_t ld)
+static void unpin(const struct host_call *h, int pinned, const void *a, int64_t rows,
+		  int64_t cols, int64_t ld)
 {
 	if (pinned)
-		starpu_memory_unpin((void *)a, (size_t)(array_end(a, rows, cols, ld) -
+		starpu_memory_unpin((void *)a, (size_t)(array_end(h, a, rows, cols, ld) -
 							  (const char *)a));
 }
 
@@ -160,56 +171,104 @@ static int run(const struct host_call *h, struct stargemm_matrix *A,
 	       struct stargemm_matrix *B, struct stargemm_matrix *C)
 {
 	if (stargemm_ncuda_workers() > 0 && !fits_on_gpus(h))
-		return stargemm_pdgemm_ooc(h->ta, h->tb, h->alpha, A, B, h->beta, C, NULL, NULL);
-	return stargemm_pdgemm(h->ta, h->tb, h->alpha, A, B, h->beta, C);
+		return stargemm_gemm_ooc(h->ta, h->tb, h->alpha, A, B, h->beta, C, NULL, NULL);
+	return stargemm_gemm(h->ta, h->tb, h->alpha, A, B, h->beta, C);
+}
+
+/* Tile the three arrays in place, multiply, bring C back. */
+static int multiply(const struct host_call *h, int64_t nb)
+{
+	struct stargemm_matrix *a = NULL, *b = NULL, *c = NULL;
+	int64_t arows = h->ta == 'N' ? h->m : h->k, acols = h->ta == 'N' ? h->k : h->m;
+	int64_t brows = h->tb == 'N' ? h->k : h->n, bcols = h->tb == 'N' ? h->n : h->k;
+	int type = h->type->letter, ret, pins[3];
+
+	pins[0] = pin(h, h->A, arows, acols, h->lda);
+	pins[1] = pin(h, h->B, brows, bcols, h->ldb);
+	pins[2] = pin(h, h->C, h->m, h->n, h->ldc);
+	/* A and B are only read: StarPU never writes their arrays. */
+	ret = stargemm__matrix_create_in_place(&a, type, arows, acols, nb, nb, 1, 1,
+					       (void *)h->A, h->lda, h->fn);
+	if (!ret)
+		ret = stargemm__matrix_create_in_place(&b, type, brows, bcols, nb, nb, 1, 1,
+						       (void *)h->B, h->ldb, h->fn);
+	if (!ret)
+		ret = stargemm__matrix_create_in_place(&c, type, h->m, h->n, nb, nb, 1, 1, h->C,
+						       h->ldc, h->fn);
+	if (!ret)
+		ret = run(h, a, b, c);
+	/* Destroying the matrices copies every tile's last value back into the arrays. */
+	stargemm_matrix_destroy(a);
+	stargemm_matrix_destroy(b);
+	stargemm_matrix_destroy(c);
+	unpin(h, pins[0], h->A, arows, acols, h->lda);
+	unpin(h, pins[1], h->B, brows, bcols, h->ldb);
+	unpin(h, pins[2], h->C, h->m, h->n, h->ldc);
+	return ret;
+}
+
+static int host_gemm(struct host_call *h)
+{
+	int64_t nb = 0;
+	int ret;
+
+	stargemm__clear_error();
+	h->ta = op_of(h->ta);
+	h->tb = op_of(h->tb);
+	if (!stargemm__initialized())
+		return stargemm__error(-EINVAL, "%s: call stargemm_init() first", h->fn);
+	if (stargemm_nranks() != 1)
+		return stargemm__error(-EINVAL, "%s: a call on one process's arrays, and the "
+				       "communicator has %d processes: use stargemm_pdgemm() or "
+				       "stargemm_gemm() on "
+				       "distributed matrices", h->fn, stargemm_nranks());
+	if ((ret = check_call(h)) || (ret = tile_size(&nb)))
+		return ret;
+	if (h->m == 0 || h->n == 0)
+		return 0;
+	if (!multiplies(h)) {   /* C = beta C; beta = 0 writes zeros without reading C */
+		h->type->scale(h->C, h->ldc, h->m, h->n, h->type->load(h->beta));
+		return 0;
+	}
+	return multiply(h, nb);
+}
+
+int stargemm_sgemm(char transa, char transb, int64_t m, int64_t n, int64_t k, float alpha,
+		   const float *A, int64_t lda, const float *B, int64_t ldb, float beta,
+		   float *C, int64_t ldc)
+{
+	struct host_call h = { transa, transb, m, n, k, &alpha, A, lda, B, ldb, &beta, C, ldc,
+			       stargemm__element('s'), "stargemm_sgemm" };
+
+	return host_gemm(&h);
 }
 
 int stargemm_dgemm(char transa, char transb, int64_t m, int64_t n, int64_t k, double alpha,
 		   const double *A, int64_t lda, const double *B, int64_t ldb, double beta,
 		   double *C, int64_t ldc)
 {
-	static const char fn[] = "stargemm_dgemm";
-	struct host_call h = { op_of(transa), op_of(transb), m, n, k, alpha, beta, A, B, C,
-			       lda, ldb, ldc };
-	struct stargemm_matrix *a = NULL, *b = NULL, *c = NULL;
-	int64_t nb = 0, arows = h.ta == 'N' ? m : k, acols = h.ta == 'N' ? k : m;
-	int64_t brows = h.tb == 'N' ? k : n, bcols = h.tb == 'N' ? n : k;
-	int ret, pins[3];
+	struct host_call h = { transa, transb, m, n, k, &alpha, A, lda, B, ldb, &beta, C, ldc,
+			       stargemm__element('d'), "stargemm_dgemm" };
 
-	stargemm__clear_error();
-	if (!stargemm__initialized())
-		return stargemm__error(-EINVAL, "%s: call stargemm_init() first", fn);
-	if (stargemm_nranks() != 1)
-		return stargemm__error(-EINVAL, "%s: a call on one process's arrays, and the "
-				       "communicator has %d processes: use stargemm_pdgemm() on "
-				       "distributed matrices", fn, stargemm_nranks());
-	if ((ret = check_call(&h)) || (ret = tile_size(&nb)))
-		return ret;
-	if (m == 0 || n == 0)
-		return 0;
-	if (k == 0 || alpha == 0.0) {
-		scale_only(&h);
-		return 0;
-	}
-	pins[0] = pin(A, arows, acols, lda);
-	pins[1] = pin(B, brows, bcols, ldb);
-	pins[2] = pin(C, m, n, ldc);
-	/* A and B are only read: StarPU never writes their arrays. */
-	ret = stargemm__matrix_create_in_place(&a, arows, acols, nb, nb, 1, 1, (void *)A,
-					       lda, fn);
-	if (!ret)
-		ret = stargemm__matrix_create_in_place(&b, brows, bcols, nb, nb, 1, 1,
-						       (void *)B, ldb, fn);
-	if (!ret)
-		ret = stargemm__matrix_create_in_place(&c, m, n, nb, nb, 1, 1, C, ldc, fn);
-	if (!ret)
-		ret = run(&h, a, b, c);
-	/* Destroying the matrices copies every tile's last value back into the arrays. */
-	stargemm_matrix_destroy(a);
-	stargemm_matrix_destroy(b);
-	stargemm_matrix_destroy(c);
-	unpin(pins[0], A, arows, acols, lda);
-	unpin(pins[1], B, brows, bcols, ldb);
-	unpin(pins[2], C, m, n, ldc);
-	return ret;
+	return host_gemm(&h);
+}
+
+int stargemm_cgemm(char transa, char transb, int64_t m, int64_t n, int64_t k,
+		   const void *alpha, const void *A, int64_t lda, const void *B, int64_t ldb,
+		   const void *beta, void *C, int64_t ldc)
+{
+	struct host_call h = { transa, transb, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc,
+			       stargemm__element('c'), "stargemm_cgemm" };
+
+	return host_gemm(&h);
+}
+
+int stargemm_zgemm(char transa, char transb, int64_t m, int64_t n, int64_t k,
+		   const void *alpha, const void *A, int64_t lda, const void *B, int64_t ldb,
+		   const void *beta, void *C, int64_t ldc)
+{
+	struct host_call h = { transa, transb, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc,
+			       stargemm__element('z'), "stargemm_zgemm" };
+
+	return host_gemm(&h);
 }

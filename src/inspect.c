@@ -146,10 +146,16 @@ static int filtered(const struct stargemm__request *r, int64_t i, int64_t j, int
 	       operand_norm(&r->a, i, k) * operand_norm(&r->b, k, j) < r->eps;
 }
 
+/* Flops of one multiply-add of the request's elements. */
+static double fma_flops(const struct stargemm__request *r)
+{
+	return r->is_complex ? 8.0 : 2.0;
+}
+
 static double product_flops(const struct stargemm__request *r, int64_t i, int64_t j,
 			    int64_t k)
 {
-	return 2.0 * (double)(r->row_off[i + 1] - r->row_off[i]) *
+	return fma_flops(r) * (double)(r->row_off[i + 1] - r->row_off[i]) *
 	       (double)(r->col_off[j + 1] - r->col_off[j]) *
 	       (double)(r->k_off[k + 1] - r->k_off[k]);
 }
@@ -731,7 +737,7 @@ static int64_t batch_side(const struct stargemm__request *r, double products)
 
 	if (r->batch_below <= 0 || r->batch_flops <= 0 || products < 1 || cube < 1)
 		return 1;
-	avg = 2.0 * (double)r->row_off[r->mt] * (double)r->col_off[r->nt] *
+	avg = fma_flops(r) * (double)r->row_off[r->mt] * (double)r->col_off[r->nt] *
 	      (double)r->k_off[r->kt] / cube;           /* flops of an average tile product */
 	share = avg * products / (8.0 * (r->workers > 0 ? r->workers : 1));
 	target = r->batch_flops < share ? r->batch_flops : share;

@@ -19,6 +19,48 @@
 #include "pack.h"
 #include "stargemm.h"
 
+/* An element type (codelets/element.c): what stargemm needs to know of s, d, c and z,
+ * so that one implementation serves the four precisions. Scalars travel as double
+ * _Complex (exact for every type: a float widens exactly, a real has imaginary part 0)
+ * and each kernel narrows them to its type. op is 'N', 'T' or 'C' (the conjugate
+ * transpose; for real types the callers pass 'T'). */
+struct stargemm__element {
+	char letter;              /* 's', 'd', 'c', 'z' (stargemm_type) */
+	const char *name;         /* "single", "double", "single complex", "double complex" */
+	size_t size;              /* bytes per element */
+	int is_complex;           /* two reals per element */
+	double fma_flops;         /* flops of one multiply-add: 2, or 8 when complex */
+	/* The cost of one multiply-add relative to a double one, for the performance
+	 * models (codelets/model.c): single precision runs twice as many lanes. */
+	double model_weight;
+	/* C = alpha op(A) op(B) + beta C with the CPU BLAS (cblas_?gemm). */
+	void (*cpu_gemm)(char ta, char tb, int m, int n, int k, double _Complex alpha,
+			 const void *a, int lda, const void *b, int ldb, double _Complex beta,
+			 void *c, int ldc);
+	/* The same with cuBLAS (cublas?gemm) on the cublasHandle_t @p handle, returning its
+	 * cublasStatus_t (0: success); NULL in builds without CUDA. */
+	int (*cuda_gemm)(void *handle, char ta, char tb, int m, int n, int k,
+			 double _Complex alpha, const void *a, int lda, const void *b, int ldb,
+			 double _Complex beta, void *c, int ldc);
+	/* T = beta T on a rows x cols tile of leading dimension ld (beta = 0 writes zeros
+	 * without reading T). */
+	void (*scale)(void *t, int64_t ld, int64_t rows, int64_t cols, double _Complex beta);
+	/* The Frobenius norm of a tile. */
+	double (*norm)(const void *t, int64_t ld, int64_t rows, int64_t cols);
+	/* Store re + i im (im ignored for real types) at element @p idx of @p t. */
+	void (*store)(void *t, int64_t idx, double re, double im);
+	/* The scalar at @p p, of this type, widened. */
+	double _Complex (*load)(const void *p);
+};
+/* The element type of letter @p t ('s', 'd', 'c', 'z'); NULL for any other. */
+const struct stargemm__element *stargemm__element(int t);
+/* The flops of an m x n x k tile product of type @p e. */
+static inline double stargemm__product_flops(const struct stargemm__element *e, double m,
+					     double n, double k)
+{
+	return e->fma_flops * m * n * k;
+}
+
 struct stargemm_matrix {
 	int64_t m, n;             /* size in elements */
 	int64_t mt, nt;           /* size in tiles */
@@ -31,9 +73,9 @@ struct stargemm_matrix {
 					when absent */
 	uint8_t *present;         /* mt * nt flags (block-sparse), or NULL: every tile */
 	int64_t npresent;         /* tiles present */
-	/* Bytes per element: sizeof(double) for the double-precision API of stargemm.h.
-	 * Tile storage, StarPU registration, copies to and from user arrays and the
-	 * planner's tile bytes all take it from here. */
+	/* The element type; elem_size = type->size: tile storage, StarPU registration,
+	 * copies to and from user arrays and the planner's tile bytes take it from here. */
+	const struct stargemm__element *type;
 	size_t elem_size;
 	void **storage;           /* mt * nt pointers; non-NULL for tiles this rank allocated */
 	int64_t stored_bytes;     /* this rank's tiles, counted by stargemm__storage_reserve() */
@@ -55,12 +97,12 @@ struct stargemm_matrix {
 	int written;
 };
 
-/* An m x n matrix of tiles mb x nb (the last ones ragged), 2D block-cyclic on P x Q,
- * whose local tiles are registered in place in the column-major local array @p base
- * of leading dimension @p ld (ScaLAPACK's layout; checked against the local rows, and
- * agreed): nothing is copied. Errors name @p fn (src/matrix.c). */
-int stargemm__matrix_create_in_place(struct stargemm_matrix **out, int64_t m, int64_t n,
-				     int64_t mb, int64_t nb, int P, int Q, void *base,
+/* An m x n matrix of elements of @p type, tiles mb x nb (the last ones ragged), 2D
+ * block-cyclic on P x Q, whose local tiles are registered in place in the column-major
+ * local array @p base of leading dimension @p ld (ScaLAPACK's layout; checked against
+ * the local rows, and agreed): nothing is copied. Errors name @p fn (src/matrix.c). */
+int stargemm__matrix_create_in_place(struct stargemm_matrix **out, int type, int64_t m,
+				     int64_t n, int64_t mb, int64_t nb, int P, int Q, void *base,
 				     int64_t ld, const char *fn);
 /* With GPUs, copy the latest value of every local tile of an in-place matrix back to
  * its place in the user's array (a read acquisition on host memory); else nothing. */
@@ -107,9 +149,9 @@ static inline int stargemm__present(const struct stargemm_matrix *A, int64_t i, 
  * becomes block-sparse). Every rank must drop the same tiles. */
 int stargemm__matrix_drop_tile(struct stargemm_matrix *A, int64_t i, int64_t j);
 
-/* A block-sparse matrix (as stargemm_matrix_create_distributed), packed only when
- * @p packable; errors name @p fn. */
-int stargemm__matrix_create_pattern(struct stargemm_matrix **out, int64_t mt,
+/* A block-sparse matrix (as stargemm_matrix_create_distributed) of element type
+ * @p type, packed only when @p packable; errors name @p fn. */
+int stargemm__matrix_create_pattern(struct stargemm_matrix **out, int type, int64_t mt,
 				    const int64_t *row_sizes, int64_t nt,
 				    const int64_t *col_sizes, int64_t npresent,
 				    const int64_t *present,
@@ -212,9 +254,15 @@ int stargemm__check_matrix(const struct stargemm_matrix *A, const char *name);
 /* A GEMM problem C = alpha op(A) op(B) + beta C (pdgemm.c). */
 struct stargemm__gemm {
 	char ta, tb;
-	double alpha, beta;
+	double _Complex alpha, beta;   /* widened from the matrices' type */
 	const struct stargemm_matrix *A, *B;
 	struct stargemm_matrix *C;
+	/* The public call, for messages ("stargemm_pdgemm" if NULL), and the element type
+	 * it takes alpha and beta in: 'd' for the double calls, 0 for any type (then the
+	 * scalars are read by stargemm__gemm_scalars() once the matrices are checked). */
+	const char *fn;
+	char want;
+	const struct stargemm__element *type;  /* the matrices', set by stargemm__gemm_check() */
 	int64_t kt;   /* tiles of the inner dimension, set by stargemm__gemm_check() */
 	/* Workers that may run the GEMMs (STARPU_CPU | STARPU_CUDA, set by
 	 * stargemm__gemm_check(); the out-of-core executor narrows it to STARPU_CUDA). */
@@ -280,8 +328,15 @@ static inline int stargemm__gemm_packed(const struct stargemm__gemm *g)
 	return g->A->pack || g->B->pack || g->C->pack;
 }
 
-/* Validate a problem (sizes, tilings, grids, aliasing); sets p->kt. */
+/* Validate a problem (sizes, tilings, grids, aliasing, element types); sets p->kt and
+ * p->type. */
 int stargemm__gemm_check(struct stargemm__gemm *p);
+/* Read the scalars at @p alpha and @p beta in the type of the checked problem @p p
+ * (-EINVAL when one is NULL). */
+int stargemm__gemm_scalars(struct stargemm__gemm *p, const void *alpha, const void *beta);
+/* The op letter the kernels get for op(X) = @p t of problem @p p: 'N', 'T', or 'C' for
+ * a complex conjugate transpose. */
+char stargemm__kernel_op(const struct stargemm__gemm *p, char t);
 
 /* The k-th tile of row i of op(A), and of column j of op(B). */
 starpu_data_handle_t stargemm__gemm_a_tile(const struct stargemm__gemm *p, int64_t i, int64_t k);
@@ -379,9 +434,13 @@ extern struct starpu_codelet stargemm_pack_copy_cl;       /* a pack from another
 extern struct starpu_codelet stargemm_noop_cl;            /* nothing: a skipped task */
 
 /* What the codelets' regression models are indexed by (codelets/model.c): the default
- * footprint (tile shapes), and the work as size: m n k for a tile product, the elements
- * of the last tile for a tile-wise codelet. */
+ * footprint (tile shapes), and the work as size: m n k for a tile product (weighed by
+ * the element type's model_weight), the elements of the last tile for a tile-wise
+ * codelet. */
 uint32_t stargemm__model_footprint(struct starpu_task *task);
+/* The same with the element type of the task (its first argument) mixed in, for the
+ * typed codelets (gemm, batch); equal to the default for double. */
+uint32_t stargemm__model_typed_footprint(struct starpu_task *task);
 size_t stargemm__model_gemm_work(struct starpu_task *task, unsigned nimpl);
 size_t stargemm__model_tile_elements(struct starpu_task *task, unsigned nimpl);
 

@@ -314,15 +314,13 @@ static int register_all(struct stargemm_matrix *A, const char *fn)
  * owner; stargemm_matrix_create_product() only copies the old C's packs over them. */
 static int zero_packs(struct stargemm_matrix *A, const char *fn)
 {
-	const double zero = 0.0;
-
 	for (int64_t idx = 0; idx < A->pack->gmt * A->pack->gnt; idx++) {
 		int ret;
 
 		if (!A->packs[idx])
 			continue;
-		ret = starpu_mpi_task_insert(stargemm__comm(), &stargemm_zero_cl, STARPU_VALUE,
-					     &zero, sizeof(zero), STARPU_W, A->packs[idx], 0);
+		ret = starpu_mpi_task_insert(stargemm__comm(), &stargemm_zero_cl, STARPU_W,
+					     A->packs[idx], 0);
 		if (ret)
 			return stargemm__error(-EIO, "%s: task submission failed for the zeros of "
 					       "pack %" PRId64 " (%d)", fn, idx, ret);
@@ -335,7 +333,6 @@ void stargemm__zero_if_unwritten(const struct stargemm_matrix *A)
 	/* The flag records a fact about the values, not about the descriptor that the
 	 * reading calls take as const. */
 	struct stargemm_matrix *X = (struct stargemm_matrix *)A;
-	const double zero = 0.0;
 	char msg[160];
 
 	if (A->written)
@@ -348,7 +345,6 @@ void stargemm__zero_if_unwritten(const struct stargemm_matrix *A)
 			if (!stargemm__present(A, i, j))
 				continue;
 			ret = starpu_mpi_task_insert(stargemm__comm(), &stargemm_zero_cl,
-						     STARPU_VALUE, &zero, sizeof(zero),
 						     STARPU_W, stargemm__tile(A, i, j), 0);
 			if (!ret)
 				continue;
@@ -362,14 +358,29 @@ void stargemm__zero_if_unwritten(const struct stargemm_matrix *A)
 		}
 }
 
-/* The descriptor of an irregular tiling, dense (@p sparse = 0) or with the pattern of
- * @p npresent tiles listed in @p present (@p sparse = 1; 2: never packed); registers
- * the tiles. */
-static int create(struct stargemm_matrix **out, int64_t mt, const int64_t *row_sizes,
-		  int64_t nt, const int64_t *col_sizes, int sparse, int64_t npresent,
-		  const int64_t *present, const struct stargemm_distribution *dist,
+/* What a constructor asks for: an irregular tiling, dense (sparse = 0) or with the
+ * pattern of the npresent tiles listed in present (sparse = 1; 2: never packed), of
+ * elements of a type ('d' for the constructors without one). */
+struct shape {
+	int64_t mt;
+	const int64_t *row_sizes;
+	int64_t nt;
+	const int64_t *col_sizes;
+	int sparse;
+	int64_t npresent;
+	const int64_t *present;
+	int type;
+};
+
+/* The descriptor of @p sh distributed by @p dist, its tiles registered (in place in
+ * @p local when not NULL). */
+static int create(struct stargemm_matrix **out, const struct shape *sh,
+		  const struct stargemm_distribution *dist,
 		  const struct stargemm__local *local, const char *fn)
 {
+	const int64_t mt = sh->mt, nt = sh->nt, *row_sizes = sh->row_sizes,
+		      *col_sizes = sh->col_sizes;
+	const struct stargemm__element *type = stargemm__element(sh->type);
 	struct stargemm_matrix *A;
 	int64_t max_rows, max_cols;
 	int P, Q, ret;
@@ -380,6 +391,9 @@ static int create(struct stargemm_matrix **out, int64_t mt, const int64_t *row_s
 	*out = NULL;
 	if (!stargemm__initialized())
 		return stargemm__error(-EINVAL, "%s: call stargemm_init() first", fn);
+	if (!type)
+		return stargemm__error(-EINVAL, "%s: unknown element type %d (expected "
+				       "STARGEMM_S, _D, _C or _Z)", fn, sh->type);
 	if ((ret = check_sizes(mt, row_sizes, "row", fn)) || (ret = check_sizes(nt, col_sizes,
 										 "column", fn)))
 		return ret;
@@ -400,7 +414,8 @@ static int create(struct stargemm_matrix **out, int64_t mt, const int64_t *row_s
 	A->P = P;
 	A->Q = Q;
 	A->npresent = mt * nt;
-	A->elem_size = sizeof(double);
+	A->type = type;
+	A->elem_size = type->size;
 	if (local)
 		A->local = *local;
 	A->row_off = offsets_from_sizes(mt, row_sizes);
@@ -412,10 +427,10 @@ static int create(struct stargemm_matrix **out, int64_t mt, const int64_t *row_s
 	}
 	/* Agreed: a failure here may be this rank's only (memory, an environment
 	 * setting), and every rank must reserve the same tags below. */
-	if (sparse)
-		ret = set_pattern(A, npresent, present, fn);
+	if (sh->sparse)
+		ret = set_pattern(A, sh->npresent, sh->present, fn);
 	if (!ret)
-		ret = distribute(A, dist, sparse, fn);
+		ret = distribute(A, dist, sh->sparse, fn);
 	if ((ret = stargemm__agree(ret))) {
 		stargemm_matrix_destroy(A);
 		return ret;
@@ -445,9 +460,9 @@ int stargemm_matrix_create_irregular(struct stargemm_matrix **out, int64_t mt,
 				     const int64_t *col_sizes, int P, int Q)
 {
 	struct stargemm_distribution cyclic = { P, Q, NULL, NULL };
+	struct shape sh = { mt, row_sizes, nt, col_sizes, 0, 0, NULL, 'd' };
 
-	return create(out, mt, row_sizes, nt, col_sizes, 0, 0, NULL, &cyclic, NULL,
-		      "stargemm_matrix_create");
+	return create(out, &sh, &cyclic, NULL, "stargemm_matrix_create");
 }
 
 int stargemm_matrix_create_sparse(struct stargemm_matrix **out, int64_t mt,
@@ -455,9 +470,9 @@ int stargemm_matrix_create_sparse(struct stargemm_matrix **out, int64_t mt,
 				  int64_t npresent, const int64_t *present, int P, int Q)
 {
 	struct stargemm_distribution cyclic = { P, Q, NULL, NULL };
+	struct shape sh = { mt, row_sizes, nt, col_sizes, 1, npresent, present, 'd' };
 
-	return create(out, mt, row_sizes, nt, col_sizes, 1, npresent, present, &cyclic, NULL,
-		      "stargemm_matrix_create_sparse");
+	return create(out, &sh, &cyclic, NULL, "stargemm_matrix_create_sparse");
 }
 
 int stargemm_matrix_create_distributed(struct stargemm_matrix **out, int64_t mt,
@@ -466,19 +481,23 @@ int stargemm_matrix_create_distributed(struct stargemm_matrix **out, int64_t mt,
 				       const int64_t *present,
 				       const struct stargemm_distribution *dist)
 {
-	return create(out, mt, row_sizes, nt, col_sizes, npresent >= 0, npresent, present,
-		      dist, NULL, "stargemm_matrix_create_distributed");
+	struct shape sh = { mt, row_sizes, nt, col_sizes, npresent >= 0, npresent, present,
+			    'd' };
+
+	return create(out, &sh, dist, NULL, "stargemm_matrix_create_distributed");
 }
 
-int stargemm__matrix_create_pattern(struct stargemm_matrix **out, int64_t mt,
+int stargemm__matrix_create_pattern(struct stargemm_matrix **out, int type, int64_t mt,
 				    const int64_t *row_sizes, int64_t nt,
 				    const int64_t *col_sizes, int64_t npresent,
 				    const int64_t *present,
 				    const struct stargemm_distribution *dist, int packable,
 				    const char *fn)
 {
-	return create(out, mt, row_sizes, nt, col_sizes, packable ? 1 : 2, npresent, present,
-		      dist, NULL, fn);
+	struct shape sh = { mt, row_sizes, nt, col_sizes, packable ? 1 : 2, npresent, present,
+			    type };
+
+	return create(out, &sh, dist, NULL, fn);
 }
 
 int64_t stargemm_matrix_present_count(const struct stargemm_matrix *A)
@@ -507,7 +526,15 @@ static int64_t *regular_sizes(int64_t n, int64_t b, int64_t *count)
 int stargemm_matrix_create(struct stargemm_matrix **out, int64_t m, int64_t n,
 			   int64_t mb, int64_t nb, int P, int Q)
 {
+	return stargemm_matrix_create_type(out, STARGEMM_D, m, n, mb, nb, P, Q);
+}
+
+int stargemm_matrix_create_type(struct stargemm_matrix **out, stargemm_type type, int64_t m,
+				int64_t n, int64_t mb, int64_t nb, int P, int Q)
+{
 	static const char fn[] = "stargemm_matrix_create";
+	struct stargemm_distribution cyclic = { P, Q, NULL, NULL };
+	struct shape sh = { 0 };
 	int64_t mt, nt, *rows, *cols;
 	int ret;
 
@@ -528,14 +555,15 @@ int stargemm_matrix_create(struct stargemm_matrix **out, int64_t m, int64_t n,
 		free(cols);
 		return stargemm__error(-ENOMEM, "%s: out of memory", fn);
 	}
-	ret = stargemm_matrix_create_irregular(out, mt, rows, nt, cols, P, Q);
+	sh = (struct shape){ mt, rows, nt, cols, 0, 0, NULL, (int)type };
+	ret = create(out, &sh, &cyclic, NULL, fn);
 	free(rows);
 	free(cols);
 	return ret;
 }
 
-int stargemm__matrix_create_in_place(struct stargemm_matrix **out, int64_t m, int64_t n,
-				     int64_t mb, int64_t nb, int P, int Q, void *base,
+int stargemm__matrix_create_in_place(struct stargemm_matrix **out, int type, int64_t m,
+				     int64_t n, int64_t mb, int64_t nb, int P, int Q, void *base,
 				     int64_t ld, const char *fn)
 {
 	struct stargemm_distribution cyclic = { P, Q, NULL, NULL };
@@ -563,8 +591,11 @@ int stargemm__matrix_create_in_place(struct stargemm_matrix **out, int64_t m, in
 				      "rank %d is below its %" PRId64 " local rows", fn, ld, me,
 				      my_rows);
 	/* Agreed: a bad local array is one rank's alone. */
-	if (!(ret = stargemm__agree(ret)))
-		ret = create(out, mt, rows, nt, cols, 0, 0, NULL, &cyclic, &local, fn);
+	if (!(ret = stargemm__agree(ret))) {
+		struct shape sh = { mt, rows, nt, cols, 0, 0, NULL, type };
+
+		ret = create(out, &sh, &cyclic, &local, fn);
+	}
 	free(rows);
 	free(cols);
 	return ret;
@@ -573,6 +604,14 @@ int stargemm__matrix_create_in_place(struct stargemm_matrix **out, int64_t m, in
 int stargemm_matrix_create_local(struct stargemm_matrix **out, int64_t m, int64_t n,
 				 int64_t mb, int64_t nb, int P, int Q, double *local,
 				 int64_t lld)
+{
+	return stargemm_matrix_create_local_type(out, STARGEMM_D, m, n, mb, nb, P, Q, local,
+						 lld);
+}
+
+int stargemm_matrix_create_local_type(struct stargemm_matrix **out, stargemm_type type,
+				      int64_t m, int64_t n, int64_t mb, int64_t nb, int P, int Q,
+				      void *local, int64_t lld)
 {
 	static const char fn[] = "stargemm_matrix_create_local";
 
@@ -585,7 +624,11 @@ int stargemm_matrix_create_local(struct stargemm_matrix **out, int64_t m, int64_
 	if (m <= 0 || n <= 0 || mb <= 0 || nb <= 0)
 		return stargemm__error(-EINVAL, "%s: sizes must be > 0, got M=%" PRId64 " N=%"
 				       PRId64 " mb=%" PRId64 " nb=%" PRId64, fn, m, n, mb, nb);
-	return stargemm__matrix_create_in_place(out, m, n, mb, nb, P, Q, local, lld, fn);
+	if (!stargemm__element(type))
+		return stargemm__error(-EINVAL, "%s: unknown element type %d (expected "
+				       "STARGEMM_S, _D, _C or _Z)", fn, (int)type);
+	return stargemm__matrix_create_in_place(out, (int)type, m, n, mb, nb, P, Q, local,
+						lld, fn);
 }
 
 void stargemm__sync_in_place(const struct stargemm_matrix *A)
@@ -687,6 +730,18 @@ void stargemm_matrix_destroy(struct stargemm_matrix *A)
 	stargemm__axis_free(&A->rows);
 	stargemm__axis_free(&A->cols);
 	free(A);
+}
+
+stargemm_type stargemm_matrix_type(const struct stargemm_matrix *A)
+{
+	return A ? (stargemm_type)A->type->letter : STARGEMM_D;
+}
+
+size_t stargemm_type_size(stargemm_type type)
+{
+	const struct stargemm__element *e = stargemm__element(type);
+
+	return e ? e->size : 0;
 }
 
 int64_t stargemm_matrix_m(const struct stargemm_matrix *A)

@@ -27,7 +27,7 @@ static void fill_failed(int ret)
 }
 
 /* A packed matrix: one fill task per pack (codelets/pack.c). */
-static int fill_packs(struct stargemm_matrix *A, stargemm_fill_fn fn, void *arg)
+static int fill_packs(struct stargemm_matrix *A, stargemm_fill_elements_fn fn, void *arg)
 {
 	int ret = 0;
 
@@ -49,7 +49,10 @@ static int fill_packs(struct stargemm_matrix *A, stargemm_fill_fn fn, void *arg)
 	return stargemm_wait();
 }
 
-int stargemm_matrix_fill(struct stargemm_matrix *A, stargemm_fill_fn fn, void *arg)
+/* Fill tasks on every present tile (the function may be called from any worker, on
+ * the tile's owner), then wait: the tasks read @p arg. */
+static int fill(struct stargemm_matrix *A, stargemm_fill_elements_fn fn, void *arg,
+		const char *name)
 {
 	int ret;
 
@@ -57,7 +60,7 @@ int stargemm_matrix_fill(struct stargemm_matrix *A, stargemm_fill_fn fn, void *a
 	if ((ret = stargemm__check_matrix(A, "A")))
 		return ret;
 	if (!fn)
-		return stargemm__error(-EINVAL, "stargemm_matrix_fill: the fill function is NULL");
+		return stargemm__error(-EINVAL, "%s: the fill function is NULL", name);
 	A->written = 1;
 	if (A->pack)
 		return fill_packs(A, fn, arg);
@@ -77,6 +80,45 @@ int stargemm_matrix_fill(struct stargemm_matrix *A, stargemm_fill_fn fn, void *a
 				fill_failed(ret);
 		}
 	return stargemm_wait();
+}
+
+int stargemm_matrix_fill_elements(struct stargemm_matrix *A, stargemm_fill_elements_fn fn,
+				  void *arg)
+{
+	return fill(A, fn, arg, "stargemm_matrix_fill_elements");
+}
+
+/* stargemm_matrix_fill()'s double function, called through the element-type one. */
+struct double_fill {
+	stargemm_fill_fn fn;
+	void *arg;
+};
+
+static void fill_doubles(void *tile, int64_t ld, int64_t rows, int64_t cols, int64_t row0,
+			 int64_t col0, void *arg)
+{
+	const struct double_fill *f = arg;
+
+	f->fn(tile, ld, rows, cols, row0, col0, f->arg);
+}
+
+int stargemm_matrix_fill(struct stargemm_matrix *A, stargemm_fill_fn fn, void *arg)
+{
+	/* On the stack: fill() waits for the tasks that read it. */
+	struct double_fill f = { fn, arg };
+
+	if (A && A->type->letter != 'd') {
+		stargemm__clear_error();
+		return stargemm__error(-EINVAL, "stargemm_matrix_fill: the function fills "
+				       "doubles, and the matrix holds %s elements: use "
+				       "stargemm_matrix_fill_elements()", A->type->name);
+	}
+	if (!fn) {
+		stargemm__clear_error();
+		return stargemm__error(-EINVAL, "stargemm_matrix_fill: the fill function is "
+				       "NULL");
+	}
+	return fill(A, fill_doubles, &f, "stargemm_matrix_fill");
 }
 
 /* splitmix64: a counter-based generator, so that the value of an element depends only
@@ -104,24 +146,34 @@ double stargemm_random_element(uint64_t seed, int64_t row, int64_t col)
 	return uniform(column_seed(seed, col), row);
 }
 
-static void fill_random_tile(double *tile, int64_t ld, int64_t rows, int64_t cols,
+/* What the random fill's tasks read: the seed and the element type. */
+struct random_fill {
+	uint64_t seed;
+	const struct stargemm__element *type;
+};
+
+static void fill_random_tile(void *tile, int64_t ld, int64_t rows, int64_t cols,
 			     int64_t row0, int64_t col0, void *arg)
 {
-	uint64_t seed = *(const uint64_t *)arg;
+	const struct random_fill *f = arg;
 
 	for (int64_t c = 0; c < cols; c++) {
-		uint64_t colseed = column_seed(seed, col0 + c);
+		uint64_t re_seed = column_seed(f->seed, col0 + c);
+		uint64_t im_seed = column_seed(~f->seed, col0 + c);
 
 		for (int64_t r = 0; r < rows; r++)
-			tile[r + c * ld] = uniform(colseed, row0 + r);
+			f->type->store(tile, r + c * ld, uniform(re_seed, row0 + r),
+				       f->type->is_complex ? uniform(im_seed, row0 + r) : 0.0);
 	}
 }
 
 int stargemm_matrix_fill_random(struct stargemm_matrix *A, uint64_t seed)
 {
-	/* The tasks read the seed through this pointer; stargemm_matrix_fill() waits for
-	 * them, so a stack variable is fine. */
-	return stargemm_matrix_fill(A, fill_random_tile, &seed);
+	/* The tasks read it through a pointer; fill() waits for them, so a stack variable
+	 * is fine. */
+	struct random_fill f = { seed, A ? A->type : NULL };
+
+	return fill(A, fill_random_tile, &f, "stargemm_matrix_fill_random");
 }
 
 /* Column-major copy of a rows x cols block of @p es-byte elements between arrays of
@@ -440,7 +492,7 @@ static int exchange_packs(const struct stargemm_matrix *A, void *full, int64_t l
 	return stargemm__agree(p.ret);
 }
 
-int stargemm_matrix_scatter(struct stargemm_matrix *A, const double *full, int64_t ld,
+int stargemm_matrix_scatter(struct stargemm_matrix *A, const void *full, int64_t ld,
 			    int root)
 {
 	int ret;
@@ -456,7 +508,7 @@ int stargemm_matrix_scatter(struct stargemm_matrix *A, const double *full, int64
 	return exchange(A, (void *)full, ld, root, 1);
 }
 
-int stargemm_matrix_gather(const struct stargemm_matrix *A, double *full, int64_t ld,
+int stargemm_matrix_gather(const struct stargemm_matrix *A, void *full, int64_t ld,
 			   int root)
 {
 	int ret;

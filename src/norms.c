@@ -46,6 +46,7 @@ static int submit_pack_norms(const struct stargemm_matrix *A, double *norms)
 static int submit_norms(const struct stargemm_matrix *A, double *norms)
 {
 	int me = stargemm_rank();
+	char type = A->type->letter;
 
 	if (A->pack)
 		return submit_pack_norms(A, norms);
@@ -56,7 +57,8 @@ static int submit_norms(const struct stargemm_matrix *A, double *norms)
 
 			if (!stargemm__present(A, i, j) || stargemm_matrix_owner(A, i, j) != me)
 				continue;
-			ret = starpu_task_insert(&stargemm_norm_cl, STARPU_VALUE, &out, sizeof(out),
+			ret = starpu_task_insert(&stargemm_norm_cl, STARPU_VALUE, &type, sizeof(type),
+						 STARPU_VALUE, &out, sizeof(out),
 						 STARPU_R, stargemm__tile(A, i, j), 0);
 			if (ret)
 				return stargemm__error(-EIO, "stargemm_matrix_norms: task submission "

@@ -95,22 +95,46 @@ int stargemm_pdgemm_plan(stargemm_trans transa, stargemm_trans transb,
 	return stargemm__ooc_plan(&g, opt, plan, NULL);
 }
 
+/* Plan problem @p g, then run it through the plan and wait. */
+static int run_ooc(struct stargemm__gemm *g, const struct stargemm_ooc_options *opt,
+		   struct stargemm_plan *plan)
+{
+	struct stargemm_plan pl;
+	int64_t tile_bytes;
+	int ret;
+
+	if ((ret = stargemm__ooc_plan(g, opt, &pl, &tile_bytes)))
+		return ret;
+	if (plan)
+		*plan = pl;
+	/* In core, packed operands are multiplied asynchronously (src/product.c). */
+	return stargemm__wait_after(stargemm__run_product(g, &pl, tile_bytes, NULL));
+}
+
 int stargemm_pdgemm_ooc(stargemm_trans transa, stargemm_trans transb, double alpha,
 			const struct stargemm_matrix *A, const struct stargemm_matrix *B,
 			double beta, struct stargemm_matrix *C,
 			const struct stargemm_ooc_options *opt, struct stargemm_plan *plan)
 {
 	struct stargemm__gemm g = { .ta = transa, .tb = transb, .alpha = alpha, .beta = beta,
-				    .A = A, .B = B, .C = C };
-	struct stargemm_plan pl;
-	int64_t tile_bytes;
+				    .A = A, .B = B, .C = C, .fn = "stargemm_pdgemm_ooc",
+				    .want = 'd' };
+
+	stargemm__clear_error();
+	return run_ooc(&g, opt, plan);
+}
+
+int stargemm_gemm_ooc(stargemm_trans transa, stargemm_trans transb, const void *alpha,
+		      const struct stargemm_matrix *A, const struct stargemm_matrix *B,
+		      const void *beta, struct stargemm_matrix *C,
+		      const struct stargemm_ooc_options *opt, struct stargemm_plan *plan)
+{
+	struct stargemm__gemm g = { .ta = transa, .tb = transb, .A = A, .B = B, .C = C,
+				    .fn = "stargemm_gemm_ooc" };
 	int ret;
 
 	stargemm__clear_error();
-	if ((ret = stargemm__ooc_plan(&g, opt, &pl, &tile_bytes)))
+	if ((ret = stargemm__gemm_check(&g)) || (ret = stargemm__gemm_scalars(&g, alpha, beta)))
 		return ret;
-	if (plan)
-		*plan = pl;
-	/* In core, packed operands are multiplied asynchronously (src/product.c). */
-	return stargemm__wait_after(stargemm__run_product(&g, &pl, tile_bytes, NULL));
+	return run_ooc(&g, opt, plan);
 }

@@ -138,8 +138,6 @@ static int initialise_packs(struct stargemm_matrix *D, const struct stargemm_mat
 /* New tiles: zeros; tiles of the old C: its values. */
 static int initialise(struct stargemm_matrix *D, const struct stargemm_matrix *C)
 {
-	const double zero = 0.0;
-
 	if (D->pack)
 		return initialise_packs(D, C);
 	for (int64_t j = 0; j < D->nt; j++)
@@ -156,7 +154,6 @@ static int initialise(struct stargemm_matrix *D, const struct stargemm_matrix *C
 							     STARPU_W, stargemm__tile(D, i, j), 0);
 			else
 				ret = starpu_mpi_task_insert(stargemm__comm(), &stargemm_zero_cl,
-							     STARPU_VALUE, &zero, sizeof(zero),
 							     STARPU_W, stargemm__tile(D, i, j), 0);
 			if (ret)
 				return stargemm__wait_after(stargemm__error(
@@ -181,7 +178,7 @@ static int create_symbolic(struct stargemm_matrix **out, const struct stargemm__
 				      "for a %" PRId64 " x %" PRId64 " tile pattern", S->mt, S->nt);
 	else
 		/* packed like C (src/pack.c), or not at all if C has a handle per tile */
-		ret = stargemm__matrix_create_pattern(out, S->mt, rows, S->nt, cols, npairs,
+		ret = stargemm__matrix_create_pattern(out, g->A->type->letter, S->mt, rows, S->nt, cols, npairs,
 						      pairs, &dist, !g->C || g->C->pack,
 						      "stargemm_matrix_create_product");
 	free(mark);
@@ -217,6 +214,7 @@ int stargemm_matrix_create_product(struct stargemm_matrix **out, stargemm_trans 
 		shape.col_off = tb ? B->row_off : B->col_off;
 		shape.P = A->P;
 		shape.Q = A->Q;
+		shape.type = A->type;
 		/* op(A)'s row and op(B)'s column distributions where they are one (not
 		 * transposed); cyclic otherwise (a zeroed axis: no map). */
 		if (!ta)

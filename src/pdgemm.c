@@ -51,53 +51,95 @@ static int same_tiling(const int64_t *a, int64_t na, const int64_t *b, int64_t n
 	return 1;
 }
 
+/* The public call's name, for messages. */
+static const char *call_name(const struct stargemm__gemm *p)
+{
+	return p->fn ? p->fn : "stargemm_pdgemm";
+}
+
 /* Check that op(X) and Y agree on one dimension, naming the constraint if not. */
-static int check_dim(const int64_t *xo, int64_t nx, const char *xname, const int64_t *yo,
-		     int64_t ny, const char *yname, const char *what)
+static int check_dim(const char *fn, const int64_t *xo, int64_t nx, const char *xname,
+		     const int64_t *yo, int64_t ny, const char *yname, const char *what)
 {
 	if (xo[nx] != yo[ny])
-		return stargemm__error(-EINVAL, "stargemm_pdgemm: %s (%" PRId64 ") must equal "
-				       "%s (%" PRId64 ")", xname, xo[nx], yname, yo[ny]);
+		return stargemm__error(-EINVAL, "%s: %s (%" PRId64 ") must equal %s (%" PRId64
+				       ")", fn, xname, xo[nx], yname, yo[ny]);
 	if (!same_tiling(xo, nx, yo, ny))
-		return stargemm__error(-EINVAL, "stargemm_pdgemm: the %s tiling of %s (%" PRId64
-				       " tiles) differs from that of %s (%" PRId64 " tiles); "
-				       "they must be identical", what, xname, nx, yname, ny);
+		return stargemm__error(-EINVAL, "%s: the %s tiling of %s (%" PRId64 " tiles) "
+				       "differs from that of %s (%" PRId64 " tiles); they must be "
+				       "identical", fn, what, xname, nx, yname, ny);
+	return 0;
+}
+
+/* The three matrices share one element type, the one the call takes its scalars in. */
+static int check_types(struct stargemm__gemm *p)
+{
+	const struct stargemm__element *a = p->A->type, *b = p->B->type, *c = p->C->type;
+
+	if (a != c || b != c)
+		return stargemm__error(-EINVAL, "%s: A, B and C must have one element type, got "
+				       "%s, %s and %s", call_name(p), a->name, b->name, c->name);
+	if (p->want && c->letter != p->want)
+		return stargemm__error(-EINVAL, "%s: multiplies %s matrices, and these are %s "
+				       "('%c'): use stargemm_gemm()", call_name(p),
+				       stargemm__element(p->want)->name, c->name, c->letter);
+	p->type = c;
 	return 0;
 }
 
 int stargemm__gemm_check(struct stargemm__gemm *p)
 {
+	const char *fn = call_name(p);
 	const int64_t *am, *ak, *bk, *bn;
 	int64_t amt, akt, bkt, bnt;
 	int ret;
 
 	if (!valid_trans(p->ta) || !valid_trans(p->tb))
-		return stargemm__error(-EINVAL, "stargemm_pdgemm: transa and transb must be 'N' "
-				       "or 'T', got '%c' and '%c'", p->ta ? p->ta : '0',
+		return stargemm__error(-EINVAL, "%s: transa and transb must be 'N', 'T' or 'C', "
+				       "got '%c' and '%c'", fn, p->ta ? p->ta : '0',
 				       p->tb ? p->tb : '0');
 	if ((ret = stargemm__check_matrix(p->A, "A")) || (ret = stargemm__check_matrix(p->B, "B"))
 	    || (ret = stargemm__check_matrix(p->C, "C")))
 		return ret;
 	if (p->C == p->A || p->C == p->B)
-		return stargemm__error(-EINVAL, "stargemm_pdgemm: C must not be the same matrix "
-				       "as A or B (it is written while they are read)");
+		return stargemm__error(-EINVAL, "%s: C must not be the same matrix as A or B (it "
+				       "is written while they are read)", fn);
+	if ((ret = check_types(p)))
+		return ret;
 	if (p->A->P != p->C->P || p->A->Q != p->C->Q || p->B->P != p->C->P || p->B->Q != p->C->Q)
-		return stargemm__error(-EINVAL, "stargemm_pdgemm: A, B and C must live on the "
-				       "same process grid, got %dx%d, %dx%d and %dx%d",
-				       p->A->P, p->A->Q, p->B->P, p->B->Q, p->C->P, p->C->Q);
+		return stargemm__error(-EINVAL, "%s: A, B and C must live on the same process "
+				       "grid, got %dx%d, %dx%d and %dx%d", fn, p->A->P, p->A->Q,
+				       p->B->P, p->B->Q, p->C->P, p->C->Q);
 	am = op_offsets(p->A, stargemm__is_trans(p->ta), 0, &amt);
 	ak = op_offsets(p->A, stargemm__is_trans(p->ta), 1, &akt);
 	bk = op_offsets(p->B, stargemm__is_trans(p->tb), 0, &bkt);
 	bn = op_offsets(p->B, stargemm__is_trans(p->tb), 1, &bnt);
-	if ((ret = check_dim(am, amt, "rows of op(A)", p->C->row_off, p->C->mt, "rows of C",
-			     "row")) ||
-	    (ret = check_dim(bn, bnt, "columns of op(B)", p->C->col_off, p->C->nt,
+	if ((ret = check_dim(fn, am, amt, "rows of op(A)", p->C->row_off, p->C->mt,
+			     "rows of C", "row")) ||
+	    (ret = check_dim(fn, bn, bnt, "columns of op(B)", p->C->col_off, p->C->nt,
 			     "columns of C", "column")) ||
-	    (ret = check_dim(ak, akt, "columns of op(A)", bk, bkt, "rows of op(B)", "K")))
+	    (ret = check_dim(fn, ak, akt, "columns of op(A)", bk, bkt, "rows of op(B)", "K")))
 		return ret;
 	p->kt = akt;
 	p->where = STARPU_CPU | STARPU_CUDA;
 	return 0;
+}
+
+int stargemm__gemm_scalars(struct stargemm__gemm *p, const void *alpha, const void *beta)
+{
+	if (!alpha || !beta)
+		return stargemm__error(-EINVAL, "%s: %s is NULL (it points to a scalar of the "
+				       "matrices' type)", call_name(p), !alpha ? "alpha" : "beta");
+	p->alpha = p->type->load(alpha);
+	p->beta = p->type->load(beta);
+	return 0;
+}
+
+char stargemm__kernel_op(const struct stargemm__gemm *p, char t)
+{
+	if (!stargemm__is_trans(t))
+		return 'N';
+	return p->type->is_complex && (t == 'C' || t == 'c') ? 'C' : 'T';
 }
 
 starpu_data_handle_t stargemm__gemm_a_tile(const struct stargemm__gemm *p, int64_t i, int64_t k)
@@ -153,12 +195,13 @@ int stargemm__gemm_insert(const struct stargemm__gemm *p, int64_t i, int64_t j, 
 			  int first, int priority, struct stargemm_task_info *info,
 			  void (*callback)(void *), void *callback_arg)
 {
-	double beta = first ? p->beta : 1.0;
+	double _Complex beta = first ? p->beta : 1.0;
+	char type = p->type->letter;
 	struct starpu_codelet *cl = first && p->beta == 0.0 ? &stargemm_gemm_overwrite_cl
 							    : &stargemm_gemm_cl;
 	starpu_data_handle_t a = stargemm__gemm_a_tile(p, i, k);
 	starpu_data_handle_t b = stargemm__gemm_b_tile(p, k, j);
-	char ta = stargemm__is_trans(p->ta) ? 'T' : 'N', tb = stargemm__is_trans(p->tb) ? 'T' : 'N';
+	char ta = stargemm__kernel_op(p, p->ta), tb = stargemm__kernel_op(p, p->tb);
 	enum starpu_data_access_mode cmode = first && p->beta == 0.0 ? STARPU_W : STARPU_RW;
 	struct starpu_data_descr d[3] = { { a, STARPU_R }, { b, STARPU_R },
 					  { stargemm__tile(p->C, i, j), cmode } };
@@ -169,6 +212,7 @@ int stargemm__gemm_insert(const struct stargemm__gemm *p, int64_t i, int64_t j, 
 		ret = insert_skipped(d, 3);
 	else if (!ret)
 		ret = starpu_mpi_task_insert(stargemm__comm(), cl,
+					     STARPU_VALUE, &type, sizeof(type),
 					     STARPU_VALUE, &ta, sizeof(ta),
 					     STARPU_VALUE, &tb, sizeof(tb),
 					     STARPU_VALUE, &p->alpha, sizeof(p->alpha),
@@ -192,7 +236,8 @@ int stargemm__batch_insert(const struct stargemm__gemm *p, const struct stargemm
 	const struct stargemm__product *products = wl->products + b->first;
 	const int32_t *slots = wl->slots + 3 * b->first;
 	const struct stargemm__batch_geometry *geometry = &wl->geometry;
-	char ta = stargemm__is_trans(p->ta) ? 'T' : 'N', tb = stargemm__is_trans(p->tb) ? 'T' : 'N';
+	char ta = stargemm__kernel_op(p, p->ta), tb = stargemm__kernel_op(p, p->tb);
+	char type = p->type->letter;
 	int injected = injected_failure(p), ret = injected;
 	char what[64];
 
@@ -206,6 +251,7 @@ int stargemm__batch_insert(const struct stargemm__gemm *p, const struct stargemm
 		ret = insert_skipped(descr, (int)b->nrefs);
 	else if (!ret)
 		ret = starpu_mpi_task_insert(stargemm__comm(), &stargemm_batch_cl,
+					     STARPU_VALUE, &type, sizeof(type),
 					     STARPU_VALUE, &ta, sizeof(ta),
 					     STARPU_VALUE, &tb, sizeof(tb),
 					     STARPU_VALUE, &p->alpha, sizeof(p->alpha),
@@ -228,6 +274,7 @@ int stargemm__scale_insert(const struct stargemm__gemm *p, int64_t i, int64_t j)
 {
 	struct starpu_data_descr d = { stargemm__ref_handle(p, STARGEMM_OP_C, i, j),
 				       p->beta == 0.0 ? STARPU_W : STARPU_RW };
+	char type = p->type->letter;
 	int injected, ret;
 	char what[64];
 
@@ -237,10 +284,13 @@ int stargemm__scale_insert(const struct stargemm__gemm *p, int64_t i, int64_t j)
 	if (p->skip)
 		ret = insert_skipped(&d, 1);
 	else if (!ret)
-		ret = starpu_mpi_task_insert(stargemm__comm(),
-					     p->beta == 0.0 ? &stargemm_zero_cl : &stargemm_scale_cl,
-					     STARPU_VALUE, &p->beta, sizeof(p->beta),
-					     STARPU_DATA_MODE_ARRAY, &d, 1, 0);
+		ret = p->beta == 0.0
+			      ? starpu_mpi_task_insert(stargemm__comm(), &stargemm_zero_cl,
+						       STARPU_DATA_MODE_ARRAY, &d, 1, 0)
+			      : starpu_mpi_task_insert(stargemm__comm(), &stargemm_scale_cl,
+						       STARPU_VALUE, &type, sizeof(type),
+						       STARPU_VALUE, &p->beta, sizeof(p->beta),
+						       STARPU_DATA_MODE_ARRAY, &d, 1, 0);
 	if (!ret)
 		return 0;
 	snprintf(what, sizeof(what), "the scaling of C(%" PRId64 ",%" PRId64 ")", i, j);
@@ -253,7 +303,7 @@ int stargemm_pdgemm_submit(stargemm_trans transa, stargemm_trans transb, double 
 			   struct stargemm_matrix *C)
 {
 	struct stargemm__gemm p = { .ta = transa, .tb = transb, .alpha = alpha, .beta = beta,
-				    .A = A, .B = B, .C = C };
+				    .A = A, .B = B, .C = C, .want = 'd' };
 	int ret;
 
 	stargemm__clear_error();
@@ -267,6 +317,31 @@ int stargemm_pdgemm(stargemm_trans transa, stargemm_trans transb, double alpha,
 		    double beta, struct stargemm_matrix *C)
 {
 	int ret = stargemm_pdgemm_submit(transa, transb, alpha, A, B, beta, C);
+
+	if (ret)
+		return ret;
+	return stargemm_wait();
+}
+
+int stargemm_gemm_submit(stargemm_trans transa, stargemm_trans transb, const void *alpha,
+			 const struct stargemm_matrix *A, const struct stargemm_matrix *B,
+			 const void *beta, struct stargemm_matrix *C)
+{
+	struct stargemm__gemm p = { .ta = transa, .tb = transb, .A = A, .B = B, .C = C,
+				    .fn = "stargemm_gemm" };
+	int ret;
+
+	stargemm__clear_error();
+	if ((ret = stargemm__gemm_check(&p)) || (ret = stargemm__gemm_scalars(&p, alpha, beta)))
+		return ret;
+	return stargemm__run_product(&p, NULL, 0, NULL);
+}
+
+int stargemm_gemm(stargemm_trans transa, stargemm_trans transb, const void *alpha,
+		  const struct stargemm_matrix *A, const struct stargemm_matrix *B,
+		  const void *beta, struct stargemm_matrix *C)
+{
+	int ret = stargemm_gemm_submit(transa, transb, alpha, A, B, beta, C);
 
 	if (ret)
 		return ret;

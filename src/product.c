@@ -38,6 +38,7 @@ static int make_request(const struct stargemm__gemm *g, struct stargemm__request
 	r->ndevices = stargemm__device_count();
 	r->gpus = starpu_cuda_worker_get_count() > 0;
 	r->beta_zero = g->beta == 0.0;
+	r->is_complex = g->type->is_complex;
 	/* Small tiles on CPUs: many tile products per task (codelets/batch.c). With GPUs
 	 * no matrix is packed (src/matrix.c), so every product has a handle per tile. */
 	if (r->gpus)

@@ -118,6 +118,20 @@ int stargemm_set_progress(int on);
 /* Tiled, distributed matrices                                                     */
 /* ------------------------------------------------------------------------------ */
 
+/** Element types, by BLAS's letters. A matrix has one, given when it is created (the
+ *  constructors without a type make double matrices); a product's three matrices must
+ *  share it. Complex elements are C's complex types (two reals, real part first: the
+ *  layout of Fortran's COMPLEX and of cuComplex). */
+typedef enum {
+	STARGEMM_S = 's',   /**< float */
+	STARGEMM_D = 'd',   /**< double */
+	STARGEMM_C = 'c',   /**< float _Complex */
+	STARGEMM_Z = 'z',   /**< double _Complex */
+} stargemm_type;
+
+/** Bytes of one element of @p type; 0 if @p type is not one of the four. */
+size_t stargemm_type_size(stargemm_type type);
+
 /** A tiled matrix distributed 2D block-cyclically over a P x Q process grid:
  *  tile (i, j) belongs to rank (i mod P) * Q + (j mod Q). Opaque. */
 struct stargemm_matrix;
@@ -133,6 +147,11 @@ struct stargemm_matrix;
 int stargemm_matrix_create(struct stargemm_matrix **A, int64_t m, int64_t n,
 			   int64_t mb, int64_t nb, int P, int Q);
 
+/** stargemm_matrix_create() for elements of @p type (an unknown type is refused with
+ *  -EINVAL). Collective. */
+int stargemm_matrix_create_type(struct stargemm_matrix **A, stargemm_type type, int64_t m,
+				int64_t n, int64_t mb, int64_t nb, int P, int Q);
+
 /** Create an M x N matrix of tiles mb x nb (the last ones ragged), 2D block-cyclic on
  *  a P x Q grid as stargemm_matrix_create(), whose tiles are this process's local
  *  array @p local, used in place (no copy): ScaLAPACK's layout with the first block on
@@ -146,6 +165,12 @@ int stargemm_matrix_create(struct stargemm_matrix **A, int64_t m, int64_t n,
 int stargemm_matrix_create_local(struct stargemm_matrix **A, int64_t m, int64_t n,
 				 int64_t mb, int64_t nb, int P, int Q, double *local,
 				 int64_t lld);
+
+/** stargemm_matrix_create_local() for elements of @p type: @p local holds them.
+ *  Collective. */
+int stargemm_matrix_create_local_type(struct stargemm_matrix **A, stargemm_type type,
+				      int64_t m, int64_t n, int64_t mb, int64_t nb, int P, int Q,
+				      void *local, int64_t lld);
 
 /** Create a matrix with an irregular tiling: mt tile rows of heights row_sizes[0..mt-1]
  *  and nt tile columns of widths col_sizes[0..nt-1] (all > 0). Collective. */
@@ -233,6 +258,9 @@ int64_t stargemm_matrix_n(const struct stargemm_matrix *A);
 int64_t stargemm_matrix_mt(const struct stargemm_matrix *A);
 int64_t stargemm_matrix_nt(const struct stargemm_matrix *A);
 
+/** The element type (STARGEMM_D for a NULL matrix). */
+stargemm_type stargemm_matrix_type(const struct stargemm_matrix *A);
+
 /** Height of tile row i, width of tile column j, and their global offsets. */
 int64_t stargemm_matrix_tile_rows(const struct stargemm_matrix *A, int64_t i);
 int64_t stargemm_matrix_tile_cols(const struct stargemm_matrix *A, int64_t j);
@@ -248,34 +276,65 @@ int stargemm_matrix_owner(const struct stargemm_matrix *A, int64_t i, int64_t j)
 typedef void (*stargemm_fill_fn)(double *tile, int64_t ld, int64_t rows, int64_t cols,
 				 int64_t row0, int64_t col0, void *arg);
 
-/** Fill every local tile with @p fn (as parallel tasks) and wait. Collective. */
+/** The fill function of a matrix of any element type: @p tile points to elements of
+ *  the matrix's type (stargemm_matrix_type()); otherwise as stargemm_fill_fn. */
+typedef void (*stargemm_fill_elements_fn)(void *tile, int64_t ld, int64_t rows,
+					  int64_t cols, int64_t row0, int64_t col0, void *arg);
+
+/** Fill every local tile of a double matrix with @p fn (as parallel tasks) and wait; a
+ *  matrix of another type is refused (-EINVAL): use stargemm_matrix_fill_elements().
+ *  Collective. */
 int stargemm_matrix_fill(struct stargemm_matrix *A, stargemm_fill_fn fn, void *arg);
 
+/** Fill every local tile of a matrix of any type with @p fn and wait. Collective. */
+int stargemm_matrix_fill_elements(struct stargemm_matrix *A, stargemm_fill_elements_fn fn,
+				  void *arg);
+
 /** Fill with pseudo-random values uniform in [-0.5, 0.5), a pure function of
- *  (seed, global row, global column): independent of tiling and distribution. */
+ *  (seed, global row, global column): independent of tiling and distribution. A
+ *  single-precision element is the double value rounded; a complex element has real
+ *  part stargemm_random_element(seed, row, col) and imaginary part
+ *  stargemm_random_element(~seed, row, col), rounded for single complex. */
 int stargemm_matrix_fill_random(struct stargemm_matrix *A, uint64_t seed);
 
 /** The value stargemm_matrix_fill_random() puts at global (row, col) for @p seed. */
 double stargemm_random_element(uint64_t seed, int64_t row, int64_t col);
 
-/** Copy a full column-major M x N array (leading dimension ld >= M), significant on
- *  rank @p root only, into the distributed tiles. Collective. */
-int stargemm_matrix_scatter(struct stargemm_matrix *A, const double *full, int64_t ld,
+/** Copy a full column-major M x N array of the matrix's element type (leading
+ *  dimension ld >= M), significant on rank @p root only, into the distributed tiles.
+ *  Collective. */
+int stargemm_matrix_scatter(struct stargemm_matrix *A, const void *full, int64_t ld,
 			    int root);
 
-/** Gather the distributed tiles into a full column-major array (ld >= M) on rank
- *  @p root; @p full is ignored on other ranks. Collective. */
-int stargemm_matrix_gather(const struct stargemm_matrix *A, double *full, int64_t ld,
+/** Gather the distributed tiles into a full column-major array of the matrix's
+ *  element type (ld >= M) on rank @p root; @p full is ignored on other ranks.
+ *  Collective. */
+int stargemm_matrix_gather(const struct stargemm_matrix *A, void *full, int64_t ld,
 			   int root);
 
 /* ------------------------------------------------------------------------------ */
 /* GEMM                                                                            */
 /* ------------------------------------------------------------------------------ */
 
-/** op(X) selector: 'N' (or 'n') for X, 'T' (or 't', 'C', 'c') for X^T. */
+/** op(X) selector: 'N' (or 'n') for X, 'T' (or 't') for X^T, 'C' (or 'c') for the
+ *  conjugate transpose X^H (X^T for real types). */
 typedef char stargemm_trans;
 
-/** C = alpha * op(A) * op(B) + beta * C, collective and synchronous: returns when C
+/** C = alpha * op(A) * op(B) + beta * C for matrices of any element type (the three
+ *  must share it): @p alpha and @p beta point to scalars of that type (float, double,
+ *  float _Complex, double _Complex). Otherwise as stargemm_pdgemm(). Collective. */
+int stargemm_gemm(stargemm_trans transa, stargemm_trans transb, const void *alpha,
+		  const struct stargemm_matrix *A, const struct stargemm_matrix *B,
+		  const void *beta, struct stargemm_matrix *C);
+
+/** stargemm_gemm() returning once the tasks are submitted; stargemm_wait() before
+ *  reading C. Collective. */
+int stargemm_gemm_submit(stargemm_trans transa, stargemm_trans transb, const void *alpha,
+			 const struct stargemm_matrix *A, const struct stargemm_matrix *B,
+			 const void *beta, struct stargemm_matrix *C);
+
+/** C = alpha * op(A) * op(B) + beta * C on double matrices (a matrix of another type
+ *  is refused: use stargemm_gemm()), collective and synchronous: returns when C
  *  holds the result on its owners. op(A) is M x K, op(B) is K x N, C is M x N; the
  *  tilings must agree (C's row tiling = op(A)'s row tiling, C's column tiling =
  *  op(B)'s column tiling, op(A)'s column tiling = op(B)'s row tiling) and all three
@@ -302,6 +361,19 @@ int stargemm_pdgemm(stargemm_trans transa, stargemm_trans transb, double alpha,
 int stargemm_dgemm(char transa, char transb, int64_t m, int64_t n, int64_t k, double alpha,
 		   const double *A, int64_t lda, const double *B, int64_t ldb, double beta,
 		   double *C, int64_t ldc);
+
+/** BLAS's sgemm, cgemm and zgemm as stargemm_dgemm(): same arguments, in the type of
+ *  their letter; the complex ones take alpha and beta by address (as CBLAS), float
+ *  _Complex or double _Complex, and op 'C' is the conjugate transpose. */
+int stargemm_sgemm(char transa, char transb, int64_t m, int64_t n, int64_t k, float alpha,
+		   const float *A, int64_t lda, const float *B, int64_t ldb, float beta,
+		   float *C, int64_t ldc);
+int stargemm_cgemm(char transa, char transb, int64_t m, int64_t n, int64_t k,
+		   const void *alpha, const void *A, int64_t lda, const void *B, int64_t ldb,
+		   const void *beta, void *C, int64_t ldc);
+int stargemm_zgemm(char transa, char transb, int64_t m, int64_t n, int64_t k,
+		   const void *alpha, const void *A, int64_t lda, const void *B, int64_t ldb,
+		   const void *beta, void *C, int64_t ldc);
 
 /** Same as stargemm_pdgemm() but returns as soon as the tasks are submitted; call
  *  stargemm_wait() before reading C. */
@@ -451,6 +523,13 @@ int stargemm_pdgemm_ooc(stargemm_trans transa, stargemm_trans transb, double alp
 			const struct stargemm_matrix *A, const struct stargemm_matrix *B,
 			double beta, struct stargemm_matrix *C,
 			const struct stargemm_ooc_options *opt, struct stargemm_plan *plan);
+
+/** stargemm_pdgemm_ooc() for matrices of any element type, the scalars by address as
+ *  stargemm_gemm(). Collective. */
+int stargemm_gemm_ooc(stargemm_trans transa, stargemm_trans transb, const void *alpha,
+		      const struct stargemm_matrix *A, const struct stargemm_matrix *B,
+		      const void *beta, struct stargemm_matrix *C,
+		      const struct stargemm_ooc_options *opt, struct stargemm_plan *plan);
 
 /* ------------------------------------------------------------------------------ */
 /* Block-sparse GEMM: patterns, norms, filtering                                   */

@@ -142,6 +142,7 @@ struct stargemm__request {
 	int ndevices;           /* G >= 1 */
 	int gpus;               /* the devices are GPUs (not the host RAM) */
 	int beta_zero;          /* beta = 0: the first update only writes C */
+	int is_complex;         /* complex elements: 8 flops per multiply-add, not 2 */
 	/* Norm filtering: a product is skipped when ||op(A)(i,k)|| ||op(B)(k,j)|| < eps
 	 * (a.norm and b.norm set; eps = 0: nothing is skipped). */
 	double eps;

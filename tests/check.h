@@ -25,6 +25,28 @@ double sg_gemm_residual(char ta, char tb, int64_t m, int64_t n, int64_t k, doubl
 			const double *A, const double *B, double beta, const double *C0,
 			const double *C);
 
+/* Element e of a column-major array of type @p t, widened; and the store back (the
+ * imaginary part dropped for real types, rounded for single precision). */
+double _Complex sg_get(stargemm_type t, const void *x, int64_t e);
+void sg_put(stargemm_type t, void *x, int64_t e, double _Complex v);
+
+/* C = alpha op(A) op(B) + beta C with the reference BLAS of type @p t (cblas_?gemm),
+ * op 'N', 'T' or 'C'; alpha and beta point to scalars of the type. */
+void sg_blas_gemm(stargemm_type t, char ta, char tb, int64_t m, int64_t n, int64_t k,
+		  const void *alpha, const void *A, int64_t lda, const void *B, int64_t ldb,
+		  const void *beta, void *C, int64_t ldc);
+
+/* sg_gemm_residual() for arrays of type @p t, in that type's precision: the reference
+ * is cblas_zgemm on the values widened to double complex, the bound scaled by the
+ * type's unit roundoff (FLT_EPSILON or DBL_EPSILON). alpha and beta point to scalars of
+ * the type; @p C0 is ignored when beta = 0. */
+double sg_typed_residual(stargemm_type t, char ta, char tb, int64_t m, int64_t n,
+			 int64_t k, const void *alpha, const void *A, const void *B,
+			 const void *beta, const void *C0, const void *C);
+
+/* Gather @p X (any type) into a new array on rank 0, as sg_gather_new(). */
+void *sg_gather_typed(const struct stargemm_matrix *X);
+
 /* Whether block-sparse matrices created from now on may pack their small tiles
  * several per StarPU handle (src/pack.c): the default; 0 sets STARGEMM_PACK_BELOW=0,
  * for the out-of-core cases, which need a handle per tile. */

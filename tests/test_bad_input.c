@@ -142,7 +142,7 @@ static void bad_gemms(void)
 	       "NULL A");
 	expect(stargemm_pdgemm('N', 'N', 1, A, B, 0, NULL), -EINVAL, "matrix C is NULL",
 	       "NULL C");
-	expect(stargemm_pdgemm('X', 'N', 1, A, B, 0, C), -EINVAL, "'N' or 'T'",
+	expect(stargemm_pdgemm('X', 'N', 1, A, B, 0, C), -EINVAL, "'N', 'T' or 'C'",
 	       "invalid transposition character");
 	expect(stargemm_pdgemm('N', 'N', 1, A2, A2, 0, A2), -EINVAL, "must not be the same",
 	       "C aliasing A and B");
