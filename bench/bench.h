@@ -14,7 +14,8 @@ struct bench_opts {
 	int64_t m, n, k, nb;
 	int P, Q;
 	char transA, transB;
-	double alpha, beta;
+	double alpha, beta;    /* real scalars, in the element type */
+	stargemm_type prec;    /* element type: s, d, c, z (default d) */
 	int niter, warmup, check, csv_header;
 	int quiet;             /* no progress line (stargemm_set_progress()) */
 	int csv_header_after_init; /* simulation: header once stargemm knows its rank */
@@ -69,16 +70,24 @@ double bench_now(void);
 void bench_mean_loads(const struct stargemm_transfer_stats *st, double *loads,
 		      double *peer_loads);
 
-/* GFLOP count of one GEMM of the benchmark's size. */
+/* GFLOP count of one GEMM of the benchmark's size and type (8 flops per complex
+ * multiply-add). */
 double bench_gflop(const struct bench_opts *o);
 
-/* Rate (GFLOP/s) of one local dgemm call of size n^3 with @p threads BLAS threads. */
-double bench_local_dgemm_rate(int64_t n, int threads);
+/* Rate (GFLOP/s) of one local GEMM call of type @p t and size n^3 with @p threads BLAS
+ * threads. */
+double bench_local_gemm_rate(stargemm_type t, int64_t n, int threads);
 
-/* A newly allocated rows x cols column-major array of stargemm_random_element(seed, i, j)
- * (the values stargemm_matrix_fill_random() gives the same matrix); NULL if out of memory. */
-double *bench_random_array(int64_t rows, int64_t cols, uint64_t seed);
-void bench_fill_random(double *x, int64_t rows, int64_t cols, uint64_t seed);
+/* A newly allocated rows x cols column-major array of type @p t holding the values
+ * stargemm_matrix_fill_random() gives the same matrix (real part
+ * stargemm_random_element(seed, i, j), imaginary part the same of ~seed); NULL if out
+ * of memory. */
+void *bench_random_array(stargemm_type t, int64_t rows, int64_t cols, uint64_t seed);
+void bench_fill_random(stargemm_type t, void *x, int64_t rows, int64_t cols,
+		       uint64_t seed);
+
+/* The real scalar @p v in type @p t, at @p buf (room for 16 bytes). */
+const void *bench_scalar(stargemm_type t, double v, void *buf);
 
 /* Tracing (bench/trace.c): before StarPU starts, send FxT files to @p dir (NULL: no
  * trace); after it stopped, merge the @p nranks files into dir/paje.trace (rank 0). */

@@ -408,8 +408,8 @@ static double dense_rate(double flops)
 	starpu_pause();
 	MPI_Barrier(MPI_COMM_WORLD);
 	/* the better of two calls: the first one also pays for page faults */
-	local = bench_local_dgemm_rate(n, stargemm_ncpu_workers());
-	local = fmax(local, bench_local_dgemm_rate(n, stargemm_ncpu_workers()));
+	local = bench_local_gemm_rate(STARGEMM_D, n, stargemm_ncpu_workers());
+	local = fmax(local, bench_local_gemm_rate(STARGEMM_D, n, stargemm_ncpu_workers()));
 	MPI_Allreduce(&local, &total, 1, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
 	bench_set_blas_threads(1);
 	starpu_resume();

@@ -89,9 +89,9 @@ static int make_operands(const struct bench_opts *o, struct host_operands *h)
 	h->an = ta ? o->m : o->k;
 	h->bm = tb ? o->n : o->k;
 	h->bn = tb ? o->k : o->n;
-	h->a = bench_random_array(h->am, h->an, o->seed);
-	h->b = bench_random_array(h->bm, h->bn, o->seed + 1);
-	h->c = bench_random_array(o->m, o->n, o->seed + 2);
+	h->a = bench_random_array(STARGEMM_D, h->am, h->an, o->seed);
+	h->b = bench_random_array(STARGEMM_D, h->bm, h->bn, o->seed + 1);
+	h->c = bench_random_array(STARGEMM_D, o->m, o->n, o->seed + 2);
 	if (h->c && o->check && (h->c0 = malloc(sc)))
 		memcpy(h->c0, h->c, sc);
 	if (!h->a || !h->b || !h->c || (o->check && !h->c0)) {
@@ -110,7 +110,7 @@ static void restore_c(const struct bench_opts *o, const struct host_operands *h,
 	if (h->c0)
 		memcpy(h->c, h->c0, (size_t)(o->m * o->n) * sizeof(double));
 	else if (it > -o->warmup)
-		bench_fill_random(h->c, o->m, o->n, o->seed + 2);
+		bench_fill_random(STARGEMM_D, h->c, o->m, o->n, o->seed + 2);
 }
 
 static cublasOperation_t op(char t)

@@ -10,7 +10,8 @@
  *
  * Timing (stargemm): C is refilled before every repetition (untimed), all ranks meet at
  * a barrier, and the time runs until C is complete on its owners. With --check the
- * result of every repetition is gathered and compared with cblas_dgemm on rank 0.
+ * result of every repetition is gathered and compared with the reference BLAS on rank 0
+ * (sg_typed_residual(), in the precision of --prec).
  *
  * stargemm shows its progress line on rank 0's stderr when that is a terminal (or
  * STARGEMM_PROGRESS=force), unless --quiet; it is no CSV column, as it changes no
@@ -44,15 +45,20 @@ static void usage(FILE *f)
 		"  --m --n --k N    matrix sizes: C is m x n, op(A) m x k (default 4096 each)\n"
 		"  --nb N           tile size (stargemm) or block size (ScaLAPACK), default 512\n"
 		"  --P --Q N        process grid (default: P = ranks, Q = 1)\n"
-		"  --transA --transB N|T   op(A), op(B) (default N)\n"
-		"  --alpha --beta X scalars (default 1 and 1)\n"
+		"  --transA --transB N|T|C   op(A), op(B) (default N; C: conjugate transpose)\n"
+		"  --alpha --beta X real scalars (default 1 and 1)\n"
+		"  --prec s|d|c|z   element type: single, double (default), single complex,\n"
+		"                   double complex (stargemm, blas, host, scalapack); GFLOP/s\n"
+		"                   count 8 flops per complex multiply-add\n"
 		"  --niter N        timed repetitions, one CSV line each (default 3)\n"
 		"  --warmup N       untimed repetitions first (default 1)\n"
-		"  --check          compare every result with cblas_dgemm (residual, PASS/FAIL)\n"
+		"  --check          compare every result with the reference BLAS (residual in\n"
+		"                   the type's precision, PASS/FAIL)\n"
 		"  --csv            print the CSV header line first\n"
 		"  --trace DIR      write FxT traces (stargemm) and merge them into DIR/paje.trace\n"
 		"  --peak GFLOPS    stated peak for the pct_peak column (default: measured with\n"
-		"                   one local dgemm call per rank, n = min(max(m,n,k), 4096))\n"
+		"                   one local GEMM call of the type per rank,\n"
+		"                   n = min(max(m,n,k), 4096))\n"
 		"  --ncpus N        CPU workers per rank (stargemm) / BLAS threads (blas)\n"
 		"  --ngpus N        GPUs per rank (stargemm: CUDA workers) or for cublasxt\n"
 		"                   (default: StarPU's / all visible)\n"
@@ -77,7 +83,8 @@ static void usage(FILE *f)
 		"excluded when beta = 0), loads (measured, mean per device), loads_ratio,\n"
 		"peer_loads (GPU<-GPU), pred_mpi_tiles, mpi_tiles (received per rank, bytes /\n"
 		"full tile), mpi_ratio, and the tiles this rank moved host->GPU, GPU->GPU and\n"
-		"GPU->host (all GPUs). Plan and prediction columns are empty without --ooc.\n"
+		"GPU->host (all GPUs), and prec. Plan and prediction columns are empty without\n"
+		"--ooc.\n"
 		"  --help           this text\n");
 }
 
@@ -134,7 +141,7 @@ static int parse(int argc, char **argv, struct bench_opts *o)
 		{ "b", 1, 0, 1001 }, { "c", 1, 0, 1002 }, { "d", 1, 0, 1003 },
 		{ "lookahead", 1, 0, 1004 }, { "device-mem", 1, 0, 1005 },
 		{ "ram-limit", 1, 0, 1006 }, { "disk", 1, 0, 1007 }, { "disk-mib", 1, 0, 1008 },
-		{ "ngpus", 1, 0, 1009 }, { "quiet", 0, 0, 'q' },
+		{ "ngpus", 1, 0, 1009 }, { "quiet", 0, 0, 'q' }, { "prec", 1, 0, 1010 },
 		{ 0, 0, 0, 0 }
 	};
 	int c;
@@ -142,7 +149,8 @@ static int parse(int argc, char **argv, struct bench_opts *o)
 	*o = (struct bench_opts){ .impl = "stargemm", .m = 4096, .n = 4096, .k = 4096,
 				  .nb = 512, .P = -1, .Q = -1, .transA = 'N', .transB = 'N',
 				  .alpha = 1.0, .beta = 1.0, .niter = 3, .warmup = 1,
-				  .ncpus = -1, .ngpus = -1, .seed = 1, .disk_mib = 4096 };
+				  .ncpus = -1, .ngpus = -1, .seed = 1, .disk_mib = 4096,
+				  .prec = STARGEMM_D };
 	while ((c = getopt_long(argc, argv, "", longopts, NULL)) != -1) {
 		int num = parse_numeric(c, o);
 
@@ -161,6 +169,14 @@ static int parse(int argc, char **argv, struct bench_opts *o)
 		case 'O': o->ooc = 1; break;
 		case 'q': o->quiet = 1; break;
 		case 1007: o->disk_dir = optarg; break;
+		case 1010:
+			if (strlen(optarg) != 1 || !stargemm_type_size((stargemm_type)optarg[0])) {
+				fprintf(stderr, "stargemm_pdgemm: --prec needs s, d, c or z, got "
+					"'%s'\n", optarg);
+				return -1;
+			}
+			o->prec = (stargemm_type)optarg[0];
+			break;
 		case 'h': usage(stdout); exit(0);
 		default: usage(stderr); return -1;
 		}
@@ -169,9 +185,9 @@ static int parse(int argc, char **argv, struct bench_opts *o)
 		fprintf(stderr, "stargemm_pdgemm: unexpected argument '%s'\n", argv[optind]);
 		return -1;
 	}
-	if (o->transA == 't' || o->transA == 'n')
+	if (o->transA == 't' || o->transA == 'n' || o->transA == 'c')
 		o->transA -= 32;
-	if (o->transB == 't' || o->transB == 'n')
+	if (o->transB == 't' || o->transB == 'n' || o->transB == 'c')
 		o->transB -= 32;
 	return 0;
 }
@@ -185,7 +201,7 @@ static double measure_peak(const struct bench_opts *o, int threads)
 	n = o->k > n ? o->k : n;
 	n = n < 4096 ? n : 4096;
 	MPI_Barrier(MPI_COMM_WORLD);
-	local = bench_local_dgemm_rate(n, threads);
+	local = bench_local_gemm_rate(o->prec, n, threads);
 	MPI_Allreduce(&local, &total, 1, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
 	return total;
 }
@@ -193,24 +209,33 @@ static double measure_peak(const struct bench_opts *o, int threads)
 static int create_operands(const struct bench_opts *o, struct stargemm_matrix **A,
 			   struct stargemm_matrix **B, struct stargemm_matrix **C)
 {
-	int ta = o->transA == 'T', tb = o->transB == 'T';
+	int ta = o->transA != 'N', tb = o->transB != 'N';
 	int ret;
 
-	ret = stargemm_matrix_create(A, ta ? o->k : o->m, ta ? o->m : o->k, o->nb, o->nb, o->P,
-				     o->Q);
-	ret = ret ? ret : stargemm_matrix_create(B, tb ? o->n : o->k, tb ? o->k : o->n, o->nb,
-						 o->nb, o->P, o->Q);
-	ret = ret ? ret : stargemm_matrix_create(C, o->m, o->n, o->nb, o->nb, o->P, o->Q);
+	ret = stargemm_matrix_create_type(A, o->prec, ta ? o->k : o->m, ta ? o->m : o->k, o->nb,
+					  o->nb, o->P, o->Q);
+	ret = ret ? ret : stargemm_matrix_create_type(B, o->prec, tb ? o->n : o->k,
+						      tb ? o->k : o->n, o->nb, o->nb, o->P, o->Q);
+	ret = ret ? ret : stargemm_matrix_create_type(C, o->prec, o->m, o->n, o->nb, o->nb, o->P,
+						      o->Q);
 	ret = ret ? ret : stargemm_matrix_fill_random(*A, o->seed);
 	ret = ret ? ret : stargemm_matrix_fill_random(*B, o->seed + 1);
 	return ret;
 }
 
-static void fill_zero(double *t, int64_t ld, int64_t rows, int64_t cols, int64_t r0,
+static void fill_zero(void *t, int64_t ld, int64_t rows, int64_t cols, int64_t r0,
 		      int64_t c0, void *arg)
 {
+	size_t es = *(const size_t *)arg;
+
 	for (int64_t j = 0; j < cols; j++)
-		memset(t + j * ld, 0, (size_t)rows * sizeof(double));
+		memset((char *)t + (size_t)(j * ld) * es, 0, (size_t)rows * es);
+}
+
+/* Bytes of a full tile. */
+static double tile_bytes(const struct bench_opts *o)
+{
+	return (double)(o->nb * o->nb) * (double)stargemm_type_size(o->prec);
 }
 
 /* With a disk node, push the operands out of RAM before timing, so that the run starts
@@ -219,14 +244,16 @@ static void fill_zero(double *t, int64_t ld, int64_t rows, int64_t cols, int64_t
 static int flush_ram(const struct bench_opts *o)
 {
 	struct stargemm_matrix *S = NULL;
-	int64_t tiles = o->ram_limit_mib * 1024 * 1024 / (o->nb * o->nb * 8) + 1;
+	int64_t tiles = (int64_t)((double)o->ram_limit_mib * 1024 * 1024 / tile_bytes(o)) + 1;
+	size_t es = stargemm_type_size(o->prec);
 	int ret;
 
 	if (!o->disk_dir || o->ram_limit_mib <= 0)
 		return 0;
-	ret = stargemm_matrix_create(&S, o->nb * o->P, o->nb * ((tiles + o->P - 1) / o->P) * o->Q,
-				     o->nb, o->nb, o->P, o->Q);
-	ret = ret ? ret : stargemm_matrix_fill(S, fill_zero, NULL);
+	ret = stargemm_matrix_create_type(&S, o->prec, o->nb * o->P,
+					  o->nb * ((tiles + o->P - 1) / o->P) * o->Q, o->nb, o->nb,
+					  o->P, o->Q);
+	ret = ret ? ret : stargemm_matrix_fill_elements(S, fill_zero, &es);
 	stargemm_matrix_destroy(S);
 	return ret;
 }
@@ -237,17 +264,20 @@ static int gemm(const struct bench_opts *o, struct stargemm_matrix *A,
 {
 	struct stargemm_ooc_options opt;
 	struct stargemm_plan plan;
+	double alpha[2], beta[2];
 	int ret;
 
+	bench_scalar(o->prec, o->alpha, alpha);
+	bench_scalar(o->prec, o->beta, beta);
 	if (!o->ooc)
-		return stargemm_pdgemm(o->transA, o->transB, o->alpha, A, B, o->beta, C);
+		return stargemm_gemm(o->transA, o->transB, alpha, A, B, beta, C);
 	stargemm_ooc_options_init(&opt);
 	opt.b = o->b;
 	opt.c = o->c;
 	opt.d = o->d;
 	opt.lookahead = o->lookahead;
 	opt.device_bytes = o->device_mib * 1024 * 1024;
-	ret = stargemm_pdgemm_ooc(o->transA, o->transB, o->alpha, A, B, o->beta, C, &opt, &plan);
+	ret = stargemm_gemm_ooc(o->transA, o->transB, alpha, A, B, beta, C, &opt, &plan);
 	if (ret)
 		return ret;
 	mv->planned = 1;
@@ -272,7 +302,7 @@ static int measure_moves(const struct bench_opts *o, struct bench_moves *mv)
 	if (ret)
 		return ret;
 	bench_mean_loads(&st, &mv->loads, &mv->peer_loads);
-	mv->mpi = (double)st.mpi_recv_bytes / (double)(o->nb * o->nb * 8);
+	mv->mpi = (double)st.mpi_recv_bytes / tile_bytes(o);
 	mv->h2d = (double)st.h2d_tiles;
 	mv->d2d = (double)st.d2d_tiles;
 	mv->d2h = (double)st.d2h_tiles;
@@ -281,8 +311,8 @@ static int measure_moves(const struct bench_opts *o, struct bench_moves *mv)
 
 /* One repetition: refill C, time the GEMM, count what moved, check it if asked. */
 static int repetition(const struct bench_opts *o, struct stargemm_matrix *A,
-		      struct stargemm_matrix *B, struct stargemm_matrix *C, const double *a,
-		      const double *b, const double *c0, double *seconds, double *residual,
+		      struct stargemm_matrix *B, struct stargemm_matrix *C, const void *a,
+		      const void *b, const void *c0, double *seconds, double *residual,
 		      struct bench_moves *mv)
 {
 	double t;
@@ -298,11 +328,13 @@ static int repetition(const struct bench_opts *o, struct stargemm_matrix *A,
 	*seconds = bench_now() - t;
 	if (ret || (ret = measure_moves(o, mv)) || !o->check)
 		return ret;
-	double *c = sg_gather_new(C);
+	void *c = sg_gather_typed(C);
+	double alpha[2], beta[2];
 
 	if (stargemm_rank() == 0)
-		*residual = c ? sg_gemm_residual(o->transA, o->transB, o->m, o->n, o->k, o->alpha,
-						 a, b, o->beta, c0, c)
+		*residual = c ? sg_typed_residual(o->prec, o->transA, o->transB, o->m, o->n, o->k,
+						  bench_scalar(o->prec, o->alpha, alpha), a, b,
+						  bench_scalar(o->prec, o->beta, beta), c0, c)
 			      : 1e300;
 	free(c);
 	return 0;
@@ -312,7 +344,7 @@ static int run_stargemm(struct bench_opts *o)
 {
 	struct stargemm_config cfg;
 	struct stargemm_matrix *A = NULL, *B = NULL, *C = NULL;
-	double *a = NULL, *b = NULL, *c0 = NULL;
+	void *a = NULL, *b = NULL, *c0 = NULL;
 	int ret, failed = 0;
 
 	stargemm_config_init(&cfg);
@@ -344,10 +376,10 @@ static int run_stargemm(struct bench_opts *o)
 	}
 	ret = create_operands(o, &A, &B, &C);
 	if (!ret && o->check) {
-		a = sg_gather_new(A);
-		b = sg_gather_new(B);
+		a = sg_gather_typed(A);
+		b = sg_gather_typed(B);
 		ret = stargemm_matrix_fill_random(C, o->seed + 2);
-		c0 = ret ? NULL : sg_gather_new(C);
+		c0 = ret ? NULL : sg_gather_typed(C);
 	}
 	for (int it = -o->warmup; !ret && it < o->niter; it++) {
 		double seconds = 0.0, residual = -1.0;
@@ -378,6 +410,11 @@ static int run_stargemm(struct bench_opts *o)
 static int run_gpu_peer(const struct bench_opts *o)
 {
 #ifdef HAVE_GPU_PEERS
+	if (o->prec != STARGEMM_D) {
+		fprintf(stderr, "stargemm_pdgemm: --impl %s runs double precision only "
+			"(--prec d)\n", o->impl);
+		return 2;
+	}
 	return !strcmp(o->impl, "cublas") ? bench_run_cublas(o) : bench_run_cublasxt(o);
 #else
 	fprintf(stderr, "stargemm_pdgemm: --impl %s needs a CUDA build of StarPU and cuBLASXt "
@@ -416,8 +453,8 @@ int main(int argc, char **argv)
 	} else if (!strcmp(o.impl, "blas") || !strcmp(o.impl, "host")) {
 		/* One process's arrays: one dgemm call, or one stargemm_dgemm call. */
 		if (o.peak <= 0)
-			o.peak = bench_local_dgemm_rate(o.m < 4096 ? o.m : 4096,
-							o.ncpus > 0 ? o.ncpus : 0);
+			o.peak = bench_local_gemm_rate(o.prec, o.m < 4096 ? o.m : 4096,
+						       o.ncpus > 0 ? o.ncpus : 0);
 		o.P = o.Q = 1;
 		if (!strcmp(o.impl, "blas"))
 			ret = rank == 0 ? bench_run_blas(&o) : 0;

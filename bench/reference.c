@@ -1,8 +1,9 @@
 /*
- * bench/reference.c — the practical limit: one multithreaded BLAS dgemm call on full
- * arrays in one process, and the CSV output shared by all implementations.
+ * bench/reference.c — the practical limit: one multithreaded BLAS GEMM call (of the
+ * element type of --prec) on full arrays in one process, and the CSV output and
+ * helpers shared by all implementations.
  */
-#include <cblas.h>
+#include <complex.h>
 #include <errno.h>
 #include <limits.h>
 #include <math.h>
@@ -12,6 +13,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "../tests/check.h"
 #include "bench.h"
 #include "config.h"
 #include "stargemm.h"
@@ -95,7 +97,9 @@ double bench_now(void)
 
 double bench_gflop(const struct bench_opts *o)
 {
-	return 2.0 * (double)o->m * (double)o->n * (double)o->k * 1e-9;
+	double fma = o->prec == STARGEMM_C || o->prec == STARGEMM_Z ? 8.0 : 2.0;
+
+	return fma * (double)o->m * (double)o->n * (double)o->k * 1e-9;
 }
 
 void bench_set_blas_threads(int threads)
@@ -112,13 +116,13 @@ void bench_print_header(void)
 	printf("impl,m,n,k,nb,P,Q,transA,transB,alpha,beta,ranks,workers,iter,time_s,gflops,"
 	       "peak_gflops,pct_peak,residual,check,b,c,d,lookahead,case,pred_loads,loads,"
 	       "loads_ratio,peer_loads,pred_mpi_tiles,mpi_tiles,mpi_ratio,h2d_tiles,d2d_tiles,"
-	       "d2h_tiles\n");
+	       "d2h_tiles,prec\n");
 }
 
 static void print_moves(const struct bench_moves *mv)
 {
 	if (!mv) {
-		printf(",,,,,,,,,,,,,,\n");
+		printf(",,,,,,,,,,,,,,");
 		return;
 	}
 	if (mv->planned)
@@ -141,7 +145,7 @@ static void print_moves(const struct bench_moves *mv)
 		printf("%.3f,", mv->mpi / mv->pred_mpi);
 	else
 		printf(",");
-	printf("%.0f,%.0f,%.0f\n", mv->h2d, mv->d2d, mv->d2h);
+	printf("%.0f,%.0f,%.0f", mv->h2d, mv->d2d, mv->d2h);
 }
 
 void bench_print_row(const struct bench_opts *o, int nranks, int workers, int iter,
@@ -159,12 +163,14 @@ void bench_print_row(const struct bench_opts *o, int nranks, int workers, int it
 	else
 		printf("%.3e,%s,", residual, residual < 10.0 ? "PASS" : "FAIL");
 	print_moves(moves);
+	printf(",%c\n", (char)o->prec);
 	fflush(stdout);
 }
 
 /* Columns [first, last) of one array, filled by one thread of bench_fill_random(). */
 struct fill_part {
-	double *x;
+	stargemm_type t;
+	void *x;
 	int64_t rows, first, last;
 	uint64_t seed;
 };
@@ -172,17 +178,20 @@ struct fill_part {
 static void *fill_columns(void *arg)
 {
 	const struct fill_part *p = arg;
+	int cplx = p->t == STARGEMM_C || p->t == STARGEMM_Z;
 
 	for (int64_t j = p->first; j < p->last; j++)
 		for (int64_t i = 0; i < p->rows; i++)
-			p->x[i + j * p->rows] = stargemm_random_element(p->seed, i, j);
+			sg_put(p->t, p->x, i + j * p->rows,
+			       stargemm_random_element(p->seed, i, j) +
+				       (cplx ? I * stargemm_random_element(~p->seed, i, j) : 0.0));
 	return NULL;
 }
 
 /* One thread per core, each a range of columns: the GPU benchmarks fill matrices of
  * tens of GiB, 5 ns an element on one core. A thread that cannot start leaves its
  * columns to the caller. */
-void bench_fill_random(double *x, int64_t rows, int64_t cols, uint64_t seed)
+void bench_fill_random(stargemm_type t, void *x, int64_t rows, int64_t cols, uint64_t seed)
 {
 	enum { MAX_THREADS = 64 };
 	struct fill_part part[MAX_THREADS];
@@ -193,56 +202,63 @@ void bench_fill_random(double *x, int64_t rows, int64_t cols, uint64_t seed)
 
 	if ((int64_t)nt > cols)
 		nt = cols > 0 ? (int)cols : 1;
-	for (int t = 0; t < nt; t++) {
-		part[t] = (struct fill_part){ x, rows, cols * t / nt, cols * (t + 1) / nt, seed };
-		started[t] = t > 0 && pthread_create(&tid[t], NULL, fill_columns, &part[t]) == 0;
+	for (int p = 0; p < nt; p++) {
+		part[p] = (struct fill_part){ t, x, rows, cols * p / nt, cols * (p + 1) / nt, seed };
+		started[p] = p > 0 && pthread_create(&tid[p], NULL, fill_columns, &part[p]) == 0;
 	}
-	for (int t = 0; t < nt; t++)
-		if (!started[t])
-			fill_columns(&part[t]);
-	for (int t = 1; t < nt; t++)
-		if (started[t])
-			pthread_join(tid[t], NULL);
+	for (int p = 0; p < nt; p++)
+		if (!started[p])
+			fill_columns(&part[p]);
+	for (int p = 1; p < nt; p++)
+		if (started[p])
+			pthread_join(tid[p], NULL);
 }
 
-double *bench_random_array(int64_t rows, int64_t cols, uint64_t seed)
+void *bench_random_array(stargemm_type t, int64_t rows, int64_t cols, uint64_t seed)
 {
-	double *x = malloc((size_t)(rows * cols) * sizeof(double));
+	void *x = malloc((size_t)(rows * cols) * stargemm_type_size(t));
 
 	if (x)
-		bench_fill_random(x, rows, cols, seed);
+		bench_fill_random(t, x, rows, cols, seed);
 	return x;
 }
 
-double bench_local_dgemm_rate(int64_t n, int threads)
+const void *bench_scalar(stargemm_type t, double v, void *buf)
 {
-	double *a = bench_random_array(n, n, 1), *b = bench_random_array(n, n, 2);
-	double *c = bench_random_array(n, n, 3);
-	double t = 0.0;
+	sg_put(t, buf, 0, v);
+	return buf;
+}
+
+double bench_local_gemm_rate(stargemm_type t, int64_t n, int threads)
+{
+	void *a = bench_random_array(t, n, n, 1), *b = bench_random_array(t, n, n, 2);
+	void *c = bench_random_array(t, n, n, 3);
+	double one[2], zero[2], time = 0.0, fma = t == STARGEMM_C || t == STARGEMM_Z ? 8.0 : 2.0;
 
 	if (threads <= 0)
 		threads = (int)sysconf(_SC_NPROCESSORS_ONLN);
 	if (a && b && c) {
 		bench_set_blas_threads(threads);
-		t = bench_now();
-		cblas_dgemm(CblasColMajor, CblasNoTrans, CblasNoTrans, (int)n, (int)n, (int)n,
-			    1.0, a, (int)n, b, (int)n, 0.0, c, (int)n);
-		t = bench_now() - t;
+		time = bench_now();
+		sg_blas_gemm(t, 'N', 'N', n, n, n, bench_scalar(t, 1.0, one), a, n, b, n,
+			     bench_scalar(t, 0.0, zero), c, n);
+		time = bench_now() - time;
 	}
 	free(a);
 	free(b);
 	free(c);
-	return t > 0 ? 2.0 * (double)n * (double)n * (double)n * 1e-9 / t : 0.0;
+	return time > 0 ? fma * (double)n * (double)n * (double)n * 1e-9 / time : 0.0;
 }
 
 int bench_run_blas(const struct bench_opts *o)
 {
-	int ta = o->transA == 'T', tb = o->transB == 'T';
+	int ta = o->transA != 'N', tb = o->transB != 'N';
 	int64_t am = ta ? o->k : o->m, an = ta ? o->m : o->k;
 	int64_t bm = tb ? o->n : o->k, bn = tb ? o->k : o->n;
-	double *a = bench_random_array(am, an, o->seed);
-	double *b = bench_random_array(bm, bn, o->seed + 1);
-	double *c = bench_random_array(o->m, o->n, o->seed + 2);
+	void *a = bench_random_array(o->prec, am, an, o->seed);
+	void *b = bench_random_array(o->prec, bm, bn, o->seed + 1);
+	void *c = bench_random_array(o->prec, o->m, o->n, o->seed + 2);
+	double alpha[2], beta[2];
 	int threads = o->ncpus > 0 ? o->ncpus : 0;
 
 	if (!a || !b || !c) {
@@ -255,12 +271,13 @@ int bench_run_blas(const struct bench_opts *o)
 	if (threads == 0)
 		threads = (int)sysconf(_SC_NPROCESSORS_ONLN);
 	bench_set_blas_threads(threads);
+	bench_scalar(o->prec, o->alpha, alpha);
+	bench_scalar(o->prec, o->beta, beta);
 	for (int it = -o->warmup; it < o->niter; it++) {
 		double t = bench_now();
 
-		cblas_dgemm(CblasColMajor, ta ? CblasTrans : CblasNoTrans,
-			    tb ? CblasTrans : CblasNoTrans, (int)o->m, (int)o->n, (int)o->k,
-			    o->alpha, a, (int)am, b, (int)bm, o->beta, c, (int)o->m);
+		sg_blas_gemm(o->prec, o->transA, o->transB, o->m, o->n, o->k, alpha, a, am, b, bm,
+			     beta, c, o->m);
 		t = bench_now() - t;
 		if (it >= 0)
 			bench_print_row(o, 1, threads, it, t, o->peak, -1.0, NULL);

@@ -1,12 +1,14 @@
 /*
- * bench/scalapack.c — the same GEMM with ScaLAPACK pdgemm, the classical distributed
- * peer: P x Q BLACS grid (row-major, like stargemm's), block size --nb, one BLAS thread
+ * bench/scalapack.c — the same GEMM with ScaLAPACK's p?gemm of the element type
+ * (--prec), the classical distributed peer: P x Q BLACS grid (row-major, like stargemm's), block size --nb, one BLAS thread
  * per rank, operands filled with stargemm's random generator. Timed like stargemm:
  * barrier, pdgemm, barrier.
  */
+#include <complex.h>
 #include <stdio.h>
 #include <stdlib.h>
 
+#include "../tests/check.h"
 #include "bench.h"
 #include "stargemm.h"
 
@@ -18,29 +20,42 @@ int numroc_(const int *n, const int *nb, const int *iproc, const int *isrcproc,
 	    const int *nprocs);
 void descinit_(int *desc, const int *m, const int *n, const int *mb, const int *nb,
 	       const int *irsrc, const int *icsrc, const int *ictxt, const int *lld, int *info);
-void pdgemm_(const char *ta, const char *tb, const int *m, const int *n, const int *k,
-	     const double *alpha, const double *a, const int *ia, const int *ja,
-	     const int *desca, const double *b, const int *ib, const int *jb,
-	     const int *descb, const double *beta, double *c, const int *ic, const int *jc,
-	     const int *descc);
+/* ScaLAPACK's p?gemm_; the scalars and arrays are of the routine's type. */
+typedef void pgemm_fn(const char *ta, const char *tb, const int *m, const int *n,
+		      const int *k, const void *alpha, const void *a, const int *ia,
+		      const int *ja, const int *desca, const void *b, const int *ib,
+		      const int *jb, const int *descb, const void *beta, void *c, const int *ic,
+		      const int *jc, const int *descc);
+pgemm_fn psgemm_, pdgemm_, pcgemm_, pzgemm_;
+
+static pgemm_fn *pgemm_of(stargemm_type t)
+{
+	switch (t) {
+	case STARGEMM_S: return psgemm_;
+	case STARGEMM_D: return pdgemm_;
+	case STARGEMM_C: return pcgemm_;
+	default: return pzgemm_;
+	}
+}
 
 struct local_matrix {
 	int rows, cols, ld;
 	int desc[9];
-	double *data;
+	void *data;
 };
 
 /* Allocate and fill this rank's block-cyclic part of a global rows x cols matrix. */
-static int local_matrix(struct local_matrix *x, int rows, int cols, int nb, int ctxt,
-			int P, int Q, int myrow, int mycol, uint64_t seed)
+static int local_matrix(stargemm_type t, struct local_matrix *x, int rows, int cols, int nb,
+			int ctxt, int P, int Q, int myrow, int mycol, uint64_t seed)
 {
-	int zero = 0, info;
+	int zero = 0, info, cplx = t == STARGEMM_C || t == STARGEMM_Z;
 
 	x->rows = numroc_(&rows, &nb, &myrow, &zero, &P);
 	x->cols = numroc_(&cols, &nb, &mycol, &zero, &Q);
 	x->ld = x->rows > 1 ? x->rows : 1;
 	descinit_(x->desc, &rows, &cols, &nb, &nb, &zero, &zero, &ctxt, &x->ld, &info);
-	x->data = malloc((size_t)x->ld * (size_t)(x->cols > 0 ? x->cols : 1) * sizeof(double));
+	x->data = malloc((size_t)x->ld * (size_t)(x->cols > 0 ? x->cols : 1) *
+			 stargemm_type_size(t));
 	if (info != 0 || !x->data)
 		return -1;
 	for (int lj = 0; lj < x->cols; lj++) {
@@ -49,7 +64,9 @@ static int local_matrix(struct local_matrix *x, int rows, int cols, int nb, int 
 		for (int li = 0; li < x->rows; li++) {
 			int64_t gi = ((int64_t)(li / nb) * P + myrow) * nb + li % nb;
 
-			x->data[li + (size_t)lj * x->ld] = stargemm_random_element(seed, gi, gj);
+			sg_put(t, x->data, li + (int64_t)lj * x->ld,
+			       stargemm_random_element(seed, gi, gj) +
+				       (cplx ? I * stargemm_random_element(~seed, gi, gj) : 0.0));
 		}
 	}
 	return 0;
@@ -61,7 +78,8 @@ int bench_run_scalapack(const struct bench_opts *opts)
 	struct local_matrix a = { 0 }, b = { 0 }, c = { 0 };
 	int nranks, rank, ctxt, nprow, npcol, myrow, mycol, one = 1, ret = 0;
 	int m = (int)o.m, n = (int)o.n, k = (int)o.k, nb = (int)o.nb;
-	int ta = o.transA == 'T', tb = o.transB == 'T';
+	int ta = o.transA != 'N', tb = o.transB != 'N';
+	double alpha[2], beta[2];
 
 	MPI_Comm_size(MPI_COMM_WORLD, &nranks);
 	MPI_Comm_rank(MPI_COMM_WORLD, &rank);
@@ -77,17 +95,18 @@ int bench_run_scalapack(const struct bench_opts *opts)
 	}
 	bench_set_blas_threads(1);
 	if (o.peak <= 0) {
-		double local = bench_local_dgemm_rate(o.m < 4096 ? o.m : 4096, 1);
+		double local = bench_local_gemm_rate(o.prec, o.m < 4096 ? o.m : 4096, 1);
 
 		MPI_Allreduce(&local, &o.peak, 1, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
 	}
 	Cblacs_get(-1, 0, &ctxt);
 	Cblacs_gridinit(&ctxt, "Row", o.P, o.Q);
 	Cblacs_gridinfo(ctxt, &nprow, &npcol, &myrow, &mycol);
-	if (local_matrix(&a, ta ? k : m, ta ? m : k, nb, ctxt, o.P, o.Q, myrow, mycol, o.seed) ||
-	    local_matrix(&b, tb ? n : k, tb ? k : n, nb, ctxt, o.P, o.Q, myrow, mycol,
+	if (local_matrix(o.prec, &a, ta ? k : m, ta ? m : k, nb, ctxt, o.P, o.Q, myrow, mycol,
+			 o.seed) ||
+	    local_matrix(o.prec, &b, tb ? n : k, tb ? k : n, nb, ctxt, o.P, o.Q, myrow, mycol,
 			 o.seed + 1) ||
-	    local_matrix(&c, m, n, nb, ctxt, o.P, o.Q, myrow, mycol, o.seed + 2)) {
+	    local_matrix(o.prec, &c, m, n, nb, ctxt, o.P, o.Q, myrow, mycol, o.seed + 2)) {
 		fprintf(stderr, "scalapack: cannot set up the local matrices on rank %d\n", rank);
 		ret = 1;
 	}
@@ -96,8 +115,10 @@ int bench_run_scalapack(const struct bench_opts *opts)
 
 		MPI_Barrier(MPI_COMM_WORLD);
 		t = bench_now();
-		pdgemm_(&o.transA, &o.transB, &m, &n, &k, &o.alpha, a.data, &one, &one, a.desc,
-			b.data, &one, &one, b.desc, &o.beta, c.data, &one, &one, c.desc);
+		pgemm_of(o.prec)(&o.transA, &o.transB, &m, &n, &k,
+				 bench_scalar(o.prec, o.alpha, alpha), a.data, &one, &one, a.desc,
+				 b.data, &one, &one, b.desc, bench_scalar(o.prec, o.beta, beta),
+				 c.data, &one, &one, c.desc);
 		MPI_Barrier(MPI_COMM_WORLD);
 		t = bench_now() - t;
 		if (it >= 0 && rank == 0)

@@ -54,12 +54,6 @@ struct stargemm__element {
 };
 /* The element type of letter @p t ('s', 'd', 'c', 'z'); NULL for any other. */
 const struct stargemm__element *stargemm__element(int t);
-/* The flops of an m x n x k tile product of type @p e. */
-static inline double stargemm__product_flops(const struct stargemm__element *e, double m,
-					     double n, double k)
-{
-	return e->fma_flops * m * n * k;
-}
 
 struct stargemm_matrix {
 	int64_t m, n;             /* size in elements */

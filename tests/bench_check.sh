@@ -13,6 +13,15 @@ bench="$BUILDDIR/bench/stargemm_pdgemm"
 "$SRCDIR/tests/mpirun.sh" 1 "$bench" --impl blas --m 200 --n 100 --k 150 --niter 1 >>"$out"
 STARGEMM_HOST_TILE=64 "$SRCDIR/tests/mpirun.sh" 1 "$bench" --impl host --m 200 --n 100 \
 	--k 150 --transA T --beta 0.5 --niter 2 --warmup 0 --check --peak 10 >>"$out"
+# --prec: the other element types, checked in their precision (op C: conjugate).
+"$SRCDIR/tests/mpirun.sh" 2 "$bench" --prec z --m 150 --n 131 --k 97 --nb 40 --transA C \
+	--beta 0.5 --niter 1 --warmup 0 --check --peak 10 >>"$out"
+"$SRCDIR/tests/mpirun.sh" 1 "$bench" --prec s --m 150 --n 131 --k 97 --nb 40 --ooc \
+	--b 2 --c 2 --d 1 --transB T --niter 1 --warmup 0 --check --peak 10 >>"$out"
+STARGEMM_HOST_TILE=64 "$SRCDIR/tests/mpirun.sh" 1 "$bench" --impl host --prec c --m 200 \
+	--n 100 --k 150 --transB C --niter 1 --warmup 0 --check --peak 10 >>"$out"
+"$SRCDIR/tests/mpirun.sh" 1 "$bench" --impl blas --prec z --m 200 --n 100 --k 150 \
+	--niter 1 --peak 10 >>"$out"
 # Bad numeric values are refused before anything runs, naming the option and the
 # constraint (exit 2): "OPTION VALUE|expected message".
 while IFS='|' read -r bad msg; do
@@ -34,11 +43,14 @@ done <<'EOF'
 --alpha x|--alpha needs a number, got 'x'
 --beta 1e999|--beta needs a number
 --seed -3|--seed needs an integer >= 0
+--prec q|--prec needs s, d, c or z, got 'q'
 EOF
 rm -f "$out.err"
 set +e
 "$SRCDIR/tests/mpirun.sh" 2 "$bench" --impl scalapack --m 200 --n 100 --k 150 --nb 32 \
-	--niter 1 >>"$out"
+	--niter 1 >>"$out" &&
+	"$SRCDIR/tests/mpirun.sh" 2 "$bench" --impl scalapack --prec c --m 200 --n 100 \
+		--k 150 --nb 32 --niter 1 >>"$out"
 scalapack=$?
 "$SRCDIR/tests/mpirun.sh" 1 "$bench" --impl cublas --m 200 --n 100 --k 150 --transA T \
 	--beta 0.5 --niter 2 --warmup 1 --check >>"$out" 2>"$out.cublas"
@@ -49,12 +61,15 @@ cublasxt=$?
 cat "$out.cublas" "$out.cublasxt" >&2
 set -e
 cat "$out"
-head -n1 "$out" | grep -q "^impl,m,n,k,nb,P,Q,transA,transB,alpha,beta,ranks,workers,iter,time_s,gflops,peak_gflops,pct_peak,residual,check,b,c,d,lookahead,case,pred_loads,loads,loads_ratio,peer_loads,pred_mpi_tiles,mpi_tiles,mpi_ratio,h2d_tiles,d2d_tiles,d2h_tiles$"
-[ "$(grep -c "^stargemm,.*,PASS," "$out")" -eq 3 ] || { echo "expected 3 checked PASS lines"; exit 1; }
+head -n1 "$out" | grep -q "^impl,m,n,k,nb,P,Q,transA,transB,alpha,beta,ranks,workers,iter,time_s,gflops,peak_gflops,pct_peak,residual,check,b,c,d,lookahead,case,pred_loads,loads,loads_ratio,peer_loads,pred_mpi_tiles,mpi_tiles,mpi_ratio,h2d_tiles,d2d_tiles,d2h_tiles,prec$"
+[ "$(grep -c "^stargemm,.*,PASS," "$out")" -eq 5 ] || { echo "expected 5 checked PASS lines"; exit 1; }
+grep -q "^stargemm,150,131,97,40,2,1,C,N,.*,PASS,.*,z$" "$out" || { echo "no checked z line"; exit 1; }
+grep -q "^stargemm,150,131,97,40,1,1,N,T,.*,PASS,2,2,1,.*,s$" "$out" || { echo "no s ooc line"; exit 1; }
+grep -q "^host,.*,N,C,.*,PASS,.*,c$" "$out" || { echo "no checked host c line"; exit 1; }
 ! grep -q FAIL "$out"
-[ "$(grep -c '^blas,' "$out")" -eq 1 ]
+[ "$(grep -c '^blas,' "$out")" -eq 2 ]
 if [ $scalapack -eq 0 ]; then
-	[ "$(grep -c '^scalapack,' "$out")" -eq 1 ]
+	[ "$(grep -c '^scalapack,' "$out")" -eq 2 ]
 elif [ $scalapack -ne 77 ]; then
 	echo "scalapack run failed ($scalapack)"; exit 1
 else

@@ -96,7 +96,7 @@ refuse() {
 sed 's/gflops/rate/' "$dense" >"$dir/nocol.csv"
 refuse 'nocol.csv:1: the header has no column "gflops"' "$dir/nocol.csv"
 sed '3s/,[^,]*$//' "$dense" >"$dir/short.csv"
-refuse 'short.csv:3: 34 fields, but the header (line 1) has 35' "$dir/short.csv"
+refuse 'short.csv:3: 35 fields, but the header (line 1) has 36' "$dir/short.csv"
 sed '2s/^\(\([^,]*,\)\{15\}\)[^,]*/\1fast/' "$dense" >"$dir/nan.csv"
 refuse 'nan.csv:2: column "gflops" is "fast", not a number' "$dir/nan.csv"
 sed 1d "$dense" >"$dir/noheader.csv"
