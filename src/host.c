@@ -175,6 +175,15 @@ static int run(const struct host_call *h, struct stargemm_matrix *A,
 	return stargemm_gemm(h->ta, h->tb, h->alpha, A, B, h->beta, C);
 }
 
+/* A rows x cols array of leading dimension ld as a matrix of tiles nb x nb, in place. */
+static int in_place(struct stargemm_matrix **X, int type, int64_t rows, int64_t cols,
+		    int64_t nb, void *a, int64_t ld, const char *fn)
+{
+	struct stargemm__block_axis r = { rows, nb, 0, 0 }, c = { cols, nb, 0, 0 };
+
+	return stargemm__matrix_create_in_place(X, type, &r, &c, 1, 1, a, ld, fn);
+}
+
 /* Tile the three arrays in place, multiply, bring C back. */
 static int multiply(const struct host_call *h, int64_t nb)
 {
@@ -187,14 +196,11 @@ static int multiply(const struct host_call *h, int64_t nb)
 	pins[1] = pin(h, h->B, brows, bcols, h->ldb);
 	pins[2] = pin(h, h->C, h->m, h->n, h->ldc);
 	/* A and B are only read: StarPU never writes their arrays. */
-	ret = stargemm__matrix_create_in_place(&a, type, arows, acols, nb, nb, 1, 1,
-					       (void *)h->A, h->lda, h->fn);
+	ret = in_place(&a, type, arows, acols, nb, (void *)h->A, h->lda, h->fn);
 	if (!ret)
-		ret = stargemm__matrix_create_in_place(&b, type, brows, bcols, nb, nb, 1, 1,
-						       (void *)h->B, h->ldb, h->fn);
+		ret = in_place(&b, type, brows, bcols, nb, (void *)h->B, h->ldb, h->fn);
 	if (!ret)
-		ret = stargemm__matrix_create_in_place(&c, type, h->m, h->n, nb, nb, 1, 1, h->C,
-						       h->ldc, h->fn);
+		ret = in_place(&c, type, h->m, h->n, nb, h->C, h->ldc, h->fn);
 	if (!ret)
 		ret = run(h, a, b, c);
 	/* Destroying the matrices copies every tile's last value back into the arrays. */

@@ -80,10 +80,12 @@ struct stargemm_matrix {
 	starpu_data_handle_t *packs;
 	/* This process's tiles registered in place in a user's local array: base NULL if
 	 * not. The local array holds the process's tiles in their global order along
-	 * each axis (ScaLAPACK's layout; src/matrix.c, local_offsets()). */
+	 * each axis, after row0 rows and col0 columns that precede the matrix (ScaLAPACK's
+	 * layout, of which the matrix may be a submatrix; src/matrix.c, local_offsets()). */
 	struct stargemm__local {
-		void *base;       /* local element (0, 0) */
+		void *base;       /* local element (0, 0) of the user's array */
 		int64_t ld;       /* leading dimension, in elements */
+		int64_t row0, col0; /* local offset of this process's first tile */
 	} local;
 	/* A collective call has given every tile a value (a fill, a scatter, a product
 	 * into it; packs are zeroed when created). Until then the tiles read as zeros:
@@ -91,13 +93,22 @@ struct stargemm_matrix {
 	int written;
 };
 
-/* An m x n matrix of elements of @p type, tiles mb x nb (the last ones ragged), 2D
- * block-cyclic on P x Q, whose local tiles are registered in place in the column-major
- * local array @p base of leading dimension @p ld (ScaLAPACK's layout; checked against
- * the local rows, and agreed): nothing is copied. Errors name @p fn (src/matrix.c). */
-int stargemm__matrix_create_in_place(struct stargemm_matrix **out, int type, int64_t m,
-				     int64_t n, int64_t mb, int64_t nb, int P, int Q, void *base,
-				     int64_t ld, const char *fn);
+/* One axis of a submatrix of a ScaLAPACK 2D block-cyclic array: the n elements from
+ * global index first (0-based) of an axis in blocks of b, block 0 on process src (of
+ * P or Q). The submatrix's tiles are the blocks it spans, the first and last ones cut
+ * to it. */
+struct stargemm__block_axis {
+	int64_t n, b, first;
+	int src;
+};
+/* That submatrix (rows x cols) of elements of @p type on a P x Q grid (process (p, q)
+ * is rank p Q + q), whose local tiles are registered in place in the column-major
+ * local array @p base of leading dimension @p ld (checked against the local rows the
+ * submatrix reaches, and agreed): nothing is copied. Errors name @p fn (src/matrix.c). */
+int stargemm__matrix_create_in_place(struct stargemm_matrix **out, int type,
+				     const struct stargemm__block_axis *rows,
+				     const struct stargemm__block_axis *cols, int P, int Q,
+				     void *base, int64_t ld, const char *fn);
 /* With GPUs, copy the latest value of every local tile of an in-place matrix back to
  * its place in the user's array (a read acquisition on host memory); else nothing. */
 void stargemm__sync_in_place(const struct stargemm_matrix *A);

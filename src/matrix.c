@@ -259,12 +259,17 @@ static int reserve_storage(struct stargemm_matrix *A, const char *fn)
 }
 
 /* The offset of each tile of an axis (tile offsets @p off) in its process's local
- * array: the process's tiles one after the other, in order. NULL: out of memory. */
-static int64_t *local_offsets(const int64_t *off, const struct stargemm__axis *ax)
+ * array: the process's tiles one after the other, in order, from @p start for this
+ * process (@p me; its tiles are the only ones registered in place). NULL: out of
+ * memory. */
+static int64_t *local_offsets(const int64_t *off, const struct stargemm__axis *ax, int me,
+			      int64_t start)
 {
 	int64_t *local = malloc((size_t)(ax->n > 0 ? ax->n : 1) * sizeof(*local));
 	int64_t *next = calloc((size_t)ax->nproc, sizeof(*next));
 
+	if (next)
+		next[me] = start;
 	for (int64_t t = 0; local && next && t < ax->n; t++) {
 		local[t] = next[ax->proc[t]];
 		next[ax->proc[t]] += off[t + 1] - off[t];
@@ -296,8 +301,11 @@ static int register_all(struct stargemm_matrix *A, const char *fn)
 		return stargemm__error(-ENOMEM, "%s: out of memory for %" PRId64 " x %" PRId64
 				       " tile descriptors", fn, A->mt, A->nt);
 	A->tag_base = stargemm__reserve_tags(A->mt * A->nt);
-	if (A->local.base && (!(lrow = local_offsets(A->row_off, &A->rows)) ||
-			      !(lcol = local_offsets(A->col_off, &A->cols))))
+	if (A->local.base &&
+	    (!(lrow = local_offsets(A->row_off, &A->rows, stargemm_rank() / A->Q,
+				    A->local.row0)) ||
+	     !(lcol = local_offsets(A->col_off, &A->cols, stargemm_rank() % A->Q,
+				    A->local.col0))))
 		ret = stargemm__error(-ENOMEM, "%s: out of memory", fn);
 	for (int64_t j = 0; j < A->nt && !ret; j++)
 		for (int64_t i = 0; i < A->mt && !ret; i++)
@@ -562,42 +570,81 @@ int stargemm_matrix_create_type(struct stargemm_matrix **out, stargemm_type type
 	return ret;
 }
 
-int stargemm__matrix_create_in_place(struct stargemm_matrix **out, int type, int64_t m,
-				     int64_t n, int64_t mb, int64_t nb, int P, int Q, void *base,
-				     int64_t ld, const char *fn)
+/* The tiling of a submatrix axis (src/internal.h): its tile sizes and their processes
+ * (*count of each, to free), and how many of process @p me's local elements precede the
+ * submatrix. -ENOMEM (no message) when out of memory. */
+static int block_axis_tiling(const struct stargemm__block_axis *ax, int nproc, int me,
+			     int64_t **sizes, int **proc, int64_t *count, int64_t *start)
 {
-	struct stargemm_distribution cyclic = { P, Q, NULL, NULL };
-	struct stargemm__local local = { base, ld };
-	int64_t mt, nt, *rows = regular_sizes(m, mb, &mt), *cols = regular_sizes(n, nb, &nt);
-	int64_t my_rows = 0, my_cols = 0;
-	int me = stargemm_rank(), ret = 0;
+	int64_t b0 = ax->first / ax->b, skip = ax->first % ax->b;
+
+	*start = 0;
+	for (int64_t t = 0; t <= b0; t++)   /* whole blocks before, then the cut part */
+		if ((ax->src + t) % nproc == me)
+			*start += t < b0 ? ax->b : skip;
+	*count = ax->n > 0 ? (skip + ax->n + ax->b - 1) / ax->b : 0;
+	*sizes = malloc((size_t)(*count > 0 ? *count : 1) * sizeof(**sizes));
+	*proc = malloc((size_t)(*count > 0 ? *count : 1) * sizeof(**proc));
+	if (!*sizes || !*proc)
+		return -ENOMEM;
+	for (int64_t t = 0; t < *count; t++) {
+		int64_t lo = t * ax->b > skip ? t * ax->b : skip;
+		int64_t hi = (t + 1) * ax->b < skip + ax->n ? (t + 1) * ax->b : skip + ax->n;
+
+		(*sizes)[t] = hi - lo;
+		(*proc)[t] = (int)((ax->src + b0 + t) % nproc);
+	}
+	return 0;
+}
+
+/* The elements of an axis this process holds in its local array, up to the end of
+ * the submatrix: what precedes it, and its own tiles. */
+static int64_t local_extent(int64_t start, const int64_t *sizes, const int *proc,
+			    int64_t count, int me)
+{
+	for (int64_t t = 0; t < count; t++)
+		start += proc[t] == me ? sizes[t] : 0;
+	return start;
+}
+
+int stargemm__matrix_create_in_place(struct stargemm_matrix **out, int type,
+				     const struct stargemm__block_axis *rows,
+				     const struct stargemm__block_axis *cols, int P, int Q,
+				     void *base, int64_t ld, const char *fn)
+{
+	int64_t *rsize = NULL, *csize = NULL, mt = 0, nt = 0, r0 = 0, c0 = 0, lr = 0, lc = 0;
+	int *rproc = NULL, *cproc = NULL, me = stargemm_rank(), ret = 0;
 
 	*out = NULL;
 	if (P < 1 || Q < 1 || (int64_t)P * Q != stargemm_nranks())
 		ret = stargemm__error(-EINVAL, "%s: the %d x %d grid must have the %d processes "
 				      "of the communicator", fn, P, Q, stargemm_nranks());
-	else if (!rows || !cols)
+	else if (block_axis_tiling(rows, P, me / Q, &rsize, &rproc, &mt, &r0) ||
+		 block_axis_tiling(cols, Q, me % Q, &csize, &cproc, &nt, &c0))
 		ret = stargemm__error(-ENOMEM, "%s: out of memory", fn);
-	for (int64_t i = 0; !ret && i < mt; i++)
-		my_rows += i % P == me / Q ? rows[i] : 0;
-	for (int64_t j = 0; !ret && j < nt; j++)
-		my_cols += j % Q == me % Q ? cols[j] : 0;
-	if (!ret && my_rows > 0 && my_cols > 0 && !base)
+	if (!ret) {
+		lr = local_extent(r0, rsize, rproc, mt, me / Q);
+		lc = local_extent(c0, csize, cproc, nt, me % Q);
+	}
+	if (!ret && lr > r0 && lc > c0 && !base)
 		ret = stargemm__error(-EINVAL, "%s: the local array is NULL on rank %d, which "
-				      "holds %" PRId64 " x %" PRId64 " elements", fn, me, my_rows,
-				      my_cols);
-	if (!ret && ld < (my_rows > 1 ? my_rows : 1))
+				      "holds %" PRId64 " x %" PRId64 " elements", fn, me, lr - r0,
+				      lc - c0);
+	if (!ret && ld < (lr > 1 ? lr : 1))
 		ret = stargemm__error(-EINVAL, "%s: the local leading dimension %" PRId64 " on "
-				      "rank %d is below its %" PRId64 " local rows", fn, ld, me,
-				      my_rows);
+				      "rank %d is below its %" PRId64 " local rows", fn, ld, me, lr);
 	/* Agreed: a bad local array is one rank's alone. */
 	if (!(ret = stargemm__agree(ret))) {
-		struct shape sh = { mt, rows, nt, cols, 0, 0, NULL, type };
+		struct shape sh = { mt, rsize, nt, csize, 0, 0, NULL, type };
+		struct stargemm_distribution dist = { P, Q, rproc, cproc };
+		struct stargemm__local local = { base, ld, r0, c0 };
 
-		ret = create(out, &sh, &cyclic, &local, fn);
+		ret = create(out, &sh, &dist, &local, fn);
 	}
-	free(rows);
-	free(cols);
+	free(rsize);
+	free(csize);
+	free(rproc);
+	free(cproc);
 	return ret;
 }
 
@@ -627,8 +674,38 @@ int stargemm_matrix_create_local_type(struct stargemm_matrix **out, stargemm_typ
 	if (!stargemm__element(type))
 		return stargemm__error(-EINVAL, "%s: unknown element type %d (expected "
 				       "STARGEMM_S, _D, _C or _Z)", fn, (int)type);
-	return stargemm__matrix_create_in_place(out, (int)type, m, n, mb, nb, P, Q, local,
-						lld, fn);
+	return stargemm__matrix_create_in_place(out, (int)type, &(struct stargemm__block_axis){
+							m, mb, 0, 0 },
+						&(struct stargemm__block_axis){ n, nb, 0, 0 },
+						P, Q, local, lld, fn);
+}
+
+int stargemm_matrix_create_submatrix(struct stargemm_matrix **out, stargemm_type type,
+				     int64_t m, int64_t n, int64_t ia, int64_t ja, int64_t mb,
+				     int64_t nb, int rsrc, int csrc, int P, int Q, void *local,
+				     int64_t lld)
+{
+	static const char fn[] = "stargemm_matrix_create_submatrix";
+	struct stargemm__block_axis rows = { m, mb, ia, rsrc }, cols = { n, nb, ja, csrc };
+
+	stargemm__clear_error();
+	if (!out)
+		return stargemm__error(-EINVAL, "%s: the output pointer is NULL", fn);
+	*out = NULL;
+	if (!stargemm__initialized())
+		return stargemm__error(-EINVAL, "%s: call stargemm_init() first", fn);
+	if (m <= 0 || n <= 0 || mb <= 0 || nb <= 0 || ia < 0 || ja < 0)
+		return stargemm__error(-EINVAL, "%s: sizes must be > 0 and offsets >= 0, got M=%"
+				       PRId64 " N=%" PRId64 " mb=%" PRId64 " nb=%" PRId64 " ia=%"
+				       PRId64 " ja=%" PRId64, fn, m, n, mb, nb, ia, ja);
+	if (rsrc < 0 || rsrc >= P || csrc < 0 || csrc >= Q)
+		return stargemm__error(-EINVAL, "%s: the first block's process (%d, %d) is "
+				       "outside the %d x %d grid", fn, rsrc, csrc, P, Q);
+	if (!stargemm__element(type))
+		return stargemm__error(-EINVAL, "%s: unknown element type %d (expected "
+				       "STARGEMM_S, _D, _C or _Z)", fn, (int)type);
+	return stargemm__matrix_create_in_place(out, (int)type, &rows, &cols, P, Q, local, lld,
+						fn);
 }
 
 void stargemm__sync_in_place(const struct stargemm_matrix *A)

@@ -172,6 +172,21 @@ int stargemm_matrix_create_local_type(struct stargemm_matrix **A, stargemm_type 
 				      int64_t m, int64_t n, int64_t mb, int64_t nb, int P, int Q,
 				      void *local, int64_t lld);
 
+/** Create the M x N submatrix at global (ia, ja) (0-based: ScaLAPACK's IA - 1, JA - 1)
+ *  of a 2D block-cyclic array of blocks mb x nb whose first block lies on process
+ *  (rsrc, csrc) of the P x Q grid (process (p, q) is rank p Q + q), used in place in
+ *  each process's local array @p local of leading dimension @p lld (ScaLAPACK's
+ *  descriptor: MB, NB, RSRC, CSRC, LLD): no copy. Its tiles are the blocks the
+ *  submatrix spans, the first and last ones cut to it, so a submatrix starting inside
+ *  a block has an irregular first tile row or column; two operands of a product must
+ *  then be cut alike along their shared dimension. lld must reach the local rows the
+ *  submatrix spans. As stargemm_matrix_create_local() (which is this with ia = ja = 0,
+ *  rsrc = csrc = 0) otherwise. Collective. */
+int stargemm_matrix_create_submatrix(struct stargemm_matrix **A, stargemm_type type,
+				     int64_t m, int64_t n, int64_t ia, int64_t ja, int64_t mb,
+				     int64_t nb, int rsrc, int csrc, int P, int Q, void *local,
+				     int64_t lld);
+
 /** Create a matrix with an irregular tiling: mt tile rows of heights row_sizes[0..mt-1]
  *  and nt tile columns of widths col_sizes[0..nt-1] (all > 0). Collective. */
 int stargemm_matrix_create_irregular(struct stargemm_matrix **A,

@@ -6,6 +6,9 @@
  * checks its own local part of C against cblas_dgemm on the whole matrices, and that
  * the padding rows of its arrays (lld > local rows) kept their values. A gather of an
  * in-place matrix matches too; a bad lld on one rank is refused on every rank.
+ * Submatrices (stargemm_matrix_create_submatrix()): ScaLAPACK's IA, JA inside blocks,
+ * first blocks on processes other than (0, 0); outside the submatrix C keeps its
+ * values.
  *
  * Usage: test_local P Q   (under mpiexec with P*Q processes)
  */
@@ -151,6 +154,137 @@ static int product_case(int P, int Q, int ooc, char ta)
 	return good;
 }
 
+/* ---- submatrices (ScaLAPACK's IA, JA, RSRC, CSRC) -------------------------------- */
+
+/* A whole block-cyclic array on the grid, its first block on process (rsrc, csrc). */
+struct block_array {
+	int64_t m, n, mb, nb, lrows, lcols, lld;
+	int rsrc, csrc, p, q, P, Q;
+	double *a;
+};
+
+/* Global index of local index @p l of process @p p (first block on process src). */
+static int64_t global_from(int64_t l, int64_t b, int p, int src, int nproc)
+{
+	return (l / b * nproc + (p - src + nproc) % nproc) * b + l % b;
+}
+
+static int64_t local_count(int64_t n, int64_t b, int p, int src, int nproc)
+{
+	int64_t extent = 0;
+
+	for (int64_t t = 0; t * b < n; t++)
+		if ((t + src) % nproc == p)
+			extent += (t + 1) * b <= n ? b : n - t * b;
+	return extent;
+}
+
+static int block_array_init(struct block_array *x, int64_t m, int64_t n, int64_t mb,
+			    int64_t nb, int rsrc, int csrc, int P, int Q, uint64_t seed)
+{
+	int me = stargemm_rank();
+
+	*x = (struct block_array){ m, n, mb, nb, 0, 0, 0, rsrc % P, csrc % Q, me / Q, me % Q,
+				   P, Q, NULL };
+	x->lrows = local_count(m, mb, x->p, x->rsrc, P);
+	x->lcols = local_count(n, nb, x->q, x->csrc, Q);
+	x->lld = x->lrows + 2;
+	x->a = malloc((size_t)(x->lld * (x->lcols > 0 ? x->lcols : 1)) * sizeof(double));
+	for (int64_t j = 0; x->a && j < x->lcols; j++)
+		for (int64_t i = 0; i < x->lld; i++)
+			x->a[i + j * x->lld] =
+				i < x->lrows
+					? stargemm_random_element(
+						  seed, global_from(i, mb, x->p, x->rsrc, P),
+						  global_from(j, nb, x->q, x->csrc, Q))
+					: SENTINEL;
+	return x->a ? 0 : -ENOMEM;
+}
+
+/* The submatrix of @p x at (i0, j0), rows x cols, in place. */
+static int submatrix(struct stargemm_matrix **X, const struct block_array *x, int64_t i0,
+		     int64_t j0, int64_t rows, int64_t cols)
+{
+	return stargemm_matrix_create_submatrix(X, STARGEMM_D, rows, cols, i0, j0, x->mb,
+						x->nb, x->rsrc, x->csrc, x->P, x->Q, x->a,
+						x->lld);
+}
+
+/* Whether C's local array holds @p ref (the whole m x n array, ld m) everywhere: the
+ * submatrix's new values and, outside it, the old ones; padding untouched. */
+static int array_matches(const struct block_array *c, const double *ref, double scale)
+{
+	double diff = 0.0;
+
+	for (int64_t j = 0; j < c->lcols; j++)
+		for (int64_t i = 0; i < c->lld; i++) {
+			double v = c->a[i + j * c->lld];
+
+			if (i >= c->lrows) {
+				if (v != SENTINEL)
+					return 0;
+				continue;
+			}
+			v -= ref[global_from(i, c->mb, c->p, c->rsrc, c->P) +
+				 global_from(j, c->nb, c->q, c->csrc, c->Q) * c->m];
+			diff += v * v;
+		}
+	return sqrt(diff) / scale < SG_RESIDUAL_BOUND;
+}
+
+/* sub(C) = 1.5 op(sub(A)) sub(B) + 0.5 sub(C) on submatrices that start inside blocks,
+ * with first blocks on other processes than (0, 0), cut alike along K as a product
+ * needs (A's column offset in its blocks = B's row offset in its blocks). */
+static int submatrix_case(int P, int Q, char ta, int ooc)
+{
+	const int64_t m = 201, n = 170, k = 150;
+	struct block_array a, b, c;
+	struct stargemm_matrix *A = NULL, *B = NULL, *C = NULL;
+	struct stargemm_ooc_options opt;
+	/* A is 310 x 250 (blocks 32 x 24) at (37, 13), or transposed 250 x 310 (24 x 32)
+	 * at (13, 37); B 200 x 300 (24 x 40) at (37, 55); C 260 x 230 (32 x 40) at (5, 15). */
+	int64_t am = ta == 'N' ? 310 : 250, an = ta == 'N' ? 250 : 310;
+	int64_t amb = ta == 'N' ? 32 : 24, anb = ta == 'N' ? 24 : 32;
+	int64_t ai = ta == 'N' ? 37 : 13, aj = ta == 'N' ? 13 : 37;
+	double *ga = global_array(am, an, 5), *gb = global_array(200, 300, 6);
+	double *ref = global_array(260, 230, 7), scale;
+	int ret, good;
+
+	ret = block_array_init(&a, am, an, amb, anb, 1, 0, P, Q, 5);
+	ret = ret ? ret : block_array_init(&b, 200, 300, 24, 40, 0, 1, P, Q, 6);
+	ret = ret ? ret : block_array_init(&c, 260, 230, 32, 40, 1, 1, P, Q, 7);
+	ret = ret ? ret : submatrix(&A, &a, ai, aj, ta == 'N' ? m : k, ta == 'N' ? k : m);
+	ret = ret ? ret : submatrix(&B, &b, 37, 55, k, n);
+	ret = ret ? ret : submatrix(&C, &c, 5, 15, m, n);
+	stargemm_ooc_options_init(&opt);
+	opt.b = opt.c = 2;
+	opt.d = 1;
+	if (!ret)
+		ret = ooc ? stargemm_pdgemm_ooc(ta, 'N', 1.5, A, B, 0.5, C, &opt, NULL)
+			  : stargemm_pdgemm(ta, 'N', 1.5, A, B, 0.5, C);
+	/* Destroyed before checking: with GPUs the arrays are then up to date. */
+	stargemm_matrix_destroy(A);
+	stargemm_matrix_destroy(B);
+	stargemm_matrix_destroy(C);
+	cblas_dgemm(CblasColMajor, ta == 'N' ? CblasNoTrans : CblasTrans, CblasNoTrans,
+		    (int)m, (int)n, (int)k, 1.5, ga + ai + aj * am, (int)am, gb + 37 + 55 * 200,
+		    200, 0.5, ref + 5 + 15 * 260, 260);
+	scale = (1.5 * sqrt((double)(m * k)) * sqrt((double)(k * n)) +
+		 0.5 * sqrt((double)(m * n))) * (double)k * 2.2e-16;
+	good = ret == 0 && array_matches(&c, ref, scale);
+	printf("rank %d: %dx%d %c%c submatrices at (%lld,%lld) (37,55) (5,15) %s: %s%s\n",
+	       stargemm_rank(), P, Q, ta, 'N', (long long)ai, (long long)aj,
+	       ooc ? "out of core" : "in core", good ? "PASS" : "FAIL ",
+	       good ? "" : ret ? stargemm_last_error() : "(values, outside values or padding)");
+	free(a.a);
+	free(b.a);
+	free(c.a);
+	free(ga);
+	free(gb);
+	free(ref);
+	return good;
+}
+
 /* The last rank passes an lld one below its local rows: every rank refuses, with the
  * last rank's message. */
 static int bad_lld(int P, int Q)
@@ -185,6 +319,9 @@ int main(int argc, char **argv)
 	good &= product_case(P, Q, 0, 'T');
 	good &= product_case(P, Q, 1, 'N');
 	good &= product_case(P, Q, 1, 'T');
+	good &= submatrix_case(P, Q, 'N', 0);
+	good &= submatrix_case(P, Q, 'T', 0);
+	good &= submatrix_case(P, Q, 'N', 1);
 	good &= bad_lld(P, Q);
 	fflush(stdout);
 	stargemm_finalize();

@@ -1,0 +1,20 @@
+#!/bin/sh
+# tests/scalapack.sh — an unmodified ScaLAPACK program with libstargemm-scalapack in
+# front (tests/test_scalapack.c): its p?gemm_ calls run on stargemm where the operands
+# allow, on ScaLAPACK otherwise, with ScaLAPACK's results, on 1, 2 (both grid shapes)
+# and 4 ranks. Skipped (77) where ScaLAPACK was not found at configure time.
+set -e
+prog="$BUILDDIR/tests/test_scalapack"
+[ -x "$prog" ] || { echo "SKIP: built without ScaLAPACK (libscalapack-mpich-dev)"; exit 77; }
+out="$BUILDDIR/tests/scalapack.out"
+for grid in "1 1 1" "2 2 1" "2 1 2" "4 2 2"; do
+	set -- $grid
+	STARGEMM_SCALAPACK=count "$SRCDIR/tests/mpirun.sh" "$1" "$prog" "$2" "$3" >"$out" 2>"$out.err" ||
+		{ cat "$out" "$out.err"; exit 1; }
+	cat "$out"
+	# 16 calls cut alike went to stargemm, the 4 that are not to ScaLAPACK.
+	grep -q "stargemm-scalapack: 16 calls by stargemm, 4 by ScaLAPACK (the operands are not cut alike" "$out.err" ||
+		{ cat "$out.err"; echo "unexpected routing"; exit 1; }
+	grep -q "thread level 3 (MPI_THREAD_MULTIPLE = 3)" "$out" ||
+		{ echo "MPI did not start at MPI_THREAD_MULTIPLE"; exit 1; }
+done

@@ -1,0 +1,238 @@
+/*
+ * tests/test_scalapack.c — a plain ScaLAPACK program (MPI_Init, BLACS grid, descinit_,
+ * p?gemm_) linked with libstargemm-scalapack before ScaLAPACK: its calls go to stargemm
+ * where the operands allow and to ScaLAPACK otherwise, and every result must equal
+ * ScaLAPACK's own (the routine looked up in the ScaLAPACK library itself, on copies of
+ * C), elementwise within the type's rounding, C's elements outside the submatrix
+ * untouched. Cases: the four types, ops N/T/C, submatrices starting inside blocks,
+ * first blocks off process (0, 0), a problem that is not cut alike (ScaLAPACK runs it),
+ * and bad arguments reported through the program's pxerbla_ with PBLAS's INFO (the
+ * argument's position, or 100 x the descriptor's position + the entry).
+ *
+ * Usage: test_scalapack P Q   (under mpiexec with P*Q processes)
+ */
+#include <complex.h>
+#include <dlfcn.h>
+#include <float.h>
+#include <math.h>
+#include <mpi.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "check.h"
+
+void Cblacs_get(int ctxt, int what, int *value);
+void Cblacs_gridinit(int *ctxt, const char *order, int nprow, int npcol);
+void Cblacs_gridinfo(int ctxt, int *nprow, int *npcol, int *myrow, int *mycol);
+void Cblacs_gridexit(int ctxt);
+int numroc_(const int *n, const int *nb, const int *iproc, const int *isrcproc,
+	    const int *nprocs);
+void descinit_(int *desc, const int *m, const int *n, const int *mb, const int *nb,
+	       const int *irsrc, const int *icsrc, const int *ictxt, const int *lld, int *info);
+
+typedef void pgemm_fn(const char *ta, const char *tb, const int *m, const int *n,
+		      const int *k, const void *alpha, const void *a, const int *ia,
+		      const int *ja, const int *desca, const void *b, const int *ib,
+		      const int *jb, const int *descb, const void *beta, void *c, const int *ic,
+		      const int *jc, const int *descc);
+pgemm_fn psgemm_, pdgemm_, pcgemm_, pzgemm_;
+
+/* What the program's pxerbla_ saw last (ScaLAPACK's testers define their own too). */
+static int last_info;
+static char last_name[8];
+
+void pxerbla_(const int *ictxt, const char *srname, const int *info, size_t len)
+{
+	(void)ictxt;
+	last_info = *info;
+	snprintf(last_name, sizeof(last_name), "%.*s", (int)(len < 7 ? len : 7), srname);
+}
+
+/* One distributed array and its descriptor. */
+struct array {
+	int m, n, mb, nb, rsrc, csrc, lld, lrows, lcols;
+	int desc[9];
+	void *a;
+};
+
+static int grid[4];   /* nprow, npcol, myrow, mycol */
+static int ctxt;
+
+static int array_init(struct array *x, stargemm_type t, int m, int n, int mb, int nb,
+		      int rsrc, int csrc, uint64_t seed)
+{
+	int info;
+
+	*x = (struct array){ .m = m, .n = n, .mb = mb, .nb = nb, .rsrc = rsrc % grid[0],
+			     .csrc = csrc % grid[1] };
+	x->lrows = numroc_(&x->m, &x->mb, &grid[2], &x->rsrc, &grid[0]);
+	x->lcols = numroc_(&x->n, &x->nb, &grid[3], &x->csrc, &grid[1]);
+	x->lld = x->lrows + 1;
+	descinit_(x->desc, &x->m, &x->n, &x->mb, &x->nb, &x->rsrc, &x->csrc, &ctxt, &x->lld,
+		  &info);
+	x->a = malloc((size_t)(x->lld * (x->lcols > 0 ? x->lcols : 1)) * stargemm_type_size(t));
+	if (info || !x->a)
+		return -1;
+	for (int j = 0; j < x->lcols; j++)
+		for (int i = 0; i < x->lld; i++)
+			sg_put(t, x->a, i + (int64_t)j * x->lld,
+			       stargemm_random_element(seed, i * 7919 + grid[2], j * 104729 +
+							grid[3]) +
+				       I * stargemm_random_element(~seed, i, j));
+	return 0;
+}
+
+/* ScaLAPACK's own routine, from its library. */
+static pgemm_fn *scalapack(const char *symbol)
+{
+	static void *lib;
+
+	if (!lib)
+		lib = dlopen("libscalapack-mpich.so", RTLD_NOW | RTLD_GLOBAL);
+	return lib ? (pgemm_fn *)dlsym(lib, symbol) : NULL;
+}
+
+static pgemm_fn *ours(stargemm_type t)
+{
+	return t == STARGEMM_S ? psgemm_ : t == STARGEMM_D ? pdgemm_ : t == STARGEMM_C ? pcgemm_
+										  : pzgemm_;
+}
+
+static const char *symbol(stargemm_type t)
+{
+	return t == STARGEMM_S ? "psgemm_" : t == STARGEMM_D ? "pdgemm_"
+				 : t == STARGEMM_C ? "pcgemm_" : "pzgemm_";
+}
+
+/* A product case: sub(C) = alpha op(sub(A)) op(sub(B)) + beta sub(C). */
+struct pcase {
+	char ta, tb;
+	int m, n, k;
+	int ia, ja, ib, jb, ic, jc;          /* 1-based */
+	int amb, anb, bmb, bnb, cmb, cnb;    /* blocks */
+	int asrc, bsrc, csrc;                /* first block on process (src, src) */
+};
+
+/* Largest difference between the two local arrays of C, relative to the scale. */
+static double compare(stargemm_type t, const struct array *c, const void *got,
+		      const void *want, double scale)
+{
+	double diff = 0.0;
+
+	for (int64_t e = 0; e < (int64_t)c->lld * c->lcols; e++)
+		diff = fmax(diff, cabs(sg_get(t, got, e) - sg_get(t, want, e)));
+	return diff / scale;
+}
+
+static int product_case(stargemm_type t, const struct pcase *pc)
+{
+	struct array a, b, c;
+	int am = pc->ta == 'N' ? pc->m : pc->k, an = pc->ta == 'N' ? pc->k : pc->m;
+	int bm = pc->tb == 'N' ? pc->k : pc->n, bn = pc->tb == 'N' ? pc->n : pc->k;
+	double alpha[2], beta[2], eps = t == STARGEMM_S || t == STARGEMM_C ? FLT_EPSILON
+									: DBL_EPSILON;
+	double r = INFINITY;
+	void *want = NULL;
+	pgemm_fn *ref = scalapack(symbol(t));
+	size_t bytes;
+	int good;
+
+	sg_put(t, alpha, 0, 1.25 - 0.5 * I);
+	sg_put(t, beta, 0, 0.5 + 0.25 * I);
+	if (!ref || array_init(&a, t, pc->ia - 1 + am + 3, pc->ja - 1 + an + 2, pc->amb, pc->anb,
+			       pc->asrc, pc->asrc, 1) ||
+	    array_init(&b, t, pc->ib - 1 + bm + 1, pc->jb - 1 + bn + 4, pc->bmb, pc->bnb,
+		       pc->bsrc, pc->bsrc, 2) ||
+	    array_init(&c, t, pc->ic - 1 + pc->m + 2, pc->jc - 1 + pc->n + 1, pc->cmb, pc->cnb,
+		       pc->csrc, pc->csrc, 3)) {
+		printf("rank %d: cannot set up the case%s FAIL\n", grid[2] * grid[1] + grid[3],
+		       ref ? "" : " (ScaLAPACK's routine not found)");
+		return 0;
+	}
+	bytes = (size_t)(c.lld * (c.lcols > 0 ? c.lcols : 1)) * stargemm_type_size(t);
+	want = malloc(bytes);
+	memcpy(want, c.a, bytes);
+	ref(&pc->ta, &pc->tb, &pc->m, &pc->n, &pc->k, alpha, a.a, &pc->ia, &pc->ja, a.desc, b.a,
+	    &pc->ib, &pc->jb, b.desc, beta, want, &pc->ic, &pc->jc, c.desc);
+	ours(t)(&pc->ta, &pc->tb, &pc->m, &pc->n, &pc->k, alpha, a.a, &pc->ia, &pc->ja, a.desc,
+		b.a, &pc->ib, &pc->jb, b.desc, beta, c.a, &pc->ic, &pc->jc, c.desc);
+	/* Elements are at most 0.71 in modulus: |alpha| k + |beta| bounds the sums. */
+	r = compare(t, &c, c.a, want, (2.0 * pc->k + 1.0) * pc->k * eps);
+	MPI_Allreduce(MPI_IN_PLACE, &r, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
+	good = r < 1.0;
+	if (grid[2] == 0 && grid[3] == 0)
+		printf("%c %c%c %d x %d x %d A(%d,%d) %dx%d src %d, B(%d,%d) %dx%d src %d, "
+		       "C(%d,%d) %dx%d src %d: difference to ScaLAPACK %.2e %s\n", (char)t,
+		       pc->ta, pc->tb, pc->m, pc->n, pc->k, pc->ia, pc->ja, pc->amb, pc->anb,
+		       pc->asrc, pc->ib, pc->jb, pc->bmb, pc->bnb, pc->bsrc, pc->ic, pc->jc,
+		       pc->cmb, pc->cnb, pc->csrc, r, good ? "PASS" : "FAIL");
+	free(a.a);
+	free(b.a);
+	free(c.a);
+	free(want);
+	return good;
+}
+
+/* A bad argument: the program's pxerbla_ gets PBLAS's INFO, C is untouched. */
+static int bad_case(const char *what, char ta, int lld_a, int mb_b, int ia, int expect)
+{
+	struct array a, b, c;
+	int m = 40, n = 30, k = 20, one = 1, good;
+	double alpha = 1.0, beta = 0.0;
+
+	if (array_init(&a, STARGEMM_D, m, k, 8, 8, 0, 0, 4) ||
+	    array_init(&b, STARGEMM_D, k, n, 8, 8, 0, 0, 5) ||
+	    array_init(&c, STARGEMM_D, m, n, 8, 8, 0, 0, 6))
+		return 0;
+	a.desc[8] = lld_a ? lld_a : a.desc[8];
+	b.desc[4] = mb_b ? mb_b : b.desc[4];
+	last_info = 0;
+	pdgemm_(&ta, "N", &m, &n, &k, &alpha, a.a, &ia, &one, a.desc, b.a, &one, &one, b.desc,
+		&beta, c.a, &one, &one, c.desc);
+	good = last_info == expect && !strcmp(last_name, "PDGEMM");
+	if (grid[2] == 0 && grid[3] == 0)
+		printf("bad argument, %-34s pxerbla_(\"%s\", %d) (expected %d) %s\n", what,
+		       last_name, last_info, expect, good ? "PASS" : "FAIL");
+	free(a.a);
+	free(b.a);
+	free(c.a);
+	return good;
+}
+
+int main(int argc, char **argv)
+{
+	const stargemm_type types[] = { STARGEMM_S, STARGEMM_D, STARGEMM_C, STARGEMM_Z };
+	/* Cut alike: stargemm runs them; the last one is not (ScaLAPACK runs it). */
+	const struct pcase cases[] = {
+		{ 'N', 'N', 97, 83, 71, 1, 1, 1, 1, 1, 1, 16, 16, 16, 16, 16, 16, 0, 0, 0 },
+		{ 'N', 'N', 97, 83, 71, 5, 11, 3, 8, 17, 15, 12, 8, 8, 7, 12, 7, 1, 0, 1 },
+		{ 'T', 'C', 64, 90, 77, 6, 2, 9, 6, 2, 9, 5, 8, 8, 5, 8, 8, 1, 1, 0 },
+		{ 'C', 'N', 50, 61, 45, 4, 7, 4, 1, 7, 7, 6, 6, 6, 6, 6, 6, 0, 1, 1 },
+		{ 'N', 'T', 60, 50, 40, 2, 3, 5, 7, 1, 1, 10, 10, 10, 10, 10, 10, 0, 0, 0 },
+	};
+	int provided, size, P, Q, good = 1;
+
+	MPI_Init(&argc, &argv);
+	MPI_Query_thread(&provided);
+	MPI_Comm_size(MPI_COMM_WORLD, &size);
+	P = argc > 2 ? atoi(argv[1]) : size;
+	Q = argc > 2 ? atoi(argv[2]) : 1;
+	Cblacs_get(-1, 0, &ctxt);
+	Cblacs_gridinit(&ctxt, "Row", P, Q);
+	Cblacs_gridinfo(ctxt, &grid[0], &grid[1], &grid[2], &grid[3]);
+	if (grid[2] == 0 && grid[3] == 0)
+		printf("%dx%d grid, MPI thread level %d (MPI_THREAD_MULTIPLE = %d)\n", P, Q,
+		       provided, MPI_THREAD_MULTIPLE);
+	for (size_t t = 0; t < sizeof(types) / sizeof(types[0]); t++)
+		for (size_t c = 0; c < sizeof(cases) / sizeof(cases[0]); c++)
+			good &= product_case(types[t], &cases[c]);
+	good &= bad_case("transa 'X'", 'X', 0, 0, 1, 1);
+	good &= bad_case("LLD of A below its local rows", 'N', 1, 0, 1, 10 * 100 + 9);
+	good &= bad_case("MB of B < 1", 'N', 0, -1, 1, 14 * 100 + 5);
+	good &= bad_case("IA beyond A", 'N', 0, 0, 3, 8);
+	Cblacs_gridexit(ctxt);
+	MPI_Allreduce(MPI_IN_PLACE, &good, 1, MPI_INT, MPI_LAND, MPI_COMM_WORLD);
+	MPI_Finalize();
+	return good ? 0 : 1;
+}
