@@ -100,6 +100,10 @@ struct stargemm_matrix {
 struct stargemm__block_axis {
 	int64_t n, b, first;
 	int src;
+	/* Elements of block 0 before the array's first one, not stored: an array whose
+	 * first block is smaller than the others (ScaLAPACK's IMB < MB) counts from a
+	 * block of the usual size, of which it lacks the first lead elements. */
+	int64_t lead;
 };
 /* That submatrix (rows x cols) of elements of @p type on a P x Q grid (process (p, q)
  * is rank p Q + q), whose local tiles are registered in place in the column-major

@@ -582,6 +582,8 @@ static int block_axis_tiling(const struct stargemm__block_axis *ax, int nproc, i
 	for (int64_t t = 0; t <= b0; t++)   /* whole blocks before, then the cut part */
 		if ((ax->src + t) % nproc == me)
 			*start += t < b0 ? ax->b : skip;
+	if (ax->src % nproc == me)          /* block 0's missing head is not stored */
+		*start -= ax->lead;
 	*count = ax->n > 0 ? (skip + ax->n + ax->b - 1) / ax->b : 0;
 	*sizes = malloc((size_t)(*count > 0 ? *count : 1) * sizeof(**sizes));
 	*proc = malloc((size_t)(*count > 0 ? *count : 1) * sizeof(**proc));
@@ -675,8 +677,8 @@ int stargemm_matrix_create_local_type(struct stargemm_matrix **out, stargemm_typ
 		return stargemm__error(-EINVAL, "%s: unknown element type %d (expected "
 				       "STARGEMM_S, _D, _C or _Z)", fn, (int)type);
 	return stargemm__matrix_create_in_place(out, (int)type, &(struct stargemm__block_axis){
-							m, mb, 0, 0 },
-						&(struct stargemm__block_axis){ n, nb, 0, 0 },
+							m, mb, 0, 0, 0 },
+						&(struct stargemm__block_axis){ n, nb, 0, 0, 0 },
 						P, Q, local, lld, fn);
 }
 
@@ -686,7 +688,7 @@ int stargemm_matrix_create_submatrix(struct stargemm_matrix **out, stargemm_type
 				     int64_t lld)
 {
 	static const char fn[] = "stargemm_matrix_create_submatrix";
-	struct stargemm__block_axis rows = { m, mb, ia, rsrc }, cols = { n, nb, ja, csrc };
+	struct stargemm__block_axis rows = { m, mb, ia, rsrc, 0 }, cols = { n, nb, ja, csrc, 0 };
 
 	stargemm__clear_error();
 	if (!out)

@@ -3,12 +3,13 @@
  * with their exact signatures, so that an unmodified ScaLAPACK program multiplies through
  * stargemm when this library is linked before ScaLAPACK or preloaded (LD_PRELOAD).
  *
- * A call is checked as PBLAS checks it (an error goes to the program's pxerbla_ with
- * PBLAS's INFO: the argument's position, or 100 x the descriptor's position + the
- * entry, 1-based), then runs on
+ * A call is checked as PBLAS checks it (an error goes to PB_Cabort, as in PBLAS, with
+ * PBLAS's INFO: minus the argument's position, or minus 100 x the descriptor's
+ * position + its entry; ScaLAPACK's PB_Cabort reports it and aborts, its testers'
+ * records it), then runs on
  * stargemm when it can: the three operands are used in place as submatrices of the
- * processes' local arrays (stargemm_matrix_create_submatrix(): IA/JA inside blocks,
- * RSRC/CSRC, LLD), multiplied by stargemm_gemm(), and the matrices dropped, which brings
+ * processes' local arrays (stargemm__matrix_create_in_place(): IA/JA inside blocks,
+ * RSRC/CSRC, LLD, both descriptor types, a first block IMB/INB no larger than MB/NB), multiplied by stargemm_gemm(), and the matrices dropped, which brings
  * C back. Otherwise the call goes to ScaLAPACK's own routine (the next definition of the
  * symbol, dlsym(RTLD_NEXT)), and the first such call of each reason is reported once on
  * rank 0's stderr. stargemm needs:
@@ -20,8 +21,9 @@
  *   - MPI started at MPI_THREAD_MULTIPLE, since StarPU-MPI's thread calls MPI while the
  *     program's BLACS calls do. With MPICH, this library asks for it when it is loaded
  *     (MPIR_CVAR_DEFAULT_THREAD_LEVEL, unless the environment sets it).
- * stargemm starts at the first call it runs (stargemm_init() on MPI_COMM_WORLD) and stops
- * in MPI_Finalize(), which this library wraps (the PMPI profiling interface).
+ * stargemm starts at the first call it runs (stargemm_init() on MPI_COMM_WORLD, each
+ * process with its share of the node's cores unless STARPU_NCPU is set) and stops in
+ * MPI_Finalize(), which this library wraps (the PMPI profiling interface).
  *
  * STARGEMM_SCALAPACK=off sends every call to ScaLAPACK; =count prints, at MPI_Finalize
  * on rank 0, how many calls went each way.
@@ -32,6 +34,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "internal.h"
 
@@ -40,7 +43,7 @@ void Cblacs_gridinfo(int ctxt, int *nprow, int *npcol, int *myrow, int *mycol);
 int Cblacs_pnum(int ctxt, int prow, int pcol);
 int numroc_(const int *n, const int *nb, const int *iproc, const int *isrcproc,
 	    const int *nprocs);
-void pxerbla_(const int *ictxt, const char *srname, const int *info, size_t len);
+void PB_Cabort(int ictxt, char *rout, int info);
 
 /* The signature shared by the four routines (scalars and arrays of their type). */
 typedef void pgemm_fn(const char *ta, const char *tb, const int *m, const int *n,
@@ -49,8 +52,49 @@ typedef void pgemm_fn(const char *ta, const char *tb, const int *m, const int *n
 		      const int *jb, const int *descb, const void *beta, void *c, const int *ic,
 		      const int *jc, const int *descc);
 
-/* ScaLAPACK's descriptor entries (0-based). */
-enum { DTYPE_, CTXT_, M_, N_, MB_, NB_, RSRC_, CSRC_, LLD_ };
+/* A descriptor, read from either of PBLAS's layouts: type 1 (9 entries: DTYPE, CTXT, M,
+ * N, MB, NB, RSRC, CSRC, LLD) or type 2 (11: IMB and INB, the first block's size, after
+ * N). Type 1 reads as IMB = MB, INB = NB. */
+enum field { F_DTYPE, F_CTXT, F_M, F_N, F_IMB, F_INB, F_MB, F_NB, F_RSRC, F_CSRC, F_LLD, NFIELDS };
+struct desc {
+	int v[NFIELDS];
+};
+
+/* The 1-based entry of @p f in a descriptor of type @p dtype, for PBLAS's INFO. */
+static int entry(int dtype, enum field f)
+{
+	static const int type1[NFIELDS] = { 1, 2, 3, 4, 5, 6, 5, 6, 7, 8, 9 };
+
+	return dtype == 2 ? (int)f + 1 : type1[f];
+}
+
+/* 0, or -1 for a DTYPE that is neither 1 nor 2. */
+static int read_desc(const int *d, struct desc *x)
+{
+	static const enum field type1[9] = { F_DTYPE, F_CTXT, F_M, F_N, F_MB, F_NB, F_RSRC,
+					     F_CSRC, F_LLD };
+
+	memset(x, 0, sizeof(*x));
+	x->v[F_DTYPE] = d[0];
+	if (d[0] == 2) {
+		for (int f = 0; f < NFIELDS; f++)
+			x->v[f] = d[f];
+		return 0;
+	}
+	if (d[0] != 1)
+		return -1;
+	for (int e = 0; e < 9; e++)
+		x->v[type1[e]] = d[e];
+	x->v[F_IMB] = x->v[F_MB];
+	x->v[F_INB] = x->v[F_NB];
+	return 0;
+}
+
+/* The context of a descriptor of either type (entry 2). */
+static int desc_ctxt(const int *d)
+{
+	return d[1];
+}
 
 /* One call, in ScaLAPACK's terms. */
 struct pgemm_call {
@@ -62,6 +106,7 @@ struct pgemm_call {
 	const void *a, *b;
 	void *c;
 	const int *ia, *ja, *desca, *ib, *jb, *descb, *ic, *jc, *descc;
+	struct desc da, db, dc;      /* the descriptors, read (once checked) */
 };
 
 /* Why a call went to ScaLAPACK. */
@@ -97,45 +142,66 @@ static int valid_trans(char t)
 	return t == 'N' || t == 'n' || is_trans(t);
 }
 
-/* PBLAS's check of a descriptor and of the submatrix (i, j) of rows x cols in it, for
- * the operand at argument position @p pos (its descriptor at pos + 3): 0, or INFO. */
-static int check_operand(int pos, int rows, int cols, int i, int j, const int *desc, int ctxt)
+/* The elements of an axis of @p n in blocks of @p b (the first of @p b0) that process
+ * @p p holds, the first block on process @p src of @p nproc (ScaLAPACK's NUMROC with
+ * a first block of its own size). */
+static int64_t local_count(int64_t n, int64_t b0, int64_t b, int p, int src, int nproc)
 {
-	int nprow, npcol, myrow, mycol, lrows;
+	int64_t count = 0, lo = 0;
 
+	for (int64_t t = 0; lo < n; t++) {
+		int64_t size = t == 0 ? b0 : b;
+
+		if (lo + size > n)
+			size = n - lo;
+		if ((src + t) % nproc == p)
+			count += size;
+		lo += size;
+	}
+	return count;
+}
+
+/* PBLAS's check of a descriptor and of the submatrix (i, j) of rows x cols in it, for
+ * the operand at argument position @p pos (i at pos + 1, j at pos + 2, the descriptor
+ * at pos + 3): 0, or INFO (negative). Fills @p x. */
+static int check_operand(int pos, int rows, int cols, int i, int j, const int *d, int ctxt,
+			 struct desc *x)
+{
+	int nprow, npcol, myrow, mycol, code = -(pos + 3) * 100;
+	int64_t lrows;
+
+	if (read_desc(d, x))
+		return code - 1;
 	Cblacs_gridinfo(ctxt, &nprow, &npcol, &myrow, &mycol);
-	if (desc[DTYPE_] != 1)
-		return -((pos + 3) * 100 + DTYPE_ + 1);
-	if (desc[CTXT_] != ctxt)
-		return -((pos + 3) * 100 + CTXT_ + 1);
-	if (desc[M_] < 0)
-		return -((pos + 3) * 100 + M_ + 1);
-	if (desc[N_] < 0)
-		return -((pos + 3) * 100 + N_ + 1);
-	if (desc[MB_] < 1)
-		return -((pos + 3) * 100 + MB_ + 1);
-	if (desc[NB_] < 1)
-		return -((pos + 3) * 100 + NB_ + 1);
-	if (desc[RSRC_] < 0 || desc[RSRC_] >= nprow)
-		return -((pos + 3) * 100 + RSRC_ + 1);
-	if (desc[CSRC_] < 0 || desc[CSRC_] >= npcol)
-		return -((pos + 3) * 100 + CSRC_ + 1);
-	lrows = numroc_(&desc[M_], &desc[MB_], &myrow, &desc[RSRC_], &nprow);
-	if (desc[LLD_] < (lrows > 1 ? lrows : 1))
-		return -((pos + 3) * 100 + LLD_ + 1);
+	if (x->v[F_CTXT] != ctxt)
+		return code - entry(d[0], F_CTXT);
+	for (enum field f = F_M; f <= F_N; f++)
+		if (x->v[f] < 0)
+			return code - entry(d[0], f);
+	for (enum field f = F_IMB; f <= F_NB; f++)
+		if (x->v[f] < 1)
+			return code - entry(d[0], f);
+	if (x->v[F_RSRC] < 0 || x->v[F_RSRC] >= nprow)
+		return code - entry(d[0], F_RSRC);
+	if (x->v[F_CSRC] < 0 || x->v[F_CSRC] >= npcol)
+		return code - entry(d[0], F_CSRC);
+	lrows = local_count(x->v[F_M], x->v[F_IMB], x->v[F_MB], myrow, x->v[F_RSRC], nprow);
+	if (x->v[F_LLD] < (lrows > 1 ? lrows : 1))
+		return code - entry(d[0], F_LLD);
 	if (i < 1)
 		return -(pos + 1);
 	if (j < 1)
 		return -(pos + 2);
-	if (rows > 0 && cols > 0 && (i + rows - 1 > desc[M_] || j + cols - 1 > desc[N_]))
-		return -(i + rows - 1 > desc[M_] ? pos + 1 : pos + 2);
+	if (rows > 0 && cols > 0 && (i + rows - 1 > x->v[F_M] || j + cols - 1 > x->v[F_N]))
+		return -(i + rows - 1 > x->v[F_M] ? pos + 1 : pos + 2);
 	return 0;
 }
 
-/* PBLAS's argument checks, in argument order: 0, or INFO for pxerbla_. */
-static int check_call(const struct pgemm_call *p)
+/* PBLAS's argument checks, in argument order: 0, or INFO for PB_Cabort (negative).
+ * Fills the call's descriptors. */
+static int check_call(struct pgemm_call *p)
 {
-	int ctxt = p->descc[CTXT_], info;
+	int ctxt = desc_ctxt(p->desca), info;
 	int am = is_trans(p->ta) ? p->k : p->m, an = is_trans(p->ta) ? p->m : p->k;
 	int bm = is_trans(p->tb) ? p->n : p->k, bn = is_trans(p->tb) ? p->k : p->n;
 
@@ -149,9 +215,9 @@ static int check_call(const struct pgemm_call *p)
 		return -4;
 	if (p->k < 0)
 		return -5;
-	if ((info = check_operand(7, am, an, *p->ia, *p->ja, p->desca, ctxt)) ||
-	    (info = check_operand(11, bm, bn, *p->ib, *p->jb, p->descb, ctxt)) ||
-	    (info = check_operand(16, p->m, p->n, *p->ic, *p->jc, p->descc, ctxt)))
+	if ((info = check_operand(7, am, an, *p->ia, *p->ja, p->desca, ctxt, &p->da)) ||
+	    (info = check_operand(11, bm, bn, *p->ib, *p->jb, p->descb, ctxt, &p->db)) ||
+	    (info = check_operand(16, p->m, p->n, *p->ic, *p->jc, p->descc, ctxt, &p->dc)))
 		return info;
 	return 0;
 }
@@ -173,26 +239,38 @@ static int world_grid(int ctxt, int *P, int *Q)
 	return 1;
 }
 
-/* The offset of submatrix index @p i (1-based) in its block of @p b, and the block
- * size: two axes are cut alike when both agree. */
-static int cut_alike(int i1, int b1, int i2, int b2)
+/* The elements from submatrix index @p i (1-based) to the end of its block, on an axis
+ * whose first block has @p b0 elements and the others @p b. */
+static int64_t to_boundary(int64_t i, int64_t b0, int64_t b)
 {
-	return b1 == b2 && (i1 - 1) % b1 == (i2 - 1) % b2;
+	return i - 1 < b0 ? b0 - (i - 1) : b - (i - 1 - b0) % b;
+}
+
+/* Two axes of submatrices are cut alike: the same blocks from the same place. */
+static int cut_alike(int i1, const struct desc *d1, int rows1, int i2, const struct desc *d2,
+		     int rows2)
+{
+	int64_t b1 = d1->v[rows1 ? F_MB : F_NB], b2 = d2->v[rows2 ? F_MB : F_NB];
+
+	return b1 == b2 && to_boundary(i1, d1->v[rows1 ? F_IMB : F_INB], b1) ==
+				   to_boundary(i2, d2->v[rows2 ? F_IMB : F_INB], b2);
 }
 
 /* Whether stargemm's tiles of the three submatrices join: op(A)'s columns as op(B)'s
- * rows, C's rows as op(A)'s, C's columns as op(B)'s (a single tile needs no more). */
+ * rows, C's rows as op(A)'s, C's columns as op(B)'s. And a first block no larger than
+ * the others (stargemm__block_axis counts it among them). */
 static int operands_cut_alike(const struct pgemm_call *p)
 {
 	int ta = is_trans(p->ta), tb = is_trans(p->tb);
-	/* op(A) rows: A's rows, or its columns when transposed; likewise the others. */
-	int ar_i = ta ? *p->ja : *p->ia, ar_b = ta ? p->desca[NB_] : p->desca[MB_];
-	int ac_i = ta ? *p->ia : *p->ja, ac_b = ta ? p->desca[MB_] : p->desca[NB_];
-	int br_i = tb ? *p->jb : *p->ib, br_b = tb ? p->descb[NB_] : p->descb[MB_];
-	int bc_i = tb ? *p->ib : *p->jb, bc_b = tb ? p->descb[MB_] : p->descb[NB_];
+	const struct desc *d[3] = { &p->da, &p->db, &p->dc };
 
-	return cut_alike(ac_i, ac_b, br_i, br_b) && cut_alike(ar_i, ar_b, *p->ic, p->descc[MB_]) &&
-	       cut_alike(bc_i, bc_b, *p->jc, p->descc[NB_]);
+	for (int x = 0; x < 3; x++)
+		if (d[x]->v[F_IMB] > d[x]->v[F_MB] || d[x]->v[F_INB] > d[x]->v[F_NB])
+			return 0;
+	/* op(A)'s rows are A's rows (index ia), or its columns (ja) when transposed. */
+	return cut_alike(ta ? *p->ia : *p->ja, &p->da, ta, tb ? *p->jb : *p->ib, &p->db, !tb) &&
+	       cut_alike(ta ? *p->ja : *p->ia, &p->da, !ta, *p->ic, &p->dc, 1) &&
+	       cut_alike(tb ? *p->ib : *p->jb, &p->db, tb, *p->jc, &p->dc, 0);
 }
 
 /* Where the call goes: -1 to stargemm, else the reason it goes to ScaLAPACK. */
@@ -205,7 +283,7 @@ static int route(const struct pgemm_call *p, int *P, int *Q)
 		return SWITCHED_OFF;
 	if (lib.failed)
 		return INIT;
-	if (!world_grid(p->descc[CTXT_], P, Q))
+	if (!world_grid(desc_ctxt(p->descc), P, Q))
 		return GRID;
 	if (!operands_cut_alike(p))
 		return CUT;
@@ -213,6 +291,28 @@ static int route(const struct pgemm_call *p, int *P, int *Q)
 	if (provided < MPI_THREAD_MULTIPLE)
 		return THREADS;
 	return -1;
+}
+
+/* The program's processes share the node's cores: unless STARPU_NCPU says otherwise,
+ * each takes its share of them (at least one), unbound when they are more processes
+ * than cores (StarPU would pin them all from core 0, and spinning workers of several
+ * processes on one core starve each other). */
+static int cpu_share(void)
+{
+	MPI_Comm node;
+	int local = 1;
+	long cores = sysconf(_SC_NPROCESSORS_ONLN);
+
+	if (getenv("STARPU_NCPU"))
+		return -1;
+	if (MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL,
+				&node) == MPI_SUCCESS) {
+		MPI_Comm_size(node, &local);
+		MPI_Comm_free(&node);
+	}
+	if (local > cores)
+		setenv("STARPU_WORKERS_NOBIND", "1", 0);
+	return cores / local > 1 ? (int)(cores / local) : 1;
 }
 
 /* stargemm on the program's MPI, started once. */
@@ -225,6 +325,7 @@ static int start(void)
 	stargemm_config_init(&cfg);
 	cfg.comm = MPI_COMM_WORLD;
 	cfg.count_transfers = 0;
+	cfg.ncpus = cpu_share();
 	if (stargemm_init(&cfg, NULL, NULL)) {
 		fprintf(stderr, "stargemm-scalapack: rank %d: %s; ScaLAPACK runs every call\n",
 			stargemm_rank(), stargemm_last_error());
@@ -235,13 +336,17 @@ static int start(void)
 	return 0;
 }
 
-/* One operand as a submatrix in place. */
+/* One operand as a submatrix in place (a first block smaller than the others: as
+ * many elements before the array's start in a block of the usual size). */
 static int operand(struct stargemm_matrix **X, stargemm_type type, int rows, int cols,
-		   int i, int j, const int *desc, int P, int Q, const void *local)
+		   int i, int j, const struct desc *d, int P, int Q, const void *local)
 {
-	return stargemm_matrix_create_submatrix(X, type, rows, cols, i - 1, j - 1, desc[MB_],
-						desc[NB_], desc[RSRC_], desc[CSRC_], P, Q,
-						(void *)local, desc[LLD_]);
+	int64_t lead_r = d->v[F_MB] - d->v[F_IMB], lead_c = d->v[F_NB] - d->v[F_INB];
+	struct stargemm__block_axis r = { rows, d->v[F_MB], i - 1 + lead_r, d->v[F_RSRC], lead_r };
+	struct stargemm__block_axis c = { cols, d->v[F_NB], j - 1 + lead_c, d->v[F_CSRC], lead_c };
+
+	return stargemm__matrix_create_in_place(X, type, &r, &c, P, Q, (void *)local,
+						d->v[F_LLD], "stargemm-scalapack");
 }
 
 static int by_stargemm(const struct pgemm_call *p, int P, int Q)
@@ -249,11 +354,11 @@ static int by_stargemm(const struct pgemm_call *p, int P, int Q)
 	struct stargemm_matrix *A = NULL, *B = NULL, *C = NULL;
 	int ta = is_trans(p->ta), tb = is_trans(p->tb), ret;
 
-	ret = operand(&A, p->type, ta ? p->k : p->m, ta ? p->m : p->k, *p->ia, *p->ja,
-		      p->desca, P, Q, p->a);
+	ret = operand(&A, p->type, ta ? p->k : p->m, ta ? p->m : p->k, *p->ia, *p->ja, &p->da,
+		      P, Q, p->a);
 	ret = ret ? ret : operand(&B, p->type, tb ? p->n : p->k, tb ? p->k : p->n, *p->ib,
-				  *p->jb, p->descb, P, Q, p->b);
-	ret = ret ? ret : operand(&C, p->type, p->m, p->n, *p->ic, *p->jc, p->descc, P, Q, p->c);
+				  *p->jb, &p->db, P, Q, p->b);
+	ret = ret ? ret : operand(&C, p->type, p->m, p->n, *p->ic, *p->jc, &p->dc, P, Q, p->c);
 	ret = ret ? ret : stargemm_gemm(p->ta, p->tb, p->alpha, A, B, p->beta, C);
 	/* Dropping the matrices brings C's tiles back to the arrays (with GPUs). */
 	stargemm_matrix_destroy(A);
@@ -284,18 +389,18 @@ static pgemm_fn *scalapack_routine(const char *symbol)
 }
 
 /* One call: checked, then run by stargemm or by ScaLAPACK's @p symbol. */
-static void pgemm(const struct pgemm_call *p, const char *symbol)
+static void pgemm(struct pgemm_call *p, const char *symbol)
 {
-	int ctxt = p->descc[CTXT_], nprow, npcol, myrow, mycol, P, Q, info, why;
+	int ctxt = desc_ctxt(p->desca), nprow, npcol, myrow, mycol, P, Q, info, why;
 	const struct stargemm__element *e = stargemm__element(p->type);
 	pgemm_fn *next;
 
+	/* As PBLAS: A's context first (a process outside it sees nprow = -1 too), then the
+	 * arguments in order. */
 	Cblacs_gridinfo(ctxt, &nprow, &npcol, &myrow, &mycol);
-	if (myrow < 0 || mycol < 0)   /* not in the grid: nothing to do, as PBLAS */
-		return;
-	if ((info = check_call(p))) {
-		info = -info;
-		pxerbla_(&ctxt, p->name, &info, strlen(p->name));
+	info = nprow == -1 ? -(10 * 100 + entry(p->desca[0], F_CTXT)) : check_call(p);
+	if (info) {   /* ScaLAPACK's report (and, there, its abort) */
+		PB_Cabort(ctxt, (char *)p->name, info);
 		return;
 	}
 	if (p->m == 0 || p->n == 0 ||
@@ -341,7 +446,8 @@ void psgemm_(const char *ta, const char *tb, const int *m, const int *n, const i
 	     void *c, const int *ic, const int *jc, const int *descc)
 {
 	struct pgemm_call p = { "PSGEMM", STARGEMM_S, *ta, *tb, *m, *n, *k, alpha, beta, a, b,
-				c, ia, ja, desca, ib, jb, descb, ic, jc, descc };
+				c, ia, ja, desca, ib, jb, descb, ic, jc, descc,
+				{ { 0 } }, { { 0 } }, { { 0 } } };
 
 	pgemm(&p, "psgemm_");
 }
@@ -352,7 +458,8 @@ void pdgemm_(const char *ta, const char *tb, const int *m, const int *n, const i
 	     void *c, const int *ic, const int *jc, const int *descc)
 {
 	struct pgemm_call p = { "PDGEMM", STARGEMM_D, *ta, *tb, *m, *n, *k, alpha, beta, a, b,
-				c, ia, ja, desca, ib, jb, descb, ic, jc, descc };
+				c, ia, ja, desca, ib, jb, descb, ic, jc, descc,
+				{ { 0 } }, { { 0 } }, { { 0 } } };
 
 	pgemm(&p, "pdgemm_");
 }
@@ -363,7 +470,8 @@ void pcgemm_(const char *ta, const char *tb, const int *m, const int *n, const i
 	     void *c, const int *ic, const int *jc, const int *descc)
 {
 	struct pgemm_call p = { "PCGEMM", STARGEMM_C, *ta, *tb, *m, *n, *k, alpha, beta, a, b,
-				c, ia, ja, desca, ib, jb, descb, ic, jc, descc };
+				c, ia, ja, desca, ib, jb, descb, ic, jc, descc,
+				{ { 0 } }, { { 0 } }, { { 0 } } };
 
 	pgemm(&p, "pcgemm_");
 }
@@ -374,7 +482,8 @@ void pzgemm_(const char *ta, const char *tb, const int *m, const int *n, const i
 	     void *c, const int *ic, const int *jc, const int *descc)
 {
 	struct pgemm_call p = { "PZGEMM", STARGEMM_Z, *ta, *tb, *m, *n, *k, alpha, beta, a, b,
-				c, ia, ja, desca, ib, jb, descb, ic, jc, descc };
+				c, ia, ja, desca, ib, jb, descb, ic, jc, descc,
+				{ { 0 } }, { { 0 } }, { { 0 } } };
 
 	pgemm(&p, "pzgemm_");
 }

@@ -6,8 +6,8 @@
  * C), elementwise within the type's rounding, C's elements outside the submatrix
  * untouched. Cases: the four types, ops N/T/C, submatrices starting inside blocks,
  * first blocks off process (0, 0), a problem that is not cut alike (ScaLAPACK runs it),
- * and bad arguments reported through the program's pxerbla_ with PBLAS's INFO (the
- * argument's position, or 100 x the descriptor's position + the entry).
+ * and bad arguments reported through PB_Cabort with PBLAS's INFO (minus the argument's
+ * position, or minus 100 x the descriptor's position + the entry).
  *
  * Usage: test_scalapack P Q   (under mpiexec with P*Q processes)
  */
@@ -38,15 +38,16 @@ typedef void pgemm_fn(const char *ta, const char *tb, const int *m, const int *n
 		      const int *jc, const int *descc);
 pgemm_fn psgemm_, pdgemm_, pcgemm_, pzgemm_;
 
-/* What the program's pxerbla_ saw last (ScaLAPACK's testers define their own too). */
+/* What the program's PB_Cabort saw last: PBLAS reports a bad argument there (ScaLAPACK's
+ * own prints it and aborts; the PBLAS testers define theirs, as this program does). */
 static int last_info;
 static char last_name[8];
 
-void pxerbla_(const int *ictxt, const char *srname, const int *info, size_t len)
+void PB_Cabort(int ictxt, char *rout, int info)
 {
 	(void)ictxt;
-	last_info = *info;
-	snprintf(last_name, sizeof(last_name), "%.*s", (int)(len < 7 ? len : 7), srname);
+	last_info = info;
+	snprintf(last_name, sizeof(last_name), "%s", rout);
 }
 
 /* One distributed array and its descriptor. */
@@ -192,7 +193,7 @@ static int bad_case(const char *what, char ta, int lld_a, int mb_b, int ia, int 
 		&beta, c.a, &one, &one, c.desc);
 	good = last_info == expect && !strcmp(last_name, "PDGEMM");
 	if (grid[2] == 0 && grid[3] == 0)
-		printf("bad argument, %-34s pxerbla_(\"%s\", %d) (expected %d) %s\n", what,
+		printf("bad argument, %-34s PB_Cabort(\"%s\", %d) (expected %d) %s\n", what,
 		       last_name, last_info, expect, good ? "PASS" : "FAIL");
 	free(a.a);
 	free(b.a);
@@ -227,10 +228,10 @@ int main(int argc, char **argv)
 	for (size_t t = 0; t < sizeof(types) / sizeof(types[0]); t++)
 		for (size_t c = 0; c < sizeof(cases) / sizeof(cases[0]); c++)
 			good &= product_case(types[t], &cases[c]);
-	good &= bad_case("transa 'X'", 'X', 0, 0, 1, 1);
-	good &= bad_case("LLD of A below its local rows", 'N', 1, 0, 1, 10 * 100 + 9);
-	good &= bad_case("MB of B < 1", 'N', 0, -1, 1, 14 * 100 + 5);
-	good &= bad_case("IA beyond A", 'N', 0, 0, 3, 8);
+	good &= bad_case("transa 'X'", 'X', 0, 0, 1, -1);
+	good &= bad_case("LLD of A below its local rows", 'N', 1, 0, 1, -(10 * 100 + 9));
+	good &= bad_case("MB of B < 1", 'N', 0, -1, 1, -(14 * 100 + 5));
+	good &= bad_case("IA beyond A", 'N', 0, 0, 3, -8);
 	Cblacs_gridexit(ctxt);
 	MPI_Allreduce(MPI_IN_PLACE, &good, 1, MPI_INT, MPI_LAND, MPI_COMM_WORLD);
 	MPI_Finalize();
