@@ -45,6 +45,9 @@ packages=(build-essential pkg-config autoconf automake libtool libtool-bin dpkg-
 [ "$flavour" = native ] && packages+=(libxsmm-dev)
 # gnuplot for bench/plot.sh's figures of the benchmarks' CSV (tests/plot.sh).
 [ "$flavour" = native ] && packages+=(gnuplot-nox)
+# ScaLAPACK's PBLAS testers, built with MPICH, run with libstargemm-scalapack in front
+# (tests/pblas.sh).
+[ "$flavour" = native ] && packages+=(scalapack-mpi-test)
 
 install_packages() {
 	local missing=()

@@ -1,0 +1,58 @@
+#!/bin/sh
+# tests/pblas.sh — ScaLAPACK's own level-3 PBLAS testers (Debian's scalapack-mpi-test,
+# built with MPICH: {s,d,c,z}pb3tst) with libstargemm-scalapack preloaded, on 1, 2 and
+# 4 ranks: every GEMM case and every error exit must pass. Each run's grids are those
+# of its process count and smaller ones (the latter go to ScaLAPACK: a grid of a
+# subset of the processes). The testers' other routines (SYMM, SYRK, TRMM, ...) stay
+# ScaLAPACK's: the runs test GEMM only, but the double one on 4 ranks, which tests
+# them all (they must pass too). Skipped (77) without the testers or ScaLAPACK.
+set -e
+testers=/usr/lib/x86_64-linux-gnu/scalapack/mpich-tests/PBLAS
+data=/usr/share/scalapack/PBLAS
+lib="$BUILDDIR/.libs/libstargemm-scalapack.so"
+[ -x "$testers/dpb3tst" ] && [ -r "$data/PDBLAS3TST.dat" ] ||
+	{ echo "SKIP: no PBLAS testers (Debian's scalapack-mpi-test)"; exit 77; }
+[ -r "$lib" ] || { echo "SKIP: built without ScaLAPACK (no libstargemm-scalapack)"; exit 77; }
+dir="$BUILDDIR/tests/pblas.d"
+rm -rf "$dir" && mkdir -p "$dir"
+cd "$dir"
+# The grids of NP processes: "P values|Q values" (the first ones span every process).
+grids() {
+	case $1 in
+	1) echo "1 1|1 1" ;;
+	2) echo "1 2 1|2 1 1" ;;
+	4) echo "2 1 4 1|2 4 1 2" ;;
+	esac
+}
+for np in 1 2 4; do
+	g=$(grids $np) ps=${g%|*} qs=${g#*|}
+	n=$(echo "$ps" | wc -w)
+	for t in s d c z; do
+		T=$(echo "$t" | tr sdcz SDCZ)
+		# Only the GEMM cases, but for the double run on 4 ranks: all its routines.
+		others='/^P.GEMM /!s/^\(P[SDCZ][A-Z0-9]*[[:space:]]*\)T/\1F/'
+		[ "$t$np" = d4 ] && others="s/^//"
+		sed -e "s/^[0-9]*\([[:space:]]*number of process grids\)/$n\1/" \
+			-e "s/^.*values of P\$/$ps\t\tvalues of P/" \
+			-e "s/^.*values of Q\$/$qs\t\tvalues of Q/" -e "$others" \
+			"$data/P${T}BLAS3TST.dat" >"P${T}BLAS3TST.dat"
+		out="$dir/${t}_$np.out"
+		LD_LIBRARY_PATH="$BUILDDIR/.libs${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}" \
+		OPENBLAS_NUM_THREADS=1 STARPU_SILENT=1 STARGEMM_SCALAPACK=count \
+			timeout "${TEST_TIMEOUT:-600}" "$MPIEXEC" -n "$np" \
+			env LD_PRELOAD="$lib" "$testers/${t}pb3tst" >"$out" 2>"$out.err" ||
+			{ tail -n 20 "$out" "$out.err"; echo "${t}pb3tst on $np ranks failed"; exit 1; }
+		line=$(grep "^  |  P${T}GEMM " "$out") ||
+			{ tail -n 20 "$out"; echo "${t}pb3tst on $np ranks: no GEMM summary"; exit 1; }
+		calls=$(grep "calls by stargemm" "$out.err" || true)
+		echo "$np ranks, grids P=($ps) Q=($qs): $line; ${calls#stargemm-scalapack: }"
+		# TOTAL PASSED FAILED SKIPPED: all passed.
+		echo "$line" | awk '{ exit !($3 > 0 && $3 == $4 && $5 == 0 && $6 == 0) }' ||
+			{ echo "GEMM cases failed"; exit 1; }
+		! grep "ERROR" "$out" || { echo "an error exit differs from PBLAS's"; exit 1; }
+		grep "^  |  P" "$out" | awk '$5 != 0 { bad = 1 } END { exit bad }' ||
+			{ grep "^  |  P" "$out"; echo "another routine failed"; exit 1; }
+		echo "$calls" | grep -q "stargemm-scalapack: [1-9][0-9]* calls by stargemm" ||
+			{ echo "no call ran on stargemm"; exit 1; }
+	done
+done
