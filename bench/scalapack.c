@@ -9,24 +9,9 @@
 #include <stdlib.h>
 
 #include "../tests/check.h"
+#include "../src/scalapack.h"
 #include "bench.h"
 #include "stargemm.h"
-
-void Cblacs_get(int context, int what, int *value);
-void Cblacs_gridinit(int *context, const char *order, int nprow, int npcol);
-void Cblacs_gridinfo(int context, int *nprow, int *npcol, int *myrow, int *mycol);
-void Cblacs_gridexit(int context);
-int numroc_(const int *n, const int *nb, const int *iproc, const int *isrcproc,
-	    const int *nprocs);
-void descinit_(int *desc, const int *m, const int *n, const int *mb, const int *nb,
-	       const int *irsrc, const int *icsrc, const int *ictxt, const int *lld, int *info);
-/* ScaLAPACK's p?gemm_; the scalars and arrays are of the routine's type. */
-typedef void pgemm_fn(const char *ta, const char *tb, const int *m, const int *n,
-		      const int *k, const void *alpha, const void *a, const int *ia,
-		      const int *ja, const int *desca, const void *b, const int *ib,
-		      const int *jb, const int *descb, const void *beta, void *c, const int *ic,
-		      const int *jc, const int *descc);
-pgemm_fn psgemm_, pdgemm_, pcgemm_, pzgemm_;
 
 static pgemm_fn *pgemm_of(stargemm_type t)
 {

@@ -37,20 +37,7 @@
 #include <unistd.h>
 
 #include "internal.h"
-
-/* BLACS and ScaLAPACK, from the program's ScaLAPACK library. */
-void Cblacs_gridinfo(int ctxt, int *nprow, int *npcol, int *myrow, int *mycol);
-int Cblacs_pnum(int ctxt, int prow, int pcol);
-int numroc_(const int *n, const int *nb, const int *iproc, const int *isrcproc,
-	    const int *nprocs);
-void PB_Cabort(int ictxt, char *rout, int info);
-
-/* The signature shared by the four routines (scalars and arrays of their type). */
-typedef void pgemm_fn(const char *ta, const char *tb, const int *m, const int *n,
-		      const int *k, const void *alpha, const void *a, const int *ia,
-		      const int *ja, const int *desca, const void *b, const int *ib,
-		      const int *jb, const int *descb, const void *beta, void *c, const int *ic,
-		      const int *jc, const int *descc);
+#include "scalapack.h"
 
 /* A descriptor, read from either of PBLAS's layouts: type 1 (9 entries: DTYPE, CTXT, M,
  * N, MB, NB, RSRC, CSRC, LLD) or type 2 (11: IMB and INB, the first block's size, after

@@ -21,55 +21,7 @@
 
 #include "check.h"
 
-#define PAD 3
 #define SENTINEL 5e55
-
-/* One distributed operand: its global size, blocks, and this rank's local array. */
-struct local_matrix {
-	int64_t m, n, mb, nb, lrows, lcols, lld;
-	int p, q, P, Q;
-	double *a;
-};
-
-/* The extent of process @p p's blocks of @p b along an axis of @p n (ScaLAPACK's
- * numroc with the first block on process 0). */
-static int64_t numroc(int64_t n, int64_t b, int p, int nproc)
-{
-	int64_t extent = 0;
-
-	for (int64_t t = 0; t * b < n; t++)
-		if (t % nproc == p)
-			extent += (t + 1) * b <= n ? b : n - t * b;
-	return extent;
-}
-
-/* Global index of local index @p l of process @p p (blocks of @p b over @p nproc). */
-static int64_t global_of(int64_t l, int64_t b, int p, int nproc)
-{
-	return (l / b * nproc + p) * b + l % b;
-}
-
-static int local_init(struct local_matrix *x, int64_t m, int64_t n, int64_t mb, int64_t nb,
-		      int P, int Q, uint64_t seed)
-{
-	int me = stargemm_rank();
-
-	*x = (struct local_matrix){ m, n, mb, nb, 0, 0, 0, me / Q, me % Q, P, Q, NULL };
-	x->lrows = numroc(m, mb, x->p, P);
-	x->lcols = numroc(n, nb, x->q, Q);
-	x->lld = x->lrows + PAD;
-	x->a = malloc((size_t)(x->lld * (x->lcols > 0 ? x->lcols : 1)) * sizeof(double));
-	if (!x->a)
-		return -ENOMEM;
-	for (int64_t j = 0; j < x->lcols; j++)
-		for (int64_t i = 0; i < x->lld; i++)
-			x->a[i + j * x->lld] =
-				i < x->lrows ? stargemm_random_element(
-						       seed, global_of(i, mb, x->p, P),
-						       global_of(j, nb, x->q, Q))
-					     : SENTINEL;
-	return 0;
-}
 
 /* The whole matrix of values (what every rank knows from the seed). */
 static double *global_array(int64_t m, int64_t n, uint64_t seed)
@@ -81,80 +33,6 @@ static double *global_array(int64_t m, int64_t n, uint64_t seed)
 			g[i + j * m] = stargemm_random_element(seed, i, j);
 	return g;
 }
-
-/* Whether this rank's local part of C equals @p ref (m x n, ld m) within the bound of
- * sg_gemm_residual (relative to @p scale), padding untouched. */
-static int local_matches(const struct local_matrix *c, const double *ref, double scale)
-{
-	double diff = 0.0;
-
-	for (int64_t j = 0; j < c->lcols; j++)
-		for (int64_t i = 0; i < c->lld; i++) {
-			double v = c->a[i + j * c->lld];
-
-			if (i >= c->lrows) {
-				if (v != SENTINEL)
-					return 0;
-				continue;
-			}
-			v -= ref[global_of(i, c->mb, c->p, c->P) +
-				 global_of(j, c->nb, c->q, c->Q) * c->m];
-			diff += v * v;
-		}
-	return sqrt(diff) / scale < SG_RESIDUAL_BOUND;
-}
-
-static int product_case(int P, int Q, int ooc, char ta)
-{
-	const int64_t m = 301, n = 257, k = 199, b = 64;
-	struct local_matrix la, lb, lc;
-	struct stargemm_matrix *A = NULL, *B = NULL, *C = NULL;
-	struct stargemm_ooc_options opt;
-	int64_t ar = ta == 'N' ? m : k, ac = ta == 'N' ? k : m;
-	double *ga = global_array(ar, ac, 1), *gb = global_array(k, n, 2);
-	double *ref = global_array(m, n, 3), *gathered = NULL, scale;
-	int ret, good;
-
-	ret = local_init(&la, ar, ac, b, b, P, Q, 1);
-	ret = ret ? ret : local_init(&lb, k, n, b, b, P, Q, 2);
-	ret = ret ? ret : local_init(&lc, m, n, b, b, P, Q, 3);
-	ret = ret ? ret : stargemm_matrix_create_local(&A, ar, ac, b, b, P, Q, la.a, la.lld);
-	ret = ret ? ret : stargemm_matrix_create_local(&B, k, n, b, b, P, Q, lb.a, lb.lld);
-	ret = ret ? ret : stargemm_matrix_create_local(&C, m, n, b, b, P, Q, lc.a, lc.lld);
-	stargemm_ooc_options_init(&opt);
-	opt.b = opt.c = 2;
-	opt.d = 1;
-	if (!ret)
-		ret = ooc ? stargemm_pdgemm_ooc(ta, 'N', 1.5, A, B, 0.5, C, &opt, NULL)
-			  : stargemm_pdgemm(ta, 'N', 1.5, A, B, 0.5, C);
-	if (!ret && stargemm_rank() == 0)
-		gathered = malloc((size_t)(m * n) * sizeof(*gathered));
-	if (!ret)
-		ret = stargemm_matrix_gather(C, gathered, m, 0);
-	cblas_dgemm(CblasColMajor, ta == 'N' ? CblasNoTrans : CblasTrans, CblasNoTrans,
-		    (int)m, (int)n, (int)k, 1.5, ga, (int)ar, gb, (int)k, 0.5, ref, (int)m);
-	scale = (1.5 * sqrt((double)(ar * ac)) * sqrt((double)(k * n)) +
-		 0.5 * sqrt((double)(m * n))) * (double)k * 2.2e-16;
-	good = ret == 0 && local_matches(&lc, ref, scale);
-	for (int64_t e = 0; good && gathered && e < m * n; e++)
-		good = fabs(gathered[e] - ref[e]) < 1e-10 * (1.0 + fabs(ref[e]));
-	printf("rank %d: %dx%d %c%c %s: %s%s\n", stargemm_rank(), P, Q, ta, 'N',
-	       ooc ? "out of core" : "in core", good ? "PASS" : "FAIL ",
-	       good ? "" : ret ? stargemm_last_error() : "(values or padding)");
-	stargemm_matrix_destroy(A);
-	stargemm_matrix_destroy(B);
-	stargemm_matrix_destroy(C);
-	free(la.a);
-	free(lb.a);
-	free(lc.a);
-	free(ga);
-	free(gb);
-	free(ref);
-	free(gathered);
-	return good;
-}
-
-/* ---- submatrices (ScaLAPACK's IA, JA, RSRC, CSRC) -------------------------------- */
 
 /* A whole block-cyclic array on the grid, its first block on process (rsrc, csrc). */
 struct block_array {
@@ -210,8 +88,9 @@ static int submatrix(struct stargemm_matrix **X, const struct block_array *x, in
 						x->lld);
 }
 
-/* Whether C's local array holds @p ref (the whole m x n array, ld m) everywhere: the
- * submatrix's new values and, outside it, the old ones; padding untouched. */
+/* Whether C's local array holds @p ref (the whole m x n array, ld m) within the bound
+ * of sg_gemm_residual (relative to @p scale) everywhere: a product's new values and,
+ * outside a submatrix, the old ones; padding rows untouched. */
 static int array_matches(const struct block_array *c, const double *ref, double scale)
 {
 	double diff = 0.0;
@@ -230,6 +109,56 @@ static int array_matches(const struct block_array *c, const double *ref, double 
 			diff += v * v;
 		}
 	return sqrt(diff) / scale < SG_RESIDUAL_BOUND;
+}
+
+static int product_case(int P, int Q, int ooc, char ta)
+{
+	const int64_t m = 301, n = 257, k = 199, b = 64;
+	struct block_array la, lb, lc;
+	struct stargemm_matrix *A = NULL, *B = NULL, *C = NULL;
+	struct stargemm_ooc_options opt;
+	int64_t ar = ta == 'N' ? m : k, ac = ta == 'N' ? k : m;
+	double *ga = global_array(ar, ac, 1), *gb = global_array(k, n, 2);
+	double *ref = global_array(m, n, 3), *gathered = NULL, scale;
+	int ret, good;
+
+	ret = block_array_init(&la, ar, ac, b, b, 0, 0, P, Q, 1);
+	ret = ret ? ret : block_array_init(&lb, k, n, b, b, 0, 0, P, Q, 2);
+	ret = ret ? ret : block_array_init(&lc, m, n, b, b, 0, 0, P, Q, 3);
+	ret = ret ? ret : stargemm_matrix_create_local(&A, ar, ac, b, b, P, Q, la.a, la.lld);
+	ret = ret ? ret : stargemm_matrix_create_local(&B, k, n, b, b, P, Q, lb.a, lb.lld);
+	ret = ret ? ret : stargemm_matrix_create_local(&C, m, n, b, b, P, Q, lc.a, lc.lld);
+	stargemm_ooc_options_init(&opt);
+	opt.b = opt.c = 2;
+	opt.d = 1;
+	if (!ret)
+		ret = ooc ? stargemm_pdgemm_ooc(ta, 'N', 1.5, A, B, 0.5, C, &opt, NULL)
+			  : stargemm_pdgemm(ta, 'N', 1.5, A, B, 0.5, C);
+	if (!ret && stargemm_rank() == 0)
+		gathered = malloc((size_t)(m * n) * sizeof(*gathered));
+	if (!ret)
+		ret = stargemm_matrix_gather(C, gathered, m, 0);
+	cblas_dgemm(CblasColMajor, ta == 'N' ? CblasNoTrans : CblasTrans, CblasNoTrans,
+		    (int)m, (int)n, (int)k, 1.5, ga, (int)ar, gb, (int)k, 0.5, ref, (int)m);
+	scale = (1.5 * sqrt((double)(ar * ac)) * sqrt((double)(k * n)) +
+		 0.5 * sqrt((double)(m * n))) * (double)k * 2.2e-16;
+	good = ret == 0 && array_matches(&lc, ref, scale);
+	for (int64_t e = 0; good && gathered && e < m * n; e++)
+		good = fabs(gathered[e] - ref[e]) < 1e-10 * (1.0 + fabs(ref[e]));
+	printf("rank %d: %dx%d %c%c %s: %s%s\n", stargemm_rank(), P, Q, ta, 'N',
+	       ooc ? "out of core" : "in core", good ? "PASS" : "FAIL ",
+	       good ? "" : ret ? stargemm_last_error() : "(values or padding)");
+	stargemm_matrix_destroy(A);
+	stargemm_matrix_destroy(B);
+	stargemm_matrix_destroy(C);
+	free(la.a);
+	free(lb.a);
+	free(lc.a);
+	free(ga);
+	free(gb);
+	free(ref);
+	free(gathered);
+	return good;
 }
 
 /* sub(C) = 1.5 op(sub(A)) sub(B) + 0.5 sub(C) on submatrices that start inside blocks,
@@ -289,11 +218,11 @@ static int submatrix_case(int P, int Q, char ta, int ooc)
  * last rank's message. */
 static int bad_lld(int P, int Q)
 {
-	struct local_matrix x;
+	struct block_array x;
 	struct stargemm_matrix *X = NULL;
 	int last = stargemm_nranks() - 1, ret, good;
 
-	if (local_init(&x, 130, 70, 32, 32, P, Q, 4))
+	if (block_array_init(&x, 130, 70, 32, 32, 0, 0, P, Q, 4))
 		return 0;
 	ret = stargemm_matrix_create_local(&X, 130, 70, 32, 32, P, Q, x.a,
 					   stargemm_rank() == last ? x.lrows - 1 : x.lld);

@@ -20,23 +20,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../src/scalapack.h"
 #include "check.h"
-
-void Cblacs_get(int ctxt, int what, int *value);
-void Cblacs_gridinit(int *ctxt, const char *order, int nprow, int npcol);
-void Cblacs_gridinfo(int ctxt, int *nprow, int *npcol, int *myrow, int *mycol);
-void Cblacs_gridexit(int ctxt);
-int numroc_(const int *n, const int *nb, const int *iproc, const int *isrcproc,
-	    const int *nprocs);
-void descinit_(int *desc, const int *m, const int *n, const int *mb, const int *nb,
-	       const int *irsrc, const int *icsrc, const int *ictxt, const int *lld, int *info);
-
-typedef void pgemm_fn(const char *ta, const char *tb, const int *m, const int *n,
-		      const int *k, const void *alpha, const void *a, const int *ia,
-		      const int *ja, const int *desca, const void *b, const int *ib,
-		      const int *jb, const int *descb, const void *beta, void *c, const int *ic,
-		      const int *jc, const int *descc);
-pgemm_fn psgemm_, pdgemm_, pcgemm_, pzgemm_;
 
 /* What the program's PB_Cabort saw last: PBLAS reports a bad argument there (ScaLAPACK's
  * own prints it and aborts; the PBLAS testers define theirs, as this program does). */
