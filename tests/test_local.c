@@ -236,6 +236,33 @@ static int bad_lld(int P, int Q)
 	return good;
 }
 
+/* Bad submatrix arguments are refused with a message naming them, on every rank. */
+static int bad_submatrix(int P, int Q)
+{
+	struct { const char *what, *text; int64_t ia; int rsrc; int64_t lld; } cases[] = {
+		{ "a negative IA", "offsets >= 0", -1, 0, 100 },
+		{ "RSRC outside the grid", "outside the", 0, P, 100 },
+		{ "an LLD below the rows reached", "is below its", 40, 0, 1 },
+	};
+	double *a = calloc(100 * 100, sizeof(*a));
+	int good = a != NULL;
+
+	for (size_t c = 0; a && c < sizeof(cases) / sizeof(cases[0]); c++) {
+		struct stargemm_matrix *X = (struct stargemm_matrix *)1;
+		int ret = stargemm_matrix_create_submatrix(&X, STARGEMM_D, 50, 30, cases[c].ia, 0,
+							   16, 16, cases[c].rsrc, 0, P, Q, a,
+							   cases[c].lld);
+		int ok = ret != 0 && X == NULL &&
+			 strstr(stargemm_last_error(), cases[c].text) != NULL;
+
+		printf("rank %d: %dx%d submatrix with %s refused: %s (%s)\n", stargemm_rank(), P, Q,
+		       cases[c].what, ok ? "PASS" : "FAIL", stargemm_last_error());
+		good &= ok;
+	}
+	free(a);
+	return good;
+}
+
 int main(int argc, char **argv)
 {
 	int P = argc > 2 ? atoi(argv[1]) : 1, Q = argc > 2 ? atoi(argv[2]) : 1, ret, good;
@@ -252,6 +279,7 @@ int main(int argc, char **argv)
 	good &= submatrix_case(P, Q, 'T', 0);
 	good &= submatrix_case(P, Q, 'N', 1);
 	good &= bad_lld(P, Q);
+	good &= bad_submatrix(P, Q);
 	fflush(stdout);
 	stargemm_finalize();
 	return good ? 0 : 1;
