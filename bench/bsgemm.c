@@ -388,11 +388,13 @@ static void print_plan(const struct result *r)
 	if (in->planned)
 		fprintf(stderr, "plan: out of core, regime %s, b=%lld c=%lld d=%lld "
 			"lookahead=%d, blocks %lld x %lld, %lld chunks per block, capacity %lld "
-			"tiles, needs %lld\n", stargemm_plan_case_name(in->plan.regime),
+			"tiles of %.2f MiB, needs %lld; the list needs %.1f MiB per device\n",
+			stargemm_plan_case_name(in->plan.regime),
 			(long long)in->plan.b, (long long)in->plan.c, (long long)in->plan.d,
 			in->plan.lookahead, (long long)in->plan.X, (long long)in->plan.Y,
 			(long long)in->plan.Z, (long long)in->plan.capacity,
-			(long long)in->plan.tiles_needed);
+			(double)in->plan.tile_bytes / 1048576.0, (long long)in->plan.tiles_needed,
+			(double)in->plan.footprint_bytes / 1048576.0);
 }
 
 /* ---- main ------------------------------------------------------------------------ */

@@ -45,16 +45,15 @@ static int share_norms(struct stargemm__gemm *g, double **na, double **nb)
 static int run(struct stargemm__gemm *g, const struct stargemm_bsgemm_options *opt,
 	       struct stargemm_bsgemm_info *info)
 {
-	int64_t tile_bytes;
+	struct stargemm_plan_request pr;
 	int ret;
 
 	if (!opt->out_of_core || stargemm__gemm_packed(g)) {   /* packed: in core */
-		ret = stargemm__run_product(g, NULL, 0, info);
+		ret = stargemm__run_product(g, NULL, NULL, info);
 	} else {
-		if ((ret = stargemm__ooc_plan(g, &opt->ooc, &info->plan, &tile_bytes)))
+		if ((ret = stargemm__ooc_request(g, &opt->ooc, &pr)))
 			return ret;
-		info->planned = 1;
-		ret = stargemm__run_product(g, &info->plan, tile_bytes, info);
+		ret = stargemm__run_product(g, &pr, &info->plan, info);
 	}
 	/* Wait even when insertion failed midway: inserted tasks are running. */
 	return stargemm__wait_after(ret);

@@ -401,15 +401,20 @@ int stargemm__executor_new(struct stargemm__gemm *gemm, const struct stargemm__w
 int stargemm__execute(struct stargemm__executor *ex);
 void stargemm__executor_free(struct stargemm__executor *ex);
 /* A product (dense or block-sparse operands) through the inspector and the executor
- * (src/product.c); @p plan NULL: in core, else out of core with that plan and tile
- * footprint. @p info (may be NULL) receives the list's products, skips, flops and the
- * inspection time. */
-int stargemm__run_product(struct stargemm__gemm *g, const struct stargemm_plan *plan,
-			  int64_t tile_bytes, struct stargemm_bsgemm_info *info);
-/* The out-of-core plan of a problem on this rank's devices (src/ooc.c); checks the
- * problem first. @p tile_bytes (may be NULL) receives the planned tile footprint. */
-int stargemm__ooc_plan(struct stargemm__gemm *g, const struct stargemm_ooc_options *opt,
-		       struct stargemm_plan *plan, int64_t *tile_bytes);
+ * (src/product.c); @p pr NULL: in core, else out of core with the plan of that request
+ * fitted to the list (src/fit.c), which @p plan (may be NULL) receives. @p info (may
+ * be NULL) receives the list's products, skips, flops and the inspection time. */
+int stargemm__run_product(struct stargemm__gemm *g, const struct stargemm_plan_request *pr,
+			  struct stargemm_plan *plan, struct stargemm_bsgemm_info *info);
+/* The plan stargemm__run_product() would run request @p pr with (collective when it
+ * inspects, see src/fit.c). */
+int stargemm__product_plan(struct stargemm__gemm *g, const struct stargemm_plan_request *pr,
+			   struct stargemm_plan *plan);
+/* The out-of-core plan request of a problem on this rank's devices (src/ooc.c):
+ * tilings, grid, the largest tile, the device budget and @p opt's overrides; checks
+ * the problem first. */
+int stargemm__ooc_request(struct stargemm__gemm *g, const struct stargemm_ooc_options *opt,
+			  struct stargemm_plan_request *pr);
 /* Keep an in-core work list until the next stargemm_wait() (runtime.c): its tasks
  * read it. */
 void stargemm__keep_until_wait(struct stargemm__worklist *wl);

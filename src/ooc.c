@@ -3,10 +3,11 @@
  * process' devices and memory, then the work list (src/inspect.c) run by the
  * executor (src/execute.c).
  *
- * The device memory the planner is given is StarPU's size of the first device's
- * memory node (a GPU's, honouring STARPU_LIMIT_CUDA_MEM, or the host RAM budget
- * without GPU), times the usable fraction: the runtime needs some slack to evict and
- * write back without reloading tiles the plan keeps resident.
+ * The plan is fitted to the product's work list (src/fit.c). The device memory the
+ * planner is given is StarPU's size of the first device's memory node (a GPU's,
+ * honouring STARPU_LIMIT_CUDA_MEM, or the host RAM budget without GPU), times the
+ * usable fraction: the runtime needs some slack to evict and write back without
+ * reloading tiles the plan keeps resident.
  */
 #include <stdlib.h>
 
@@ -24,8 +25,8 @@ static int64_t device_memory(int *devices)
 	return (int64_t)starpu_memory_get_total(stargemm__device_node(0));
 }
 
-int stargemm__ooc_plan(struct stargemm__gemm *g, const struct stargemm_ooc_options *opt,
-		     struct stargemm_plan *plan, int64_t *tile_bytes)
+int stargemm__ooc_request(struct stargemm__gemm *g, const struct stargemm_ooc_options *opt,
+			  struct stargemm_plan_request *pr)
 {
 	struct stargemm_ooc_options none;
 	struct stargemm_plan_request r = { 0 };
@@ -53,8 +54,6 @@ int stargemm__ooc_plan(struct stargemm__gemm *g, const struct stargemm_ooc_optio
 	r.nt = C->nt;
 	r.kt = g->kt;
 	r.tile_bytes = ext * ext * (int64_t)C->elem_size;
-	if (tile_bytes)
-		*tile_bytes = r.tile_bytes;
 	r.P = C->P;
 	r.Q = C->Q;
 	/* The plan counts local tiles as ceil(mt / P); a distribution that gives one
@@ -78,7 +77,8 @@ int stargemm__ooc_plan(struct stargemm__gemm *g, const struct stargemm_ooc_optio
 	if (r.device_bytes <= 0)
 		return stargemm__error(-ENODEV, "stargemm_pdgemm_ooc: StarPU reports no memory "
 				       "size for the devices; give device_bytes");
-	return stargemm_plan_compute(&r, plan);
+	*pr = r;
+	return 0;
 }
 
 int stargemm_pdgemm_plan(stargemm_trans transa, stargemm_trans transb,
@@ -88,27 +88,28 @@ int stargemm_pdgemm_plan(stargemm_trans transa, stargemm_trans transb,
 {
 	struct stargemm__gemm g = { .ta = transa, .tb = transb, .alpha = 1.0, .beta = 0.0,
 				    .A = A, .B = B, .C = (struct stargemm_matrix *)C };
+	struct stargemm_plan_request pr;
+	int ret;
 
 	stargemm__clear_error();
 	if (!plan)
 		return stargemm__error(-EINVAL, "stargemm_pdgemm_plan: plan is NULL");
-	return stargemm__ooc_plan(&g, opt, plan, NULL);
+	if ((ret = stargemm__ooc_request(&g, opt, &pr)))
+		return ret;
+	return stargemm__product_plan(&g, &pr, plan);
 }
 
 /* Plan problem @p g, then run it through the plan and wait. */
 static int run_ooc(struct stargemm__gemm *g, const struct stargemm_ooc_options *opt,
 		   struct stargemm_plan *plan)
 {
-	struct stargemm_plan pl;
-	int64_t tile_bytes;
+	struct stargemm_plan_request pr;
 	int ret;
 
-	if ((ret = stargemm__ooc_plan(g, opt, &pl, &tile_bytes)))
+	if ((ret = stargemm__ooc_request(g, opt, &pr)))
 		return ret;
-	if (plan)
-		*plan = pl;
 	/* In core, packed operands are multiplied asynchronously (src/product.c). */
-	return stargemm__wait_after(stargemm__run_product(g, &pl, tile_bytes, NULL));
+	return stargemm__wait_after(stargemm__run_product(g, &pr, plan, NULL));
 }
 
 int stargemm_pdgemm_ooc(stargemm_trans transa, stargemm_trans transb, double alpha,

@@ -309,7 +309,7 @@ int stargemm_pdgemm_submit(stargemm_trans transa, stargemm_trans transb, double 
 	stargemm__clear_error();
 	if ((ret = stargemm__gemm_check(&p)))
 		return ret;
-	return stargemm__run_product(&p, NULL, 0, NULL);
+	return stargemm__run_product(&p, NULL, NULL, NULL);
 }
 
 int stargemm_pdgemm(stargemm_trans transa, stargemm_trans transb, double alpha,
@@ -334,7 +334,7 @@ int stargemm_gemm_submit(stargemm_trans transa, stargemm_trans transb, const voi
 	stargemm__clear_error();
 	if ((ret = stargemm__gemm_check(&p)) || (ret = stargemm__gemm_scalars(&p, alpha, beta)))
 		return ret;
-	return stargemm__run_product(&p, NULL, 0, NULL);
+	return stargemm__run_product(&p, NULL, NULL, NULL);
 }
 
 int stargemm_gemm(stargemm_trans transa, stargemm_trans transb, const void *alpha,

@@ -308,6 +308,7 @@ int stargemm_plan_compute(const struct stargemm_plan_request *r, struct stargemm
 	if ((ret = check_request(r)))
 		return ret;
 	memset(p, 0, sizeof(*p));
+	p->tile_bytes = r->tile_bytes;
 	p->capacity = r->device_bytes / r->tile_bytes;
 	p->mloc = cdiv(r->mt, r->P);
 	p->nloc = cdiv(r->nt, r->Q);

@@ -70,8 +70,6 @@ int stargemm__batch_settings(double *below, double *flops)
 	return ret ? ret : stargemm__env_setting("STARGEMM_BATCH_FLOPS", STARGEMM_BATCH_FLOPS, flops);
 }
 
-/* Inspect the problem (@p plan NULL: in core) and run its work list. In core the
- * list is kept until stargemm_wait(), as the tasks read it. */
 static double now(void)
 {
 	struct timespec t;
@@ -107,12 +105,62 @@ static int report(const struct stargemm__worklist *wl, int beta_zero, double sec
 	return 0;
 }
 
-int stargemm__run_product(struct stargemm__gemm *g, const struct stargemm_plan *plan,
-			  int64_t tile_bytes, struct stargemm_bsgemm_info *info)
+/* The largest of @p value over the ranks (src/fit.c's callback): each rank's value in
+ * its own slot of a sum. */
+static int max_over_ranks(int64_t *value, void *arg)
+{
+	int n = stargemm_nranks(), ret;
+	uint64_t *v = calloc((size_t)(2 * n), sizeof(*v));
+
+	(void)arg;
+	if (!v)
+		return stargemm__error(-ENOMEM, "stargemm: out of memory for a reduction");
+	v[stargemm_rank()] = (uint64_t)*value;
+	ret = stargemm__sum_u64(v, v + n, n);
+	for (int r = 0; r < n && !ret; r++)
+		*value = (int64_t)v[n + r] > *value ? (int64_t)v[n + r] : *value;
+	free(v);
+	return ret;
+}
+
+/* Inspect request @p r into @p wl: in core, or out of core with the plan of @p pr
+ * fitted to the list (src/fit.c), which @p plan receives. */
+static int inspect(const struct stargemm__gemm *g, struct stargemm__request *r,
+		   const struct stargemm_plan_request *pr, struct stargemm_plan *plan,
+		   struct stargemm__worklist *wl)
+{
+	struct stargemm__fit f = { .pr = pr, .r = r, .elem = g->C->elem_size,
+				   .max_over_ranks = max_over_ranks };
+
+	if (!pr)
+		return stargemm__inspect(r, wl);
+	return stargemm__fit_plan(&f, plan, wl);
+}
+
+int stargemm__product_plan(struct stargemm__gemm *g, const struct stargemm_plan_request *pr,
+			   struct stargemm_plan *plan)
+{
+	struct stargemm__request r;
+	struct stargemm__worklist wl = { 0 };
+	int paused = stargemm__quiet_begin();
+	int ret = make_request(g, &r);
+
+	if (!ret)
+		ret = inspect(g, &r, pr, plan, &wl);
+	stargemm__worklist_free(&wl);
+	stargemm__quiet_end(paused);
+	return ret;
+}
+
+/* Inspect the problem and run its work list. In core the list is kept until
+ * stargemm_wait(), as the tasks read it. */
+int stargemm__run_product(struct stargemm__gemm *g, const struct stargemm_plan_request *pr,
+			  struct stargemm_plan *plan_out, struct stargemm_bsgemm_info *info)
 {
 	struct stargemm__request r;
 	struct stargemm__worklist *wl = calloc(1, sizeof(*wl));
 	struct stargemm__executor *ex = NULL;
+	struct stargemm_plan plan;
 	double t0 = now();
 	int ret, paused;
 
@@ -121,14 +169,19 @@ int stargemm__run_product(struct stargemm__gemm *g, const struct stargemm_plan *
 	/* Packed operands live in RAM with nothing slower behind it (no GPU, no disk node:
 	 * src/matrix.c): an out-of-core plan has nothing to move; they are multiplied in
 	 * core, where their tiles are batched. */
-	if (stargemm__gemm_packed(g))
-		plan = NULL;
+	if (stargemm__gemm_packed(g) && pr) {
+		pr = NULL;
+		if (plan_out)
+			*plan_out = (struct stargemm_plan){ 0 };
+	}
 	paused = stargemm__quiet_begin();
 	ret = make_request(g, &r);
-	r.plan = plan;
-	r.tile_bytes = tile_bytes;
 	if (!ret)
-		ret = stargemm__inspect(&r, wl);
+		ret = inspect(g, &r, pr, &plan, wl);
+	if (!ret && pr && plan_out)
+		*plan_out = plan;
+	if (!ret && pr && info)
+		info->planned = 1;
 	if (!ret)
 		ret = stargemm__storage_check_list(wl, &r, g->C->elem_size, "stargemm");
 	if (!ret)
@@ -151,10 +204,10 @@ int stargemm__run_product(struct stargemm__gemm *g, const struct stargemm_plan *
 	g->C->written = 1;
 	stargemm__written_in_place(g->C);
 	/* In core the executor only inserts: its tasks start once the workers resume. */
-	if (plan)
+	if (pr)
 		stargemm__quiet_end(paused);
 	ret = stargemm__execute(ex);
-	if (!plan)
+	if (!pr)
 		stargemm__quiet_end(paused);
 	stargemm__executor_free(ex);
 	if (wl->throttled) {

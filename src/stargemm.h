@@ -480,6 +480,14 @@ struct stargemm_plan {
 	 * tiles received by each rank over MPI (§3.2.1). */
 	double loads_a, loads_b, loads_c, loads_total;
 	double mpi_tiles;
+	/** Bytes the planner counted per tile: the request's tile_bytes, or for a product
+	 *  of irregular tiles or block-sparse operands the smaller unit its work list was
+	 *  fitted with (capacity and tiles_needed are in this unit). */
+	int64_t tile_bytes;
+	/** The most bytes a device needs for the product's work list (its C block's tiles
+	 *  and lookahead + 1 chunks of A and B tiles); 0 from stargemm_plan_compute(),
+	 *  which sees no list. */
+	int64_t footprint_bytes;
 };
 
 /** Name of a regime: "a", "c1" or "c2". */
@@ -518,8 +526,11 @@ struct stargemm_ooc_options {
 void stargemm_ooc_options_init(struct stargemm_ooc_options *opt);
 
 /** The plan stargemm_pdgemm_ooc() would use for this problem on this process (devices
- *  = its CUDA workers, or its RAM when it has none). Collective only in the sense that
- *  every rank computes the same plan. Errors as stargemm_pdgemm() and
+ *  = its CUDA workers, or its RAM when it has none): stargemm_plan_compute()'s, fitted
+ *  to the product's work list when its tiles are irregular or its operands
+ *  block-sparse (fewer bytes per tile, until the list fills the device; see
+ *  stargemm_plan.tile_bytes). Collective: every rank inspects the product and the
+ *  ranks agree on the largest footprint. Errors as stargemm_pdgemm() and
  *  stargemm_plan_compute(). */
 int stargemm_pdgemm_plan(stargemm_trans transa, stargemm_trans transb,
 			 const struct stargemm_matrix *A, const struct stargemm_matrix *B,

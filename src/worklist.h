@@ -173,6 +173,44 @@ int stargemm__inspect(const struct stargemm__request *r,
  * measured loads. Returns 0 or -ENOMEM. */
 int stargemm__worklist_loads(const struct stargemm__worklist *wl, int c_read, double *loads);
 
+/* Memory each device needs to run an out-of-core list (blocks), in bytes: the most,
+ * over the chunks, of the C tiles the chunk's block updates on the device plus the
+ * tiles the block holds on it plus the op(A) and op(B) tiles it reads in the
+ * lookahead + 1 chunks of the block that end there (the chunks in flight at once; a
+ * tile read by two of them is counted twice, a held tile with its block only). As the
+ * planner's model, it leaves out the block changes, where the last chunks of a block
+ * are in flight with the first ones of the next: the finished C tiles are written
+ * back and marked "won't use" (src/execute.c), the first buffers StarPU frees.
+ * Tiles are sized from the tilings (@p row_off: C's rows, @p col_off: C's columns,
+ * @p k_off: the inner dimension) and @p elem. Only this rank's devices are counted. @p peak has ndevices entries. Returns 0 or -ENOMEM. */
+int stargemm__worklist_footprint(const struct stargemm__worklist *wl, const int64_t *row_off,
+				 const int64_t *col_off, const int64_t *k_off, size_t elem,
+				 int64_t *peak);
+
+/* Sizing an out-of-core plan by its list's footprint (src/fit.c). */
+struct stargemm__fit {
+	const struct stargemm_plan_request *pr;  /* the dense request: largest tile, budget */
+	struct stargemm__request *r;             /* the inspector's; its plan is set */
+	size_t elem;                             /* element size (tile bytes) */
+	/* The largest of @p value over the ranks, in place (NULL: one rank). Collective. */
+	int (*max_over_ranks)(int64_t *value, void *arg);
+	void *arg;
+	int tries;               /* out: lists inspected */
+	int fitted;              /* out: the plan is not the dense one */
+	int64_t footprint;       /* out: the kept list's footprint (bytes per device) */
+};
+
+/* Plan f->pr, inspect f->r under the plan into @p wl, and when the list needs less
+ * than 90% of what the plan counted (irregular tiles, block-sparse operands) plan
+ * again with a smaller planning unit, so that the list fills the device budget
+ * (f->pr->device_bytes) — not beyond it —, and keep that plan if its list loads fewer
+ * tiles. Plans with overridden b, c or d are kept.
+ * @p plan receives the plan (its footprint_bytes set), f->r->plan points to it, @p wl
+ * its list (need_bytes at least the footprint). Collective through f->max_over_ranks.
+ * Returns 0, or the planner's or the inspector's error. */
+int stargemm__fit_plan(struct stargemm__fit *f, struct stargemm_plan *plan,
+		       struct stargemm__worklist *wl);
+
 /* Whether the tiles of other ranks the list's products receive fit in the managed
  * storage beside the live matrices (src/storage.c): all of them in core, those of
  * lookahead + 2 consecutive chunks out of core. Returns 0 or -ENOMEM with a message

@@ -32,8 +32,10 @@ grep -q "starpu_comm_stats" "$err" ||
 # shellcheck disable=SC2086
 "$SRCDIR/tests/mpirun.sh" 2 "$bench" $small --P 1 --Q 2 --dist balanced --beta 0.5 \
 	--niter 1 --warmup 0 --check >>"$out"
-# Out of core on the CPU (RAM budget, disk node): the disk loads are counted, and no
-# more than the work list predicts (+10%: more would be a scheduling bug).
+# Out of core on the CPU (RAM budget, disk node): the disk loads are counted, within
+# [0.85, 1.10] of the work list's prediction (0.93-0.97 measured with the plan fitted
+# to the list, src/fit.c; more would be a scheduling bug, fewer a plan that leaves RAM
+# unused).
 dir="$BUILDDIR/tests/bsgemm_bench.dir"
 rm -rf "$dir" && mkdir -p "$dir"
 "$SRCDIR/tests/mpirun.sh" 1 "$bench" --m 2000 --n 1900 --k 2100 --lo 150 --hi 400 \
@@ -41,8 +43,8 @@ rm -rf "$dir" && mkdir -p "$dir"
 	--disk-mib 256 --niter 1 --warmup 0 --check --no-dense >>"$out"
 rm -rf "$dir"
 cat "$out"
-tail -n1 "$out" | awk -F, '{ if (!($30 > 0 && $31 > 0 && $32 <= 1.10 && $27 == 0)) exit 1 }' ||
-	{ echo "out of core: no predicted or measured loads, more than predicted, or a dense rate despite --no-dense"; exit 1; }
+tail -n1 "$out" | awk -F, '{ if (!($30 > 0 && $31 > 0 && $32 <= 1.10 && $32 >= 0.85 && $27 == 0)) exit 1 }' ||
+	{ echo "out of core: no predicted or measured loads, loads outside [0.85, 1.10] of the prediction, or a dense rate despite --no-dense"; exit 1; }
 head -n1 "$out" | grep -q "^impl,ranks,threads,m,n,k,lo,hi,density_a,density_b,density_c,seed,eps,mt,nt,kt,products,iter,seconds,useful_gflop,gflops,residual,skipped,c_removed,symbolic_s,inspect_s,dense_gflops,ratio_dense,dist,pred_loads,loads,loads_ratio,peer_loads$"
 [ "$(grep -c '^stargemm,' "$out")" -eq 6 ] || { echo "expected 6 rows"; exit 1; }
 [ "$(grep -c ',balanced,' "$out")" -eq 1 ] || { echo "no balanced row"; exit 1; }

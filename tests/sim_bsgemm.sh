@@ -12,13 +12,19 @@
 #     (1.000; the loads keep the device busy, and without the early write-back of
 #     finished C blocks, src/execute.c, the next block's loads evicted tiles about to be
 #     read: 1.55 times the model at 1280 tiles and 4000 MiB);
-#   * irregular tiles [512, 2048], Summit-like node, 1 and 2 GPUs: no more than 1.05
-#     times the predicted loads (0.65 and 0.73 measured: the plan counts every tile at
-#     the largest tile's size and a 50%-dense chunk at the dense one's, so StarPU keeps
-#     more tiles than planned and loads fewer), some loads from the other GPU on 2, and
-#     at least 45% and 29% of the model's peak (47.2% and 31.1%: each load of a new tile
-#     shape costs a simulated cudaFree and cudaMalloc, StarPU 1.3 reusing a device buffer
-#     only for a tile of the same shape; doc/performance.md, "Simulated GPUs").
+#   * irregular tiles [512, 2048], Summit-like node, 1 GPU: loads within [0.90, 1.05]
+#     of the prediction (1.000) and at least 52% of the model's peak (54.7%). The plan
+#     is fitted to the list's footprint (src/fit.c). Planned with every tile at the
+#     largest tile's size (b = c = 3), the list used a fraction of the memory, StarPU
+#     kept in the rest tiles the prediction reloads (0.65 of it), and the product ran at
+#     47.2%; fitted, 6 x 6 blocks fill 830 of the 900 MiB budget. What is left is the cost of
+#     device buffers: StarPU 1.3 reuses a buffer only for a tile of the same shape, so
+#     each load on a full device costs a simulated cudaFree and cudaMalloc
+#     (doc/performance.md, "Simulated GPUs");
+#   * the same on 2 GPUs: some loads from the other GPU, no more than 1.10 times the
+#     predicted loads, and at least 29% of the model's peak (1.070 and 30.9%: on this
+#     small problem, 16 tiles of up to 32 MiB per dimension for 1000 MiB GPUs, two GPUs
+#     reload 7% more than predicted; at N = 46,000 and 4000 MiB, 1.04).
 # Efficiency: useful flops over the product's simulated time (seconds - symbolic_s: the
 # symbolic C pattern's time is the simulated pinning of C's host memory) over the
 # GPUs' DGEMM rate in perfmodels/generate.sh. The simulation is deterministic.
@@ -66,11 +72,11 @@ awk -F, '
 		printf "%-8s loads %s / model %s = %s  peer %s  %.1f%% of the model peak\n",
 			label, $(col["loads"] + c), $(col["pred_loads"] + c), r,
 			$(col["peer_loads"] + c), eff
-		if (label ~ /reg$/ && (r < 0.90 || r > 1.05)) {
+		if (label != "irr2" && (r < 0.90 || r > 1.05)) {
 			print "  loads outside [0.90, 1.05] of the model"; bad = 1
 		}
-		if (r > 1.05) { print "  more than 1.05 times the predicted loads"; bad = 1 }
-		floor = label == "reg" ? 95 : label == "irr" ? 45 : label == "irr2" ? 29 : 0
+		if (r > 1.10) { print "  more than 1.10 times the predicted loads"; bad = 1 }
+		floor = label == "reg" ? 95 : label == "irr" ? 52 : label == "irr2" ? 29 : 0
 		if (eff < floor) { printf "  below %d%% of the model peak\n", floor; bad = 1 }
 		if (label == "irr2" && $(col["peer_loads"] + c) <= 0) {
 			print "  no load from the other GPU"; bad = 1

@@ -174,6 +174,36 @@ static double residual(const struct bs_case *c, const struct stargemm_matrix *C,
 	return scale > 0 ? sqrt(diff) / scale : sqrt(diff);
 }
 
+/* Out of core with the planner's plan, fitted to the list: stargemm_pdgemm_plan()
+ * must give the plan the product runs with. */
+static int run_planned(const struct bs_case *c, struct stargemm_matrix *A,
+		       struct stargemm_matrix *B, struct stargemm_matrix *C)
+{
+	struct stargemm_ooc_options opt;
+	struct stargemm_plan asked, used;
+	int ret;
+
+	stargemm_ooc_options_init(&opt);
+	opt.device_bytes = 24 * 41 * 41 * (int64_t)sizeof(double);
+	if ((ret = stargemm_pdgemm_plan(c->ta, c->tb, A, B, C, &opt, &asked)) ||
+	    (ret = stargemm_pdgemm_ooc(c->ta, c->tb, c->alpha, A, B, c->beta, C, &opt, &used)))
+		return ret;
+	if (asked.b != used.b || asked.c != used.c || asked.d != used.d ||
+	    asked.tile_bytes != used.tile_bytes || asked.footprint_bytes != used.footprint_bytes ||
+	    used.footprint_bytes > opt.device_bytes) {
+		fprintf(stderr, "  plan b=%lld c=%lld d=%lld unit %lld footprint %lld, product's "
+			"b=%lld c=%lld d=%lld unit %lld footprint %lld (device %lld bytes)\n",
+			(long long)asked.b, (long long)asked.c, (long long)asked.d,
+			(long long)asked.tile_bytes, (long long)asked.footprint_bytes,
+			(long long)used.b, (long long)used.c, (long long)used.d,
+			(long long)used.tile_bytes, (long long)used.footprint_bytes,
+			(long long)opt.device_bytes);
+		return -EPROTO;
+	}
+	return 0;
+}
+
+/* ooc: 0 in core, 1 out of core with a forced plan, 2 with the planner's. */
 static int run(const struct bs_case *c, int ooc, struct stargemm_matrix *A,
 	       struct stargemm_matrix *B, struct stargemm_matrix *C)
 {
@@ -181,6 +211,8 @@ static int run(const struct bs_case *c, int ooc, struct stargemm_matrix *A,
 
 	if (!ooc)
 		return stargemm_pdgemm(c->ta, c->tb, c->alpha, A, B, c->beta, C);
+	if (ooc == 2)
+		return run_planned(c, A, B, C);
 	stargemm_ooc_options_init(&opt);
 	opt.b = 1;
 	opt.c = stargemm_matrix_nt(C) > 1 ? 2 : 1;
@@ -218,7 +250,7 @@ static int run_case(const struct bs_case *c, int P, int Q, int ooc)
 		res = residual(c, C, a, b, c0, cr);
 	if (stargemm_rank() == 0)
 		printf("%-26s %dx%d %s M=%-4lld N=%-4lld K=%-4lld tiles A %lld B %lld C %lld "
-		       "%c%c residual=%9.3e %s\n", c->name, P, Q, ooc ? "ooc    " : "in core",
+		       "%c%c residual=%9.3e %s\n", c->name, P, Q, ooc == 2 ? "planned" : ooc ? "ooc    " : "in core",
 		       (long long)c->m, (long long)c->n, (long long)c->k,
 		       (long long)stargemm_matrix_present_count(A),
 		       (long long)stargemm_matrix_present_count(B),
@@ -485,7 +517,7 @@ int main(int argc, char **argv)
 		return ret == -ENODEV ? 77 : 1;
 	}
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++)
-		for (int ooc = 0; ooc < 2; ooc++, ncases++)
+		for (int ooc = 0; ooc < 3; ooc++, ncases++)
 			failures += !run_case(&cases[i], P, Q, ooc);
 	failures += !full_pattern_is_dense(P, Q);
 	failures += !scatter_round_trip(P, Q);

@@ -26,6 +26,11 @@
  *    each, and name each product's tiles;
  *  - packed operands (src/pack.c): layouts hold each present tile once; batches cover
  *    the same products, write one C pack each and name the products' packs.
+ *  - the footprint of a list (bytes a device needs) is the window's distinct tiles
+ *    times their size; the plan fitted to a list (src/fit.c) is the dense one for equal
+ *    dense tiles or when it would load no fewer tiles, and with irregular block-sparse
+ *    tiles fills the device better, never beyond it (nor beyond another rank's
+ *    footprint), loading fewer tiles.
  * It also prints the inspector's cost for about 10^6 tile products.
  */
 #include <errno.h>
@@ -995,6 +1000,304 @@ static void balanced_columns(void)
 	   strstr(stargemm_last_error(), "Q = 0"), "  refused: Q < 1", stargemm_last_error());
 }
 
+/* ---- footprints and fitted plans (src/worklist.c, src/fit.c) ------------------- */
+
+/* Distinct tiles device @p g reads in chunk @p n (inputs), or the C tiles block @p blk
+ * updates on it (@p n < 0). */
+static int64_t distinct_tiles(const struct problem *p, const struct stargemm__worklist *wl,
+			      int g, int64_t n, int64_t blk, char *seen)
+{
+	int64_t na = p->mt * p->kt, nb = p->kt * p->nt, count = 0;
+	int64_t n0 = n >= 0 ? n : wl->blocks[blk].first_chunk;
+	int64_t n1 = n >= 0 ? n : n0 + wl->blocks[blk].nchunks - 1;
+
+	memset(seen, 0, (size_t)(na + nb + p->mt * p->nt));
+	for (int64_t c = n0; c <= n1; c++)
+		for (int64_t q = wl->chunks[c].first;
+		     q < wl->chunks[c].first + wl->chunks[c].count; q++) {
+			const struct stargemm__product *x = &wl->products[q];
+
+			if (x->info.device != g)
+				continue;
+			if (n < 0) {
+				count += !seen[na + nb + x->i + x->j * p->mt]++;
+			} else {
+				count += !seen[x->i + x->k * p->mt]++;
+				count += !seen[na + x->k + x->j * p->kt]++;
+			}
+		}
+	return count;
+}
+
+/* The footprint of a list of equal tiles of @p area elements is, per device, the most
+ * over the chunks of the window's inputs (chunk by chunk, the window within a block)
+ * and the C tiles of the block, times the tile's bytes. */
+static void footprint_equal(const char *label, struct problem *p, int64_t area)
+{
+	struct stargemm__request r;
+	struct stargemm__worklist wl;
+	char *seen = malloc((size_t)(p->mt * p->kt + p->kt * p->nt + p->mt * p->nt));
+	int64_t peak[64], want[64] = { 0 };
+	char name[200];
+
+	request(p, 0, 1, 0, 0, 1, &r);
+	if (stargemm__inspect(&r, &wl)) {
+		ok(0, "footprint: inspected", stargemm_last_error());
+		free(seen);
+		return;
+	}
+	for (int64_t n = 0; n < wl.nchunks; n++)
+		for (int g = 0; g < p->G; g++) {
+			int64_t blk = wl.chunks[n].block, n0 = n - wl.lookahead;
+			int64_t t = distinct_tiles(p, &wl, g, -1, blk, seen);
+
+			while (n0 < 0 || wl.chunks[n0].block != blk)
+				n0++;
+			for (int64_t c = n0; c <= n; c++)
+				t += distinct_tiles(p, &wl, g, c, 0, seen);
+			want[g] = t * area * 8 > want[g] ? t * area * 8 : want[g];
+		}
+	ok(stargemm__worklist_footprint(&wl, p->row_off, p->col_off, p->k_off, 8, peak) == 0,
+	   "footprint: measured", "");
+	for (int g = 0; g < p->G; g++) {
+		snprintf(name, sizeof(name), "%s device %d: footprint %lld bytes = the window's "
+			 "tiles %lld x %lld bytes", label, g, (long long)peak[g],
+			 (long long)(want[g] / (area * 8)), (long long)(area * 8));
+		ok(peak[g] == want[g], name, "");
+	}
+	stargemm__worklist_free(&wl);
+	free(seen);
+}
+
+static void footprints(void)
+{
+	static const struct { int64_t n, t; int G; int64_t mem; } cases[] = {
+		{ 16384, 1024, 1, 60 }, { 16384, 1024, 3, 300 }, { 12288, 1024, 6, 100 },
+	};
+
+	for (size_t c = 0; c < sizeof(cases) / sizeof(cases[0]); c++) {
+		struct problem p = { .P = 1, .Q = 1, .G = cases[c].G };
+		char label[64];
+
+		p.row_off = regular(cases[c].n, cases[c].t, &p.mt);
+		p.col_off = regular(cases[c].n, cases[c].t, &p.nt);
+		p.k_off = regular(cases[c].n, cases[c].t, &p.kt);
+		snprintf(label, sizeof(label), "N=%lld G=%d", (long long)cases[c].n, p.G);
+		if (make_plan(&p, cases[c].mem, 0, 0, 0) == 0)
+			footprint_equal(label, &p, cases[c].t * cases[c].t);
+		else
+			ok(0, "footprint plan", stargemm_last_error());
+		free_problem(&p);
+	}
+}
+
+/* A ragged last K tile is held for a whole block (its A and B tiles), even when no
+ * product reads them (A empty): the footprint is then the held tiles alone. */
+static void footprint_holds(void)
+{
+	struct problem p = { .P = 1, .Q = 1, .G = 1 };
+	struct stargemm__request r;
+	struct stargemm__worklist wl;
+	uint8_t *none;
+	int64_t peak[1], want = 0;
+
+	p.row_off = regular(300, 100, &p.mt);
+	p.col_off = regular(300, 100, &p.nt);
+	p.k_off = regular(250, 100, &p.kt);
+	make_plan(&p, 10, 0, 0, 0);
+	request(&p, 0, 1, 0, 0, 1, &r);
+	none = calloc((size_t)(p.mt * p.kt), 1);
+	r.a.present = none;
+	r.a.ld = p.mt;
+	if (stargemm__inspect(&r, &wl)) {
+		ok(0, "footprint of holds: inspected", stargemm_last_error());
+		return;
+	}
+	/* A held tile is 100 x 50 (A) or 50 x 100 (B). */
+	for (int64_t b = 0; b < wl.nblocks; b++) {
+		int64_t sum = wl.blocks[b].hold_count * 100 * 50 * 8;
+
+		want = sum > want ? sum : want;
+	}
+	ok(wl.nproducts == 0 && want > 0 &&
+	   stargemm__worklist_footprint(&wl, p.row_off, p.col_off, p.k_off, 8, peak) == 0 &&
+	   peak[0] == want, "footprint: A empty, the held tiles of the ragged K alone", "");
+	stargemm__worklist_free(&wl);
+	free(none);
+	free_problem(&p);
+}
+
+/* A "reduction" that says another rank needs a third more than this one. */
+static int other_rank_more(int64_t *value, void *arg)
+{
+	(void)arg;
+	*value += *value / 3;
+	return 0;
+}
+
+/* The plan request of @p p for tiles of @p largest elements of 8 bytes and a device of
+ * @p device_bytes. */
+static struct stargemm_plan_request plan_request(const struct problem *p, int64_t largest,
+						 int64_t device_bytes)
+{
+	struct stargemm_plan_request pr = { .mt = p->mt, .nt = p->nt, .kt = p->kt,
+					    .tile_bytes = largest * largest * 8, .P = p->P,
+					    .Q = p->Q, .devices = p->G,
+					    .device_bytes = device_bytes };
+	return pr;
+}
+
+/* Fit @p p's list (request @p r) to @p pr: returns the fit's outcome, @p plan, @p wl. */
+static int fit(struct stargemm_plan_request *pr, struct stargemm__request *r,
+	       int (*max)(int64_t *, void *), struct stargemm__fit *f,
+	       struct stargemm_plan *plan, struct stargemm__worklist *wl)
+{
+	*f = (struct stargemm__fit){ .pr = pr, .r = r, .elem = 8, .max_over_ranks = max };
+	return stargemm__fit_plan(f, plan, wl);
+}
+
+/* Dense equal tiles: the list fills what the plan counted, nothing is refitted. */
+static void fit_dense(void)
+{
+	struct problem p = { .P = 1, .Q = 1, .G = 2 };
+	struct stargemm_plan_request pr;
+	struct stargemm_plan dense, plan;
+	struct stargemm__request r;
+	struct stargemm__worklist wl, w0;
+	struct stargemm__fit f;
+
+	p.row_off = regular(16384, 1024, &p.mt);
+	p.col_off = regular(16384, 1024, &p.nt);
+	p.k_off = regular(16384, 1024, &p.kt);
+	pr = plan_request(&p, 1024, 300LL * 1024 * 1024 * 8);
+	stargemm_plan_compute(&pr, &dense);
+	p.plan = dense;
+	request(&p, 0, 1, 0, 0, 1, &r);
+	stargemm__inspect(&r, &w0);
+	ok(fit(&pr, &r, NULL, &f, &plan, &wl) == 0 && !f.fitted && f.tries == 1 &&
+	   plan.b == dense.b && plan.c == dense.c && plan.d == dense.d && same_sequence(&wl, &w0),
+	   "fit: dense equal tiles keep the dense plan and list, one inspection", "");
+	ok(plan.footprint_bytes == f.footprint && f.footprint <= pr.device_bytes,
+	   "fit: the plan reports its list's footprint, within the device", "");
+	stargemm__worklist_free(&wl);
+	stargemm__worklist_free(&w0);
+	free_problem(&p);
+}
+
+/* One C block already: a smaller unit only deepens the chunks, which loads as many
+ * tiles, so the dense plan stays (after trying). */
+static void fit_same_loads(void)
+{
+	struct problem p = { .P = 1, .Q = 1, .G = 1 };
+	struct stargemm_plan_request pr;
+	struct stargemm_plan dense, plan;
+	struct stargemm__request r;
+	struct stargemm__worklist wl;
+	struct stargemm__fit f;
+	unsigned seed = 41;
+	uint8_t *pa, *pb;
+
+	p.row_off = regular(8 * 1024, 1024, &p.mt);
+	p.col_off = regular(8 * 1024, 1024, &p.nt);
+	p.k_off = regular(40 * 1024, 1024, &p.kt);
+	pr = plan_request(&p, 1024, 100LL * 1024 * 1024 * 8);
+	stargemm_plan_compute(&pr, &dense);
+	p.plan = dense;
+	request(&p, 0, 1, 0, 0, 1, &r);
+	pa = pattern(p.mt * p.kt, 0.5, &seed);
+	pb = pattern(p.kt * p.nt, 0.5, &seed);
+	r.a.present = pa;
+	r.a.ld = p.mt;
+	r.b.present = pb;
+	r.b.ld = p.kt;
+	ok(fit(&pr, &r, NULL, &f, &plan, &wl) == 0 && dense.X * dense.Y == 1 && !f.fitted &&
+	   f.tries > 1 && plan.b == dense.b && plan.c == dense.c && plan.d == dense.d &&
+	   plan.tile_bytes == pr.tile_bytes,
+	   "fit: one C block, deeper chunks load no fewer tiles: the dense plan stays", "");
+	stargemm__worklist_free(&wl);
+	free(pa);
+	free(pb);
+	free_problem(&p);
+}
+
+/* Block-sparse operands of irregular tiles: the fitted plan's list fills the device
+ * better than the dense plan's, never beyond it, and loads fewer tiles. */
+static void fit_sparse(int G, double density, unsigned seed)
+{
+	static const int64_t sizes[] = { 512, 2048, 1280, 768, 1792, 1024, 640, 1536 };
+	struct problem p = { .P = 1, .Q = 1, .G = G };
+	struct stargemm_plan_request pr;
+	struct stargemm_plan dense, plan;
+	struct stargemm__request r;
+	struct stargemm__worklist wl, w0;
+	struct stargemm__fit f;
+	uint8_t *pa, *pb;
+	int64_t peak[8], fp0 = 0;
+	double l0[8], l1[8], m0 = 0, m1 = 0;
+	char name[200];
+
+	p.mt = p.nt = p.kt = 24;
+	p.row_off = irregular(24, sizes, 8);
+	p.col_off = irregular(24, sizes + 3, 5);
+	p.k_off = irregular(24, sizes + 1, 7);
+	pr = plan_request(&p, 2048, 3000LL * 1024 * 1024);
+	stargemm_plan_compute(&pr, &dense);
+	p.plan = dense;
+	request(&p, 0, 1, 0, 0, 1, &r);
+	pa = pattern(p.mt * p.kt, density, &seed);
+	pb = pattern(p.kt * p.nt, density, &seed);
+	r.a.present = pa;
+	r.a.ld = p.mt;
+	r.b.present = pb;
+	r.b.ld = p.kt;
+	stargemm__inspect(&r, &w0);
+	stargemm__worklist_footprint(&w0, p.row_off, p.col_off, p.k_off, 8, peak);
+	for (int g = 0; g < G; g++)
+		fp0 = peak[g] > fp0 ? peak[g] : fp0;
+	if (fit(&pr, &r, NULL, &f, &plan, &wl)) {
+		ok(0, "fit: sparse", stargemm_last_error());
+		return;
+	}
+	stargemm__worklist_loads(&w0, 1, l0);
+	stargemm__worklist_loads(&wl, 1, l1);
+	for (int g = 0; g < G; g++) {
+		m0 += l0[g] / G;
+		m1 += l1[g] / G;
+	}
+	snprintf(name, sizeof(name), "fit: irregular tiles, density %.1f, G=%d: %d lists, "
+		 "b=%lld c=%lld d=%lld (dense plan %lld %lld %lld) fills %.0f%% of the device "
+		 "(dense plan: %.0f%%)", density, G, f.tries, (long long)plan.b, (long long)plan.c,
+		 (long long)plan.d, (long long)dense.b, (long long)dense.c, (long long)dense.d,
+		 100.0 * (double)f.footprint / (double)pr.device_bytes,
+		 100.0 * (double)fp0 / (double)pr.device_bytes);
+	ok(f.fitted && f.footprint <= pr.device_bytes && f.footprint > fp0 &&
+	   f.tries <= 7 && plan.footprint_bytes == f.footprint && wl.need_bytes >= f.footprint,
+	   name, "");
+	snprintf(name, sizeof(name), "  loads %.1f per device, dense plan's %.1f", m1, m0);
+	ok(m1 < m0, name, "");
+	ok(wl.nproducts == w0.nproducts && r.plan == &plan,
+	   "  the same products; the request points at the fitted plan", "");
+	stargemm__worklist_free(&wl);
+	/* Another rank needing more: the plan fits that rank's footprint. */
+	ok(fit(&pr, &r, other_rank_more, &f, &plan, &wl) == 0 && f.footprint <= pr.device_bytes,
+	   "  a rank needing a third more: the plan fits its footprint", "");
+	stargemm__worklist_free(&wl);
+	/* Overrides are the user's. */
+	pr.b = 2;
+	ok(fit(&pr, &r, NULL, &f, &plan, &wl) == 0 && !f.fitted && plan.b == 2 &&
+	   f.tries == 1, "  an overridden b is not refitted", "");
+	stargemm__worklist_free(&wl);
+	pr.b = 0;
+	pr.device_bytes = 2048LL * 2048 * 8;
+	ok(fit(&pr, &r, NULL, &f, &plan, &wl) == -EINVAL && f.tries == 0,
+	   "  a device below any plan: the planner's error, nothing inspected",
+	   stargemm_last_error());
+	stargemm__worklist_free(&w0);
+	free(pa);
+	free(pb);
+	free_problem(&p);
+}
+
 /* The inspector's cost for about 10^6 tile products (a figure, not a check). */
 static void cost(void)
 {
@@ -1043,6 +1346,13 @@ int main(void)
 	packed_case(3, 2, 0, 1, 0.8, 23);
 	packed_case(2, 2, 1, 1, 1.0, 24);
 	balanced_columns();
+	footprints();
+	footprint_holds();
+	fit_dense();
+	fit_same_loads();
+	fit_sparse(1, 0.5, 31);
+	fit_sparse(2, 0.5, 32);
+	fit_sparse(3, 1.0, 33);
 	cost();
 	printf("1..%d\n", ntests);
 	return nfailed ? 1 : 0;

@@ -1,0 +1,192 @@
+/*
+ * fit.c — an out-of-core plan sized by the memory its work list needs, not by the
+ * dense model's tile count.
+ *
+ * The planner (src/plan.c) counts every tile at the largest tile's size and every C
+ * block and chunk as dense. That is exact for dense matrices of equal tiles; with
+ * irregular tiles (sizes uniform in [512, 2048]: the mean tile is 39% of the largest)
+ * or block-sparse operands (half of A's and B's tiles absent) the list of such a plan
+ * fills a fraction of the device, the blocks are smaller than they could be and A and
+ * B are loaded more often than they need to be. So when the list needs less than 90%
+ * of what the plan counted, the plan is computed again with a smaller planning unit
+ * (the bytes the planner counts per tile), the list inspected again and its footprint
+ * (stargemm__worklist_footprint()) measured, until it fills the device's budget:
+ * the next unit is the last fitting one scaled by footprint / budget (a block's
+ * footprint grows about linearly with the capacity it is planned for), halved
+ * geometrically towards a unit known to overflow once one is; a few tries. The plan
+ * kept is the fitting one with the smallest unit (the largest blocks and chunks) if
+ * its list loads fewer tiles than the dense plan's (stargemm__worklist_loads()), the
+ * dense plan otherwise: deeper chunks of the same blocks load as many tiles and only
+ * fill the memory (simulated H100, equal tiles of 1280, 4 C blocks: 60.7% of the
+ * model's peak with d = 3 against 62.6% with the dense plan's d = 1).
+ *
+ * Every rank must run the same list: the footprint of each try is the largest over
+ * the ranks (a callback: MPI in src/product.c, none in the unit tests), so every rank
+ * takes the same decisions. Plans with overridden b, c or d are not refitted.
+ *
+ * Pure: no MPI, no StarPU. Unit-tested in tests/test_inspect.c.
+ */
+#include <errno.h>
+#include <math.h>
+#include <stdlib.h>
+
+#include "internal.h"
+#include "worklist.h"
+
+/* Tries after the dense plan. */
+#define FIT_TRIES 6
+
+/* One plan and its list: the unit it was planned with and what it needs. */
+struct candidate {
+	int64_t unit;
+	struct stargemm_plan plan;
+	struct stargemm__worklist wl;
+	int64_t footprint;       /* the most bytes a device of any rank needs */
+};
+
+/* The footprint of @p wl on this rank's devices, then the largest over the ranks
+ * (collective: a rank that cannot measure takes part with INT64_MAX). */
+static int footprint(struct stargemm__fit *f, const struct stargemm__worklist *wl, int64_t *out)
+{
+	const struct stargemm__request *r = f->r;
+	int64_t *peak = calloc((size_t)wl->ndevices, sizeof(*peak));
+	int ret = peak ? stargemm__worklist_footprint(wl, r->row_off, r->col_off, r->k_off,
+						       f->elem, peak)
+		       : -ENOMEM;
+	int agreed;
+
+	*out = ret ? INT64_MAX : 0;
+	for (int g = 0; g < wl->ndevices && !ret; g++)
+		*out = peak[g] > *out ? peak[g] : *out;
+	free(peak);
+	agreed = f->max_over_ranks ? f->max_over_ranks(out, f->arg) : 0;
+	if (ret)
+		return stargemm__error(ret, "stargemm: out of memory for the plan's footprint");
+	return agreed;
+}
+
+/* Plan with @p unit bytes per tile into @p c; -EINVAL when no plan fits (the same on
+ * every rank: the request is). */
+static int plan_unit(struct stargemm__fit *f, int64_t unit, struct candidate *c)
+{
+	struct stargemm_plan_request pr = *f->pr;
+
+	c->unit = pr.tile_bytes = unit;
+	return stargemm_plan_compute(&pr, &c->plan);
+}
+
+/* Inspect @p c's plan and measure its footprint. Collective: a rank whose inspection
+ * fails still takes part, with a footprint that overflows every budget. */
+static int inspect_plan(struct stargemm__fit *f, struct candidate *c)
+{
+	int ret, agreed;
+
+	f->r->plan = &c->plan;
+	f->r->tile_bytes = c->unit;
+	f->tries++;
+	if ((ret = stargemm__inspect(f->r, &c->wl)) == 0)
+		return footprint(f, &c->wl, &c->footprint);
+	c->footprint = INT64_MAX;
+	agreed = f->max_over_ranks ? f->max_over_ranks(&c->footprint, f->arg) : 0;
+	return ret ? ret : agreed;
+}
+
+/* The next unit to try below @p best's, or 0 when none is worth trying: @p fail is
+ * the largest unit known to overflow the budget (0: none yet). */
+static int64_t next_unit(const struct candidate *best, int64_t fail, int64_t budget)
+{
+	double u = (double)best->unit * (double)best->footprint / (double)budget;
+
+	if (fail > 0 && u <= 1.02 * (double)fail)
+		u = sqrt((double)best->unit * (double)fail);
+	if (u >= 0.98 * (double)best->unit || (fail > 0 && u <= 1.02 * (double)fail) || u < 1.0)
+		return 0;
+	return (int64_t)u;
+}
+
+/* The tiles @p wl makes this rank's devices load (stargemm__worklist_loads(), summed
+ * over the devices), then the most over the ranks (collective, as footprint()). */
+static int64_t most_loads(struct stargemm__fit *f, const struct stargemm__worklist *wl)
+{
+	double *loads = calloc((size_t)wl->ndevices, sizeof(*loads));
+	int64_t sum = INT64_MAX;
+
+	if (loads && stargemm__worklist_loads(wl, !f->r->beta_zero, loads) == 0) {
+		sum = 0;
+		for (int g = 0; g < wl->ndevices; g++)
+			sum += (int64_t)loads[g];
+	}
+	free(loads);
+	if (f->max_over_ranks && f->max_over_ranks(&sum, f->arg))
+		sum = INT64_MAX;
+	return sum;
+}
+
+/* Search, from the dense plan's candidate @p dense, the fitting plan with the smallest
+ * unit into @p best (@p dense itself when none fits: f->fitted says which). */
+static void search(struct stargemm__fit *f, const struct candidate *dense, struct candidate *best)
+{
+	int64_t fail = 0, budget = f->pr->device_bytes, unit;
+	struct candidate next;
+
+	*best = *dense;
+	for (int t = 0; t < FIT_TRIES && (unit = next_unit(best, fail, budget)); t++) {
+		next = (struct candidate){ 0 };
+		if (plan_unit(f, unit, &next)) {  /* no plan at this unit: stop at the best */
+			stargemm__clear_error();
+			break;
+		}
+		/* A failed inspection is an overflow on every rank (see inspect_plan()). */
+		if (inspect_plan(f, &next) == 0 && next.footprint <= budget) {
+			if (f->fitted)
+				stargemm__worklist_free(&best->wl);
+			*best = next;
+			f->fitted = 1;
+		} else {
+			fail = unit;
+			stargemm__worklist_free(&next.wl);
+			stargemm__clear_error();
+		}
+		if ((double)best->footprint >= 0.95 * (double)budget)
+			break;
+	}
+}
+
+int stargemm__fit_plan(struct stargemm__fit *f, struct stargemm_plan *plan,
+		       struct stargemm__worklist *wl)
+{
+	const struct stargemm_plan_request *pr = f->pr;
+	struct candidate dense = { 0 }, best;
+	int ret;
+
+	f->tries = f->fitted = 0;
+	if ((ret = plan_unit(f, pr->tile_bytes, &dense)) || (ret = inspect_plan(f, &dense))) {
+		stargemm__worklist_free(&dense.wl);
+		return ret;
+	}
+	best = dense;
+	/* Overridden plans are the user's; a list that fills what the plan counted has
+	 * nothing to gain. */
+	if (!pr->b && !pr->c && !pr->d &&
+	    (double)dense.footprint < 0.9 * (double)(dense.plan.tiles_needed * dense.unit))
+		search(f, &dense, &best);
+	/* A fitted plan that loads no fewer tiles (deeper chunks of the same blocks) is
+	 * not worth its fuller memory. */
+	if (f->fitted && most_loads(f, &best.wl) >= most_loads(f, &dense.wl)) {
+		stargemm__worklist_free(&best.wl);
+		best = dense;
+		f->fitted = 0;
+	} else if (f->fitted) {
+		stargemm__worklist_free(&dense.wl);
+	}
+	f->footprint = best.footprint;
+	*plan = best.plan;
+	plan->footprint_bytes = best.footprint;
+	*wl = best.wl;
+	/* A fitted plan's count (in its unit) may be below what its list needs. */
+	if (f->fitted && best.footprint > wl->need_bytes)
+		wl->need_bytes = best.footprint;
+	f->r->plan = plan;
+	f->r->tile_bytes = best.unit;
+	return 0;
+}
