@@ -170,6 +170,11 @@ int stargemm__run_product(struct stargemm__gemm *g, const struct stargemm_plan_r
 	 * src/matrix.c): an out-of-core plan has nothing to move; they are multiplied in
 	 * core, where their tiles are batched. */
 	if (stargemm__gemm_packed(g) && pr) {
+		/* The request is still checked: a bad override is an error either way. */
+		if ((ret = stargemm_plan_compute(pr, &plan))) {
+			free(wl);
+			return ret;
+		}
 		pr = NULL;
 		if (plan_out)
 			*plan_out = (struct stargemm_plan){ 0 };
