@@ -7,18 +7,21 @@
 # regressions on the work of a task (codelets/model.c, perfmodels/README.md): no tile
 # shape needs an entry of its own. Asserts:
 #   * equal tiles (1000), Summit-like node, 1 GPU, case (c2): loads within [0.90, 1.05]
-#     of the inspector's prediction (1.000) and at least 95% of the model's peak (96.4%);
+#     of the inspector's prediction (1.000) and at least 95% of the model's peak (98.9%;
+#     96.4% before the device buffer pool, src/pool.c);
 #   * equal tiles (640), H100, 1 GPU, case (c2), 4 C blocks: loads within [0.90, 1.05]
 #     (1.000; the loads keep the device busy, and without the early write-back of
 #     finished C blocks, src/execute.c, the next block's loads evicted tiles about to be
 #     read: 1.55 times the model at 1280 tiles and 4000 MiB);
 #   * irregular tiles [512, 2048], Summit-like node, 1 and 2 GPUs: no more than 1.05
-#     times the predicted loads (0.65 and 0.73 measured: the plan counts every tile at
+#     times the predicted loads (0.65 and 0.78 measured: the plan counts every tile at
 #     the largest tile's size and a 50%-dense chunk at the dense one's, so StarPU keeps
 #     more tiles than planned and loads fewer), some loads from the other GPU on 2, and
-#     at least 45% and 29% of the model's peak (47.2% and 31.1%: each load of a new tile
-#     shape costs a simulated cudaFree and cudaMalloc, StarPU 1.3 reusing a device buffer
-#     only for a tile of the same shape; doc/performance.md, "Simulated GPUs").
+#     at least 90% and 75% of the model's peak (93.7% and 78.2%). The tiles' device
+#     buffers come from one allocation per GPU (src/pool.c); with StarPU's own, which
+#     it reuses only for a tile of the same shape, each load of a new shape cost a
+#     simulated cudaFree and cudaMalloc: 47.2% and 31.1% (STARGEMM_DEVICE_POOL=0;
+#     doc/performance.md, "Block-sparse products with irregular tiles").
 # Efficiency: useful flops over the product's simulated time (seconds - symbolic_s: the
 # symbolic C pattern's time is the simulated pinning of C's host memory) over the
 # GPUs' DGEMM rate in perfmodels/generate.sh. The simulation is deterministic.
@@ -70,7 +73,7 @@ awk -F, '
 			print "  loads outside [0.90, 1.05] of the model"; bad = 1
 		}
 		if (r > 1.05) { print "  more than 1.05 times the predicted loads"; bad = 1 }
-		floor = label == "reg" ? 95 : label == "irr" ? 45 : label == "irr2" ? 29 : 0
+		floor = label == "reg" ? 95 : label == "irr" ? 90 : label == "irr2" ? 75 : 0
 		if (eff < floor) { printf "  below %d%% of the model peak\n", floor; bad = 1 }
 		if (label == "irr2" && $(col["peer_loads"] + c) <= 0) {
 			print "  no load from the other GPU"; bad = 1
