@@ -17,6 +17,7 @@
 #include "contract.h"
 #include "distribution.h"
 #include "pack.h"
+#include "pool.h"
 #include "stargemm.h"
 
 /* An element type (codelets/element.c): what stargemm needs to know of s, d, c and z,

@@ -5,7 +5,8 @@
  * regular tiling with a ragged last tile and an irregular tiling are one and the same
  * object). Tile (i, j) lives on rank (i mod P) * Q + (j mod Q) (2D block-cyclic); each
  * tile is a StarPU matrix handle registered with StarPU-MPI under its owner and a
- * unique tag. The owner allocates the tile; the other ranks register a handle without
+ * unique tag (with GPUs, of the device pool's interface: a matrix whose GPU buffers
+ * come from one allocation per GPU, src/pool.c). The owner allocates the tile; the other ranks register a handle without
  * storage that StarPU-MPI fills when a task needs the tile there. With a disk node or
  * a RAM limit, the owner registers without storage too: StarPU then allocates the tile
  * on first write and may evict it to disk.
@@ -98,9 +99,8 @@ static int register_tile(struct stargemm_matrix *A, int64_t i, int64_t j,
 		char *p = (char *)A->local.base +
 			  (size_t)(lrow[i] + lcol[j] * A->local.ld) * A->elem_size;
 
-		starpu_matrix_data_register(&h, STARPU_MAIN_RAM, (uintptr_t)p,
-					    (uint32_t)A->local.ld, (uint32_t)rows, (uint32_t)cols,
-					    A->elem_size);
+		stargemm__tile_register(&h, STARPU_MAIN_RAM, (uintptr_t)p, (uint32_t)A->local.ld,
+					(uint32_t)rows, (uint32_t)cols, A->elem_size);
 	} else if (owner == stargemm_rank() && !stargemm__managed_storage()) {
 		void *p = NULL;
 
@@ -110,11 +110,11 @@ static int register_tile(struct stargemm_matrix *A, int64_t i, int64_t j,
 					       PRId64 " elements of %zu bytes", i, j, rows, cols,
 					       A->elem_size);
 		A->storage[idx] = p;
-		starpu_matrix_data_register(&h, STARPU_MAIN_RAM, (uintptr_t)p, (uint32_t)rows,
-					    (uint32_t)rows, (uint32_t)cols, A->elem_size);
+		stargemm__tile_register(&h, STARPU_MAIN_RAM, (uintptr_t)p, (uint32_t)rows,
+					(uint32_t)rows, (uint32_t)cols, A->elem_size);
 	} else {
-		starpu_matrix_data_register(&h, -1, 0, (uint32_t)rows, (uint32_t)rows,
-					    (uint32_t)cols, A->elem_size);
+		stargemm__tile_register(&h, -1, 0, (uint32_t)rows, (uint32_t)rows, (uint32_t)cols,
+					A->elem_size);
 	}
 	starpu_mpi_data_register(h, A->tag_base + idx, owner);
 	A->tiles[idx] = h;

@@ -301,6 +301,10 @@ int stargemm_init(const struct stargemm_config *user_cfg, int *argc, char ***arg
 		mpi_shutdown();
 		return ret;
 	}
+	if ((ret = stargemm__pool_init()) != 0) {
+		mpi_shutdown();
+		return ret;
+	}
 	rt.managed_storage = cfg.disk_dir != NULL || cfg.ram_limit_mib > 0;
 	atomic_store(&task_failures, 0);
 	stargemm__storage_reset();
@@ -409,6 +413,7 @@ int stargemm_finalize(void)
 	if (starpu_cuda_worker_get_count() > 0)
 		starpu_cublas_shutdown();
 	mpi_shutdown();
+	stargemm__pool_shutdown();
 	stargemm__transfers_shutdown();
 	rt.initialized = 0;
 	if (rt.finalize_mpi) {

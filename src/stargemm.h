@@ -77,7 +77,12 @@ void stargemm_config_init(struct stargemm_config *cfg);
  *  Calling it twice without stargemm_finalize() returns -EINVAL. Errors in @p cfg are
  *  found before MPI starts. When StarPU fails to start (e.g. -ENODEV: no worker), MPI,
  *  if this call started it, stays up so that stargemm_init() can be called again (MPI
- *  cannot be started twice); stargemm_finalize() then ends it. */
+ *  cannot be started twice); stargemm_finalize() then ends it. With CUDA workers, the
+ *  tiles of matrices created from then on take their GPU buffers from one allocation
+ *  per GPU, made at its first tile and as large as StarPU's budget of that GPU
+ *  (src/pool.c), instead of a cudaMalloc each; the environment variable
+ *  STARGEMM_DEVICE_POOL=0 turns that off (any other value >= 0 keeps it; -EINVAL for
+ *  a value that is not a number >= 0). */
 int stargemm_init(const struct stargemm_config *cfg, int *argc, char ***argv);
 
 /** Wait for all submitted work, shut StarPU-MPI and StarPU down, and finalise MPI

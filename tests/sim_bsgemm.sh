@@ -7,24 +7,27 @@
 # regressions on the work of a task (codelets/model.c, perfmodels/README.md): no tile
 # shape needs an entry of its own. Asserts:
 #   * equal tiles (1000), Summit-like node, 1 GPU, case (c2): loads within [0.90, 1.05]
-#     of the inspector's prediction (1.000) and at least 95% of the model's peak (96.4%);
+#     of the inspector's prediction (1.000) and at least 95% of the model's peak (98.9%;
+#     96.4% before the device buffer pool, src/pool.c);
 #   * equal tiles (640), H100, 1 GPU, case (c2), 4 C blocks: loads within [0.90, 1.05]
 #     (1.000; the loads keep the device busy, and without the early write-back of
 #     finished C blocks, src/execute.c, the next block's loads evicted tiles about to be
 #     read: 1.55 times the model at 1280 tiles and 4000 MiB);
 #   * irregular tiles [512, 2048], Summit-like node, 1 GPU: loads within [0.90, 1.05]
-#     of the prediction (1.000) and at least 52% of the model's peak (54.7%). The plan
-#     is fitted to the list's footprint (src/fit.c). Planned with every tile at the
-#     largest tile's size (b = c = 3), the list used a fraction of the memory, StarPU
-#     kept in the rest tiles the prediction reloads (0.65 of it), and the product ran at
-#     47.2%; fitted, 6 x 6 blocks fill 830 of the 900 MiB budget. What is left is the cost of
-#     device buffers: StarPU 1.3 reuses a buffer only for a tile of the same shape, so
-#     each load on a full device costs a simulated cudaFree and cudaMalloc
-#     (doc/performance.md, "Simulated GPUs");
-#   * the same on 2 GPUs: some loads from the other GPU, no more than 1.10 times the
-#     predicted loads, and at least 29% of the model's peak (1.070 and 30.9%: on this
-#     small problem, 16 tiles of up to 32 MiB per dimension for 1000 MiB GPUs, two GPUs
-#     reload 7% more than predicted; at N = 46,000 and 4000 MiB, 1.04).
+#     of the prediction (1.000) and at least 95% of the model's peak (99.0%). Two
+#     things get it there. The plan is fitted to the list's footprint (src/fit.c):
+#     planned with every tile at the largest tile's size (b = c = 3), the list used a
+#     fraction of the memory and StarPU kept in the rest tiles the prediction reloads
+#     (0.65 of it); fitted, 6 x 6 blocks fill 830 of the 900 MiB budget. And the tiles'
+#     device buffers come from one allocation per GPU (src/pool.c): StarPU reuses its
+#     own buffers only for a tile of the same shape, so each load of a new shape cost a
+#     simulated cudaFree and cudaMalloc. Neither: 47.2%; the fit alone 54.7%
+#     (STARGEMM_DEVICE_POOL=0); the pool alone 93.7%;
+#   * the same on 2 GPUs: some loads from the other GPU, at least 80% of the model's
+#     peak (84.2%; neither 31.1%, the pool alone 78.2%) and no more than 1.12 times the
+#     predicted loads (1.096): a tile requested on a GPU from the host and from the
+#     other GPU at once arrives twice (StarPU 1.3 merges a request only with one from
+#     the same source node, coherency.c; sched/ooc.c does not yet avoid it).
 # Efficiency: useful flops over the product's simulated time (seconds - symbolic_s: the
 # symbolic C pattern's time is the simulated pinning of C's host memory) over the
 # GPUs' DGEMM rate in perfmodels/generate.sh. The simulation is deterministic.
@@ -75,8 +78,8 @@ awk -F, '
 		if (label != "irr2" && (r < 0.90 || r > 1.05)) {
 			print "  loads outside [0.90, 1.05] of the model"; bad = 1
 		}
-		if (r > 1.10) { print "  more than 1.10 times the predicted loads"; bad = 1 }
-		floor = label == "reg" ? 95 : label == "irr" ? 52 : label == "irr2" ? 29 : 0
+		if (r > 1.12) { print "  more than 1.12 times the predicted loads"; bad = 1 }
+		floor = label == "reg" ? 95 : label == "irr" ? 95 : label == "irr2" ? 80 : 0
 		if (eff < floor) { printf "  below %d%% of the model peak\n", floor; bad = 1 }
 		if (label == "irr2" && $(col["peer_loads"] + c) <= 0) {
 			print "  no load from the other GPU"; bad = 1

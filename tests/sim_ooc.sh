@@ -3,14 +3,24 @@
 # the Summit-like node of perfmodels/: V100s of 16 GB, NVLink). Asserts, on small
 # problems (tile 1024, a few hundred tasks each):
 #   * GPU loads within [0.90, 1.05] of Eq. (1) in regimes (a), (c1) and (c2)
-#     (GPU memory shrunk with STARPU_LIMIT_CUDA_MEM to reach c1 and c2);
+#     (GPU memory shrunk with STARPU_LIMIT_CUDA_MEM to reach c1 and c2); within
+#     [0.90, 1.08] for 4 tile columns on 2 and 3 GPUs (split2, split3: 1.062 and 1.070).
+#     There 12 and 19 tiles reach a GPU twice, each copy from a different node (host
+#     and peer GPU, traced): StarPU 1.3 joins a new request to a pending one only if
+#     both copy from the same node (datawizard/coherency.c). It takes allocations that
+#     cost nothing, as the device pool's (src/pool.c): more prefetches are then under
+#     way at once. With StarPU's own buffers: 1.000 and 1.007 at a simulated 175 us per
+#     cudaMalloc, 1.109 and 1.033 at none (STARGEMM_DEVICE_POOL=0
+#     STARPU_SIMGRID_CUDA_MALLOC_COST=0);
 #   * no C tile leaves its GPU before its block is finished: tiles written back to the
 #     host never exceed the number of C tiles (A and B are never dirty, so a C tile
 #     evicted early would be written back, and reloaded, twice);
 #   * with 2 GPUs that have peer access, some loads come from the other GPU;
-#   * lookahead 2 finishes sooner than lookahead 1 in case (c2), where C blocks switch
-#     (same b, c, d for both; the margin is small on this problem, see
-#     doc/out-of-core.md; the simulation is deterministic);
+#   * lookahead 2 finishes no later than lookahead 1 in case (c2), where C blocks
+#     switch (same b, c, d for both; the simulation is deterministic): both 0.1556 s.
+#     Before the device pool, 0.1567 s against 0.1574 s: what lookahead 2 hid was
+#     StarPU's simulated cudaMalloc; without it (STARPU_SIMGRID_CUDA_MALLOC_COST=0) both
+#     took 0.1555 s (doc/out-of-core.md, "Lookahead, measured");
 #   * on 2 simulated nodes (StarPU-MPI over SMPI), tiles received per rank = the
 #     model's count, and GPU loads within the band, with 1 GPU per node and with 3
 #     (a split column on each rank);
@@ -18,32 +28,35 @@
 #     and on 6 GPUs (the ragged tiles are held on the devices, src/execute.c);
 #   * on that 6-GPU problem, stargemm-ooc finishes sooner and moves fewer tiles than
 #     StarPU's dmdas policy with the same executor (GEMMs on the GPUs only), on the
-#     first repetition (0.9397 s and 796 tiles per GPU against 0.9595 s and 960) and on
+#     first repetition (0.7252 s and 800 tiles per GPU against 0.7290 s and 977) and on
 #     the second, whose device buffers were allocated by the first (0.7178 s and 769
-#     against 0.7233 s and 887). What makes it sooner: a GEMM that leaves its A tile to
-#     a peer prefetches it 16 tasks ahead (sched/ooc.c), and the executor holds back the
-#     device memory its plan does not use (src/execute.c; StarPU's simulated
-#     cudaMalloc costs 175 us under one lock for all GPUs). The second repetition also
-#     checks that the first call gave that memory back; at least 40% of stargemm-ooc's
-#     loads come from a peer GPU (44.4%; the bus file of perfmodels/generate.sh gives
-#     StarPU a prediction for every GPU pair);
-#   * that 6-GPU problem's first repetition at >= 72% of the model's peak (74.2%): the
-#     ragged K tiles are held from the start of the call, while the devices are still
-#     empty (src/execute.c, hold_block()); held when their chunk is inserted, on full
-#     devices, their buffers would cost frees and allocations on the GPU workers'
-#     threads;
-#   * 2 GPUs in case (c2) (16384^3, 900 MiB, 4 C blocks): at least 95.5% of the model's
-#     peak (96.3%; the next block's prefetches rank below the current block's last
-#     GEMMs, sched/ooc.c);
+#     against 0.7208 s and 912). What makes it sooner: a GEMM that leaves its A tile to
+#     a peer prefetches it 16 tasks ahead (sched/ooc.c). Before the device pool
+#     (src/pool.c) the first repetitions took 0.9397 s and 0.9595 s: each device buffer
+#     cost a simulated cudaMalloc of 175 us under one lock for all GPUs, and the
+#     executor's hold on the device memory its plan does not use (src/execute.c) spared
+#     some. The second repetition also checks that the first call gave that memory back;
+#     at least 40% of stargemm-ooc's loads come from a peer GPU (44.5%; the bus file of
+#     perfmodels/generate.sh gives StarPU a prediction for every GPU pair);
+#   * that 6-GPU problem's first repetition at >= 90% of the model's peak (96.2%; 74.2%
+#     before the device pool, whose one allocation per GPU replaced a cudaMalloc per
+#     device buffer). The ragged K tiles are held from the start of the call, while the
+#     devices are still empty (src/execute.c, hold_block()): held when their chunk was
+#     inserted, on full devices, their buffers cost frees and allocations on the GPU
+#     workers' threads (before the pool);
+#   * 2 GPUs in case (c2) (16384^3, 900 MiB, 4 C blocks): at least 98% of the model's
+#     peak (99.2%; 96.3% before the device pool; the next block's prefetches rank
+#     below the current block's last GEMMs, sched/ooc.c);
 #   * with StarPU's eager policy, which gives tasks to any idle worker, the executor's
 #     GEMMs still run on the GPU only (inserted for CUDA workers): within 5% of
-#     stargemm-ooc's time in case (c1) (0.1574 s against 0.1567 s; a GEMM on the CPU
-#     core would take ~86 ms, and the C tile's next updates would wait for it);
-#   * 4 tile columns on 3 GPUs finish sooner than on 2: with whole columns per GPU
-#     (2, 1, 1) they could not (0.0648 s against 0.0581 s); the last column split in
-#     row ranges over the 3 GPUs, 0.0565 s;
+#     stargemm-ooc's time in case (c1) (0.1567 s both; a GEMM on the CPU core would
+#     take ~86 ms, and the C tile's next updates would wait for it);
+#   * 4 tile columns on 3 GPUs finish sooner than on 2 (0.0434 s against 0.0457 s):
+#     with whole columns per GPU (2, 1, 1) they could not (before the device pool:
+#     0.0648 s against 0.0581 s; the last column split in row ranges over the 3 GPUs,
+#     0.0565 s);
 #   * efficiency in case (c2) on the simulated H100 (tile 2048, 4 GiB): at least 90% of
-#     the model's peak (94.1% measured). Simulated time is deterministic, not a timing:
+#     the model's peak (94.2% measured). Simulated time is deterministic, not a timing:
 #     this catches a prefetch or release that comes too late (68.8% when a chunk's
 #     inputs were marked "won't use" as soon as it was inserted; 88.4% when the next C
 #     block was prefetched only once it could run); and its loads within 1% of the
@@ -122,14 +135,15 @@ awk -F, '
 			label, $col["case"], t[label], $col["loads"], $col["pred_loads"], r,
 			$col["d2d_tiles"], $col["d2h_tiles"]
 		want = label; sub(/-l1$/, "", want); sub(/^(d2d|mpi)$/, "", want)
+		top = label ~ /^split[23]$/ ? 1.08 : 1.05
 		sub(/^split[23]$/, "a", want); sub(/^mpi3g$/, "c1", want)
 		sub(/^(raggedk|h100|c2g2)$/, "c2", want); sub(/^c1-eager$/, "c1", want)
 		sub(/^raggedk6(-dmdas)?(-warm)?$/, "c1", want)
 		ld[label] = $col["loads"]
 		ctiles = int(($col["m"] + $col["nb"] - 1) / $col["nb"]) * int(($col["n"] + $col["nb"] - 1) / $col["nb"])
 		if (want != "" && $col["case"] != want) { print "  wrong regime"; bad = 1 }
-		if (label !~ /dmdas/ && (r < 0.90 || r > 1.05)) {
-			print "  loads outside [0.90, 1.05] of the model"; bad = 1
+		if (label !~ /dmdas/ && (r < 0.90 || r > top)) {
+			printf "  loads outside [0.90, %.2f] of the model\n", top; bad = 1
 		}
 		if (label !~ /dmdas/ && $col["d2h_tiles"] > ctiles) {
 			print "  a C tile left its GPU early"; bad = 1
@@ -139,12 +153,12 @@ awk -F, '
 			share = $col["d2d_tiles"] / ($col["loads"] * 6)
 			printf "       GPU<-GPU share %.1f%% (at least 40)\n", 100 * share
 			if (share < 0.40) { print "  less than 40% of the loads from a peer"; bad = 1 }
-			printf "       %s%% of the model peak (at least 72)\n", $col["pct_peak"]
-			if ($col["pct_peak"] < 72) { print "  below 72% of the model peak"; bad = 1 }
+			printf "       %s%% of the model peak (at least 90)\n", $col["pct_peak"]
+			if ($col["pct_peak"] < 90) { print "  below 90% of the model peak"; bad = 1 }
 		}
 		if (label == "c2g2") {
-			printf "       %s%% of the model peak (at least 95.5)\n", $col["pct_peak"]
-			if ($col["pct_peak"] < 95.5) { print "  below 95.5% of the model peak"; bad = 1 }
+			printf "       %s%% of the model peak (at least 98)\n", $col["pct_peak"]
+			if ($col["pct_peak"] < 98) { print "  below 98% of the model peak"; bad = 1 }
 		}
 		if (label == "h100") {
 			printf "       %s%% of the model peak (at least 90)\n", $col["pct_peak"]
@@ -167,7 +181,7 @@ awk -F, '
 		}
 		printf "lookahead 2: %.4f s, lookahead 1: %.4f s (c2): %.1f%% sooner\n", t["c2"],
 			t["c2-l1"], 100 * (t["c2-l1"] - t["c2"]) / t["c2-l1"]
-		if (!(t["c2"] < t["c2-l1"])) { print "  lookahead 2 is not faster than 1"; bad = 1 }
+		if (!(t["c2"] <= t["c2-l1"])) { print "  lookahead 2 is slower than 1"; bad = 1 }
 		printf "6 GPUs, ragged K: stargemm-ooc %.4f s %d loads, dmdas %.4f s %d loads\n",
 			t["raggedk6"], ld["raggedk6"], t["raggedk6-dmdas"], ld["raggedk6-dmdas"]
 		# Fewer tiles moved than dmdas and sooner, on both repetitions.
