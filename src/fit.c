@@ -44,6 +44,12 @@ struct candidate {
 	int64_t footprint;       /* the most bytes a device of any rank needs */
 };
 
+/* @p value becomes the largest over the ranks (collective; identity on one rank). */
+static int agree_max(struct stargemm__fit *f, int64_t *value)
+{
+	return f->max_over_ranks ? f->max_over_ranks(value, f->arg) : 0;
+}
+
 /* The footprint of @p wl on this rank's devices, then the largest over the ranks
  * (collective: a rank that cannot measure takes part with INT64_MAX). */
 static int footprint(struct stargemm__fit *f, const struct stargemm__worklist *wl, int64_t *out)
@@ -59,7 +65,7 @@ static int footprint(struct stargemm__fit *f, const struct stargemm__worklist *w
 	for (int g = 0; g < wl->ndevices && !ret; g++)
 		*out = peak[g] > *out ? peak[g] : *out;
 	free(peak);
-	agreed = f->max_over_ranks ? f->max_over_ranks(out, f->arg) : 0;
+	agreed = agree_max(f, out);
 	if (ret)
 		return stargemm__error(ret, "stargemm: out of memory for the plan's footprint");
 	return agreed;
@@ -79,7 +85,7 @@ static int plan_unit(struct stargemm__fit *f, int64_t unit, struct candidate *c)
  * fails still takes part, with a footprint that overflows every budget. */
 static int inspect_plan(struct stargemm__fit *f, struct candidate *c)
 {
-	int ret, agreed;
+	int ret;
 
 	f->r->plan = &c->plan;
 	f->r->tile_bytes = c->unit;
@@ -87,8 +93,8 @@ static int inspect_plan(struct stargemm__fit *f, struct candidate *c)
 	if ((ret = stargemm__inspect(f->r, &c->wl)) == 0)
 		return footprint(f, &c->wl, &c->footprint);
 	c->footprint = INT64_MAX;
-	agreed = f->max_over_ranks ? f->max_over_ranks(&c->footprint, f->arg) : 0;
-	return ret ? ret : agreed;
+	agree_max(f, &c->footprint);
+	return ret;
 }
 
 /* The next unit to try below @p best's, or 0 when none is worth trying: @p fail is
@@ -117,7 +123,7 @@ static int64_t most_loads(struct stargemm__fit *f, const struct stargemm__workli
 			sum += (int64_t)loads[g];
 	}
 	free(loads);
-	if (f->max_over_ranks && f->max_over_ranks(&sum, f->arg))
+	if (agree_max(f, &sum))
 		sum = INT64_MAX;
 	return sum;
 }

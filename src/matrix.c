@@ -6,8 +6,9 @@
  * object). Tile (i, j) lives on rank (i mod P) * Q + (j mod Q) (2D block-cyclic); each
  * tile is a StarPU matrix handle registered with StarPU-MPI under its owner and a
  * unique tag (with GPUs, of the device pool's interface: a matrix whose GPU buffers
- * come from one allocation per GPU, src/pool.c). The owner allocates the tile; the other ranks register a handle without
- * storage that StarPU-MPI fills when a task needs the tile there. With a disk node or
+ * come from one allocation per GPU, src/pool.c). The owner allocates the tile; the
+ * other ranks register a handle without storage that StarPU-MPI fills when a task
+ * needs the tile there. With a disk node or
  * a RAM limit, the owner registers without storage too: StarPU then allocates the tile
  * on first write and may evict it to disk.
  *

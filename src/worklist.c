@@ -12,17 +12,68 @@
 
 #include "worklist.h"
 
-/* Sizes of the tile index spaces the products use. */
-static void extents(const struct stargemm__worklist *wl, int64_t *mt, int64_t *nt, int64_t *kt)
+/* Index spaces of a list's tiles, per device one after the other: op(A) (i, k), op(B)
+ * (k, j), C (i, j); the tilings that size them (footprints only); and, per device and
+ * tile, the last step (chunk or block) that counted it. */
+struct tile_space {
+	int64_t mt, nt, kt, na, nb, per;
+	const int64_t *off[3];  /* C rows, C columns, inner dimension */
+	size_t elem;
+	int64_t *last;          /* G * per entries, INT64_MIN: never counted */
+};
+
+static int64_t a_index(const struct tile_space *s, int64_t i, int64_t k)
 {
-	*mt = *nt = *kt = 0;
+	return i + k * s->mt;
+}
+
+static int64_t b_index(const struct tile_space *s, int64_t k, int64_t j)
+{
+	return s->na + k + j * s->kt;
+}
+
+static int64_t c_index(const struct tile_space *s, int64_t i, int64_t j)
+{
+	return s->na + s->nb + i + j * s->mt;
+}
+
+/* Widen @p s's index spaces to tile (@p r, @p c) of @p operand: op(A), op(B) or C. */
+static void widen(struct tile_space *s, int operand, int64_t r, int64_t c)
+{
+	int64_t *rows = operand == STARGEMM_OP_B ? &s->kt : &s->mt;
+	int64_t *cols = operand == STARGEMM_OP_A ? &s->kt : &s->nt;
+
+	*rows = r + 1 > *rows ? r + 1 : *rows;
+	*cols = c + 1 > *cols ? c + 1 : *cols;
+}
+
+/* The index spaces of the tiles @p wl's products read and its blocks hold (a block may
+ * hold a tile no product reads), and @p s->last for its devices. Returns 0 or
+ * -ENOMEM. */
+static int space_init(const struct stargemm__worklist *wl, struct tile_space *s)
+{
+	int64_t n;
+
+	s->mt = s->nt = s->kt = 0;
 	for (int64_t p = 0; p < wl->nproducts; p++) {
 		const struct stargemm__product *x = &wl->products[p];
 
-		*mt = x->i + 1 > *mt ? x->i + 1 : *mt;
-		*nt = x->j + 1 > *nt ? x->j + 1 : *nt;
-		*kt = x->k + 1 > *kt ? x->k + 1 : *kt;
+		widen(s, STARGEMM_OP_A, x->i, x->k);
+		widen(s, STARGEMM_OP_B, x->k, x->j);
 	}
+	for (int64_t b = 0; b < wl->nblocks; b++)
+		for (int64_t e = wl->blocks[b].hold_first;
+		     e < wl->blocks[b].hold_first + wl->blocks[b].hold_count; e++)
+			widen(s, wl->refs[e].operand, wl->refs[e].r, wl->refs[e].c);
+	s->na = s->mt * s->kt;
+	s->nb = s->kt * s->nt;
+	s->per = s->na + s->nb + s->mt * s->nt;
+	n = wl->ndevices * s->per;
+	if (!(s->last = malloc((size_t)(n + 1) * sizeof(*s->last))))
+		return -ENOMEM;
+	for (int64_t t = 0; t < n; t++)
+		s->last[t] = INT64_MIN;
+	return 0;
 }
 
 /* Count a load of tile @p idx by a device whose last use of it is @p last[idx], at
@@ -36,33 +87,26 @@ static void use(int64_t *last, int64_t idx, int64_t now, int64_t gap, double *lo
 
 int stargemm__worklist_loads(const struct stargemm__worklist *wl, int c_read, double *loads)
 {
-	int64_t mt, nt, kt, na, nb, nc, G = wl->ndevices;
-	int64_t *last;
+	struct tile_space s = { 0 };
 
-	extents(wl, &mt, &nt, &kt);
-	na = mt * kt;
-	nb = kt * nt;
-	nc = mt * nt;
-	last = malloc((size_t)(G * (na + nb + nc) + 1) * sizeof(*last));
-	if (!last)
+	if (space_init(wl, &s))
 		return -ENOMEM;
-	for (int64_t t = 0; t < G * (na + nb + nc); t++)
-		last[t] = -2;
-	memset(loads, 0, (size_t)G * sizeof(*loads));
+	memset(loads, 0, (size_t)wl->ndevices * sizeof(*loads));
 	for (int64_t p = 0; p < wl->nproducts; p++) {
 		const struct stargemm__product *x = &wl->products[p];
 		int g = x->info.device;
-		int64_t *base = last + g * (na + nb + nc);
+		int64_t *last;
 
 		if (g < 0)
 			continue;
+		last = s.last + g * s.per;
 		/* A and B: kept from one chunk to the next; C: once per block. */
-		use(base, x->i + x->k * mt, x->info.chunk, 1, &loads[g]);
-		use(base + na, x->k + x->j * kt, x->info.chunk, 1, &loads[g]);
+		use(last, a_index(&s, x->i, x->k), x->info.chunk, 1, &loads[g]);
+		use(last, b_index(&s, x->k, x->j), x->info.chunk, 1, &loads[g]);
 		if (c_read)
-			use(base + na + nb, x->i + x->j * mt, x->info.block, 0, &loads[g]);
+			use(last, c_index(&s, x->i, x->j), x->info.block, 0, &loads[g]);
 	}
-	free(last);
+	free(s.last);
 	return 0;
 }
 
@@ -77,14 +121,6 @@ static int64_t tile_size(const int64_t *ro, const int64_t *co, int64_t r, int64_
  * it (its C tiles and holds), and the most it needed. */
 struct device_walk {
 	int64_t block_bytes, peak;
-};
-
-/* Index spaces of a list's tiles: op(A) (i, k), op(B) (k, j), C (i, j), one after the
- * other, and the tilings that size them. */
-struct tile_space {
-	int64_t mt, nt, kt, na, nb, per;
-	const int64_t *off[3];  /* C rows, C columns, inner dimension */
-	size_t elem;
 };
 
 /* Count tile @p idx of size @p bytes into @p sum unless @p last says it was counted
@@ -112,10 +148,10 @@ static void count_input(int64_t *last, int64_t idx, int64_t n, int64_t blk, int6
 }
 
 /* Bytes of the distinct op(A) and op(B) tiles each device reads in chunk @p n and its
- * block does not hold, into @p chunk. @p last holds, per device, the last chunk that
- * counted each tile. */
+ * block does not hold, into @p chunk (@p s->last: the chunk that last counted each
+ * tile on each device). */
 static void chunk_bytes(const struct stargemm__worklist *wl, int64_t n,
-			const struct tile_space *s, int64_t *last, int64_t *chunk)
+			const struct tile_space *s, int64_t *chunk)
 {
 	const struct stargemm__chunk *ch = &wl->chunks[n];
 
@@ -127,9 +163,9 @@ static void chunk_bytes(const struct stargemm__worklist *wl, int64_t n,
 
 		if (g < 0)
 			continue;
-		count_input(last + g * s->per, x->i + x->k * s->mt, n, ch->block,
+		count_input(s->last + g * s->per, a_index(s, x->i, x->k), n, ch->block,
 			    tile_size(s->off[0], s->off[2], x->i, x->k, s->elem), &chunk[g]);
-		count_input(last + g * s->per, s->na + x->k + x->j * s->kt, n, ch->block,
+		count_input(s->last + g * s->per, b_index(s, x->k, x->j), n, ch->block,
 			    tile_size(s->off[2], s->off[1], x->k, x->j, s->elem), &chunk[g]);
 	}
 }
@@ -137,7 +173,7 @@ static void chunk_bytes(const struct stargemm__worklist *wl, int64_t n,
 /* Bytes block @p blk keeps on each device for all its chunks: the C tiles its products
  * update there and the tiles it holds there. */
 static void block_bytes(const struct stargemm__worklist *wl, int64_t blk,
-			const struct tile_space *s, int64_t *last, struct device_walk *dw)
+			const struct tile_space *s, struct device_walk *dw)
 {
 	const struct stargemm__block *bk = &wl->blocks[blk];
 	const struct stargemm__chunk *first = &wl->chunks[bk->first_chunk];
@@ -150,38 +186,22 @@ static void block_bytes(const struct stargemm__worklist *wl, int64_t blk,
 		int g = x->info.device;
 
 		if (g >= 0)
-			count_once(last + g * s->per, s->na + s->nb + x->i + x->j * s->mt, blk,
+			count_once(s->last + g * s->per, c_index(s, x->i, x->j), blk,
 				   tile_size(s->off[0], s->off[1], x->i, x->j, s->elem),
 				   &dw[g].block_bytes);
 	}
 	for (int64_t e = bk->hold_first; e < bk->hold_first + bk->hold_count; e++) {
 		const struct stargemm__tile_ref *t = &wl->refs[e];
 		int a = t->operand == STARGEMM_OP_A;
-		int64_t idx = a ? t->r + t->c * s->mt : s->na + t->r + t->c * s->kt;
+		int64_t idx = a ? a_index(s, t->r, t->c) : b_index(s, t->r, t->c);
 
 		if (t->operand == STARGEMM_OP_C)
 			continue;
-		count_once(last + t->device * s->per, idx, held_stamp(blk),
+		count_once(s->last + t->device * s->per, idx, held_stamp(blk),
 			   tile_size(a ? s->off[0] : s->off[2], a ? s->off[2] : s->off[1], t->r,
 				     t->c, s->elem),
 			   &dw[t->device].block_bytes);
 	}
-}
-
-/* Widen @p s's index spaces to the tiles the blocks hold (a block may hold a tile no
- * product of the list reads). */
-static void hold_extents(const struct stargemm__worklist *wl, struct tile_space *s)
-{
-	for (int64_t b = 0; b < wl->nblocks; b++)
-		for (int64_t e = wl->blocks[b].hold_first;
-		     e < wl->blocks[b].hold_first + wl->blocks[b].hold_count; e++) {
-			const struct stargemm__tile_ref *t = &wl->refs[e];
-			int64_t *rows = t->operand == STARGEMM_OP_B ? &s->kt : &s->mt;
-			int64_t *cols = t->operand == STARGEMM_OP_A ? &s->kt : &s->nt;
-
-			*rows = t->r + 1 > *rows ? t->r + 1 : *rows;
-			*cols = t->c + 1 > *cols ? t->c + 1 : *cols;
-		}
 }
 
 int stargemm__worklist_footprint(const struct stargemm__worklist *wl, const int64_t *row_off,
@@ -192,30 +212,21 @@ int stargemm__worklist_footprint(const struct stargemm__worklist *wl, const int6
 	int64_t span = wl->lookahead + 1, G = wl->ndevices, blk = -1, pos = 0;
 	struct device_walk *dw = calloc((size_t)G, sizeof(*dw));
 	int64_t *ring = calloc((size_t)(G * span), sizeof(*ring));
-	int64_t *chunk = calloc((size_t)G, sizeof(*chunk)), *last;
+	int64_t *chunk = calloc((size_t)G, sizeof(*chunk));
 
-	extents(wl, &s.mt, &s.nt, &s.kt);
-	hold_extents(wl, &s);
-	s.na = s.mt * s.kt;
-	s.nb = s.kt * s.nt;
-	s.per = s.na + s.nb + s.mt * s.nt;
-	last = malloc((size_t)(G * s.per + 1) * sizeof(*last));
-	if (!dw || !ring || !chunk || !last) {
+	if (!dw || !ring || !chunk || space_init(wl, &s)) {
 		free(dw);
 		free(ring);
 		free(chunk);
-		free(last);
 		return -ENOMEM;
 	}
-	for (int64_t t = 0; t < G * s.per; t++)
-		last[t] = INT64_MIN;
 	for (int64_t n = 0; n < wl->nchunks; n++, pos = (pos + 1) % span) {
 		if (wl->chunks[n].block != blk) {  /* a new block: nothing of the last one */
 			blk = wl->chunks[n].block;
 			memset(ring, 0, (size_t)(G * span) * sizeof(*ring));
-			block_bytes(wl, blk, &s, last, dw);
+			block_bytes(wl, blk, &s, dw);
 		}
-		chunk_bytes(wl, n, &s, last, chunk);
+		chunk_bytes(wl, n, &s, chunk);
 		for (int g = 0; g < G; g++) {
 			int64_t sum = dw[g].block_bytes;
 
@@ -230,7 +241,7 @@ int stargemm__worklist_footprint(const struct stargemm__worklist *wl, const int6
 	free(dw);
 	free(ring);
 	free(chunk);
-	free(last);
+	free(s.last);
 	return 0;
 }
 

@@ -111,12 +111,26 @@ static int array_matches(const struct block_array *c, const double *ref, double 
 	return sqrt(diff) / scale < SG_RESIDUAL_BOUND;
 }
 
+/* C = 1.5 op(A) B + 0.5 C, in core or out of core with a forced plan (2 x 2 blocks,
+ * chunks of one k). */
+static int product(char ta, int ooc, const struct stargemm_matrix *A,
+		   const struct stargemm_matrix *B, struct stargemm_matrix *C)
+{
+	struct stargemm_ooc_options opt;
+
+	if (!ooc)
+		return stargemm_pdgemm(ta, 'N', 1.5, A, B, 0.5, C);
+	stargemm_ooc_options_init(&opt);
+	opt.b = opt.c = 2;
+	opt.d = 1;
+	return stargemm_pdgemm_ooc(ta, 'N', 1.5, A, B, 0.5, C, &opt, NULL);
+}
+
 static int product_case(int P, int Q, int ooc, char ta)
 {
 	const int64_t m = 301, n = 257, k = 199, b = 64;
 	struct block_array la, lb, lc;
 	struct stargemm_matrix *A = NULL, *B = NULL, *C = NULL;
-	struct stargemm_ooc_options opt;
 	int64_t ar = ta == 'N' ? m : k, ac = ta == 'N' ? k : m;
 	double *ga = global_array(ar, ac, 1), *gb = global_array(k, n, 2);
 	double *ref = global_array(m, n, 3), *gathered = NULL, scale;
@@ -128,12 +142,8 @@ static int product_case(int P, int Q, int ooc, char ta)
 	ret = ret ? ret : stargemm_matrix_create_local(&A, ar, ac, b, b, P, Q, la.a, la.lld);
 	ret = ret ? ret : stargemm_matrix_create_local(&B, k, n, b, b, P, Q, lb.a, lb.lld);
 	ret = ret ? ret : stargemm_matrix_create_local(&C, m, n, b, b, P, Q, lc.a, lc.lld);
-	stargemm_ooc_options_init(&opt);
-	opt.b = opt.c = 2;
-	opt.d = 1;
 	if (!ret)
-		ret = ooc ? stargemm_pdgemm_ooc(ta, 'N', 1.5, A, B, 0.5, C, &opt, NULL)
-			  : stargemm_pdgemm(ta, 'N', 1.5, A, B, 0.5, C);
+		ret = product(ta, ooc, A, B, C);
 	if (!ret && stargemm_rank() == 0)
 		gathered = malloc((size_t)(m * n) * sizeof(*gathered));
 	if (!ret)
@@ -169,7 +179,6 @@ static int submatrix_case(int P, int Q, char ta, int ooc)
 	const int64_t m = 201, n = 170, k = 150;
 	struct block_array a, b, c;
 	struct stargemm_matrix *A = NULL, *B = NULL, *C = NULL;
-	struct stargemm_ooc_options opt;
 	/* A is 310 x 250 (blocks 32 x 24) at (37, 13), or transposed 250 x 310 (24 x 32)
 	 * at (13, 37); B 200 x 300 (24 x 40) at (37, 55); C 260 x 230 (32 x 40) at (5, 15). */
 	int64_t am = ta == 'N' ? 310 : 250, an = ta == 'N' ? 250 : 310;
@@ -185,12 +194,8 @@ static int submatrix_case(int P, int Q, char ta, int ooc)
 	ret = ret ? ret : submatrix(&A, &a, ai, aj, ta == 'N' ? m : k, ta == 'N' ? k : m);
 	ret = ret ? ret : submatrix(&B, &b, 37, 55, k, n);
 	ret = ret ? ret : submatrix(&C, &c, 5, 15, m, n);
-	stargemm_ooc_options_init(&opt);
-	opt.b = opt.c = 2;
-	opt.d = 1;
 	if (!ret)
-		ret = ooc ? stargemm_pdgemm_ooc(ta, 'N', 1.5, A, B, 0.5, C, &opt, NULL)
-			  : stargemm_pdgemm(ta, 'N', 1.5, A, B, 0.5, C);
+		ret = product(ta, ooc, A, B, C);
 	/* Destroyed before checking: with GPUs the arrays are then up to date. */
 	stargemm_matrix_destroy(A);
 	stargemm_matrix_destroy(B);
