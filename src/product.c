@@ -142,9 +142,12 @@ int stargemm__product_plan(struct stargemm__gemm *g, const struct stargemm_plan_
 {
 	struct stargemm__request r;
 	struct stargemm__worklist wl = { 0 };
-	int paused = stargemm__quiet_begin();
-	int ret = make_request(g, &r);
+	int paused, ret;
 
+	if (stargemm__gemm_packed(g))   /* multiplied in core: the plan is only checked */
+		return stargemm_plan_compute(pr, plan);
+	paused = stargemm__quiet_begin();
+	ret = make_request(g, &r);
 	if (!ret)
 		ret = inspect(g, &r, pr, plan, &wl);
 	stargemm__worklist_free(&wl);
@@ -170,14 +173,15 @@ int stargemm__run_product(struct stargemm__gemm *g, const struct stargemm_plan_r
 	 * src/matrix.c): an out-of-core plan has nothing to move; they are multiplied in
 	 * core, where their tiles are batched. */
 	if (stargemm__gemm_packed(g) && pr) {
-		/* The request is still checked: a bad override is an error either way. */
-		if ((ret = stargemm_plan_compute(pr, &plan))) {
+		/* The request is still checked, and its plan (unfitted) is the one reported,
+		 * as stargemm__product_plan() reports it. */
+		if ((ret = stargemm__product_plan(g, pr, &plan))) {
 			free(wl);
 			return ret;
 		}
 		pr = NULL;
 		if (plan_out)
-			*plan_out = (struct stargemm_plan){ 0 };
+			*plan_out = plan;
 	}
 	paused = stargemm__quiet_begin();
 	ret = make_request(g, &r);

@@ -550,7 +550,8 @@ int stargemm_pdgemm_plan(stargemm_trans transa, stargemm_trans transb,
  *  Block-sparse matrices with small tiles created without GPUs or a disk node pack
  *  their tiles several per StarPU handle (doc/design.md, "Packs"); they live in RAM with
  *  nothing slower behind it, and a product with a packed operand runs in core (the
- *  options are still checked; @p plan receives zeros). */
+ *  options are still checked; @p plan receives stargemm_plan_compute()'s plan, not
+ *  fitted to a list). */
 int stargemm_pdgemm_ooc(stargemm_trans transa, stargemm_trans transb, double alpha,
 			const struct stargemm_matrix *A, const struct stargemm_matrix *B,
 			double beta, struct stargemm_matrix *C,

@@ -75,9 +75,10 @@ refuse "unexpected argument" --m 100 extra
 refuse "--dist must be cyclic or balanced" --dist blocked
 # A bad batching setting is refused by the product itself (exit 1), and its message
 # survives the wait for the tasks already submitted; a bad packing setting by the
-# matrix creation.
+# matrix creation; a bad device pool setting by stargemm_init() (read with or without
+# GPUs).
 for var in STARGEMM_BATCH_FLOPS STARGEMM_BATCH_BELOW STARGEMM_PACK_BELOW \
-	STARGEMM_PACK_EXTENT; do
+	STARGEMM_PACK_EXTENT STARGEMM_DEVICE_POOL; do
 	if env "$var=abc" "$bench" --m 100 --n 100 --k 100 --niter 1 --warmup 0 \
 		>/dev/null 2>"$err"; then
 		echo "accepted $var=abc"; exit 1

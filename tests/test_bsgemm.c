@@ -175,7 +175,8 @@ static double residual(const struct bs_case *c, const struct stargemm_matrix *C,
 }
 
 /* Out of core with the planner's plan, fitted to the list: stargemm_pdgemm_plan()
- * must give the plan the product runs with. */
+ * must give the plan the product runs with. With packed operands (multiplied in core)
+ * that is the unfitted plan, footprint 0. */
 static int run_planned(const struct bs_case *c, struct stargemm_matrix *A,
 		       struct stargemm_matrix *B, struct stargemm_matrix *C)
 {
@@ -203,7 +204,8 @@ static int run_planned(const struct bs_case *c, struct stargemm_matrix *A,
 	return 0;
 }
 
-/* ooc: 0 in core, 1 out of core with a forced plan, 2 with the planner's. */
+/* ooc: 0 in core, 1 out of core with a forced plan, 2 with the planner's, 3 the same
+ * with packed operands (then multiplied in core). */
 static int run(const struct bs_case *c, int ooc, struct stargemm_matrix *A,
 	       struct stargemm_matrix *B, struct stargemm_matrix *C)
 {
@@ -211,7 +213,7 @@ static int run(const struct bs_case *c, int ooc, struct stargemm_matrix *A,
 
 	if (!ooc)
 		return stargemm_pdgemm(c->ta, c->tb, c->alpha, A, B, c->beta, C);
-	if (ooc == 2)
+	if (ooc >= 2)
 		return run_planned(c, A, B, C);
 	stargemm_ooc_options_init(&opt);
 	opt.b = 1;
@@ -224,11 +226,12 @@ static int run(const struct bs_case *c, int ooc, struct stargemm_matrix *A,
 
 static int run_case(const struct bs_case *c, int P, int Q, int ooc)
 {
+	static const char *const modes[] = { "in core", "ooc    ", "planned", "packed " };
 	int ta = c->ta == 'T', tb = c->tb == 'T', ret;
 	struct stargemm_matrix *A = NULL, *B = NULL, *C = NULL;
 	double *a = NULL, *b = NULL, *c0 = NULL, *cr = NULL, res = INFINITY;
 
-	sg_allow_packs(!ooc);
+	sg_allow_packs(ooc == 0 || ooc == 3);
 	ret = make(c, 0, c->da, ta ? c->k : c->m, ta ? c->m : c->k, ta, P, Q, &A);
 	ret = ret ? ret : make(c, 1, c->db, tb ? c->n : c->k, tb ? c->k : c->n, tb, P, Q, &B);
 	ret = ret ? ret : make(c, 2, c->dc, c->m, c->n, 0, P, Q, &C);
@@ -250,7 +253,7 @@ static int run_case(const struct bs_case *c, int P, int Q, int ooc)
 		res = residual(c, C, a, b, c0, cr);
 	if (stargemm_rank() == 0)
 		printf("%-26s %dx%d %s M=%-4lld N=%-4lld K=%-4lld tiles A %lld B %lld C %lld "
-		       "%c%c residual=%9.3e %s\n", c->name, P, Q, ooc == 2 ? "planned" : ooc ? "ooc    " : "in core",
+		       "%c%c residual=%9.3e %s\n", c->name, P, Q, modes[ooc],
 		       (long long)c->m, (long long)c->n, (long long)c->k,
 		       (long long)stargemm_matrix_present_count(A),
 		       (long long)stargemm_matrix_present_count(B),
@@ -517,7 +520,7 @@ int main(int argc, char **argv)
 		return ret == -ENODEV ? 77 : 1;
 	}
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++)
-		for (int ooc = 0; ooc < 3; ooc++, ncases++)
+		for (int ooc = 0; ooc < 4; ooc++, ncases++)
 			failures += !run_case(&cases[i], P, Q, ooc);
 	failures += !full_pattern_is_dense(P, Q);
 	failures += !scatter_round_trip(P, Q);
