@@ -27,7 +27,9 @@
 #     peak (84.2%; neither 31.1%, the pool alone 78.2%) and no more than 1.12 times the
 #     predicted loads (1.096): a tile requested on a GPU from the host and from the
 #     other GPU at once arrives twice (StarPU 1.3 merges a request only with one from
-#     the same source node, coherency.c; sched/ooc.c does not yet avoid it).
+#     the same source node, coherency.c; sched/ooc.c does not yet avoid it);
+#   * the 1-GPU case with STARGEMM_DEVICE_POOL=0: loads in the band and below 70% of
+#     the model's peak (54.7%), so that the switch is known to turn the pool off.
 # Efficiency: useful flops over the product's simulated time (seconds - symbolic_s: the
 # symbolic C pattern's time is the simulated pinning of C's host memory) over the
 # GPUs' DGEMM rate in perfmodels/generate.sh. The simulation is deterministic.
@@ -43,12 +45,14 @@ case "$MPIEXEC" in
 	;;
 esac
 common="--niter 1 --warmup 0 --ooc --density-a 0.5 --density-b 0.5 --csv"
+extra_env=
 
 run() { # label host ngpus limit_mib gflops_per_gpu args...
 	label=$1 host=$2 ncuda=$3 limit=$4 rate=$5
 	shift 5
 	echo "== $label: $host, $ncuda GPU(s) of $limit MiB, $rate GFLOP/s each" | tee -a "$out"
-	env STARPU_NCPU=1 STARPU_NCUDA="$ncuda" STARPU_LIMIT_CUDA_MEM="$limit" \
+	# shellcheck disable=SC2086
+	env $extra_env STARPU_NCPU=1 STARPU_NCUDA="$ncuda" STARPU_LIMIT_CUDA_MEM="$limit" \
 		"$SRCDIR/tests/simrun.sh" "$host" 1 "$bench" $common "$@" |
 		grep -v '^\[starpu_comm' | sed "s/^stargemm,/$label,$ncuda,$rate,/" | tee -a "$out"
 }
@@ -60,6 +64,11 @@ run h100reg h100 1 1000 57000 --m 16000 --n 16000 --k 16000 --lo 640 --hi 640
 # Irregular tiles, ~13 per dimension (A + B + C ~ 4.3 GB for 1 GB of GPU memory).
 run irr summit 1 1000 7200 --m 16384 --n 16384 --k 16384 --lo 512 --hi 2048
 run irr2 summit 2 1000 7200 --m 20480 --n 20480 --k 20480 --lo 512 --hi 2048
+# The first without the device pool: StarPU's own buffers, a cudaMalloc and cudaFree
+# per load of a new shape.
+extra_env=STARGEMM_DEVICE_POOL=0
+run irrnopool summit 1 1000 7200 --m 16384 --n 16384 --k 16384 --lo 512 --hi 2048
+extra_env=
 
 awk -F, '
 	/^impl,/ { for (i = 1; i <= NF; i++) col[$i] = i; next }
@@ -81,12 +90,16 @@ awk -F, '
 		if (r > 1.12) { print "  more than 1.12 times the predicted loads"; bad = 1 }
 		floor = label == "reg" ? 95 : label == "irr" ? 95 : label == "irr2" ? 80 : 0
 		if (eff < floor) { printf "  below %d%% of the model peak\n", floor; bad = 1 }
+		if (label == "irrnopool" && eff >= 70) {
+			print "  as fast with STARGEMM_DEVICE_POOL=0: the pool is not off"; bad = 1
+		}
 		if (label == "irr2" && $(col["peer_loads"] + c) <= 0) {
 			print "  no load from the other GPU"; bad = 1
 		}
 	}
 	END {
-		if (n["reg"] != 1 || n["h100reg"] != 1 || n["irr"] != 1 || n["irr2"] != 1) {
+		if (n["reg"] != 1 || n["h100reg"] != 1 || n["irr"] != 1 || n["irr2"] != 1 ||
+		    n["irrnopool"] != 1) {
 			print "missing runs"; exit 1
 		}
 		exit bad
