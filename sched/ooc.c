@@ -198,9 +198,36 @@ static int leave_a_to_peer(const struct ooc_data *d, struct starpu_task *task, u
 	return coming;
 }
 
-/* A GEMM that is ready has its inputs fetched to its device: its C tile (unless the task
- * only writes it) — which nothing else may prefetch, since the task holds it — and A
- * and B tiles that the executor could not prefetch earlier (those received over MPI are
+/* Prefetch a GEMM's inputs (A, B, C: src/pdgemm.c) to its device @p node with priority
+ * @p prio, except the A and B tiles already there or already requested there. StarPU
+ * 1.3 merges a second request for a tile only with one from the same source node, and
+ * picks the source when the request is made: asked again once a peer GPU holds the
+ * tile, a tile on its way from host memory was copied a second time, from the peer.
+ * A C tile that must be read and is not on the device is fetched with a task prefetch
+ * of all the inputs (an application's prefetch of it would wait for the task, which
+ * holds it); this prefetch too is merged for a tile requested from the same source. */
+static void prefetch_inputs(struct starpu_task *task, unsigned node, int prio)
+{
+	int allocated, valid, requested;
+
+	starpu_data_query_status(STARPU_TASK_GET_HANDLE(task, 2), (int)node, &allocated, &valid,
+				 &requested);
+	if ((STARPU_TASK_GET_MODE(task, 2) & STARPU_R) && !valid && !requested) {
+		starpu_prefetch_task_input_on_node_prio(task, node, prio);
+		return;
+	}
+	for (unsigned i = 0; i < 2; i++) {
+		starpu_data_handle_t h = STARPU_TASK_GET_HANDLE(task, i);
+
+		starpu_data_query_status(h, (int)node, &allocated, &valid, &requested);
+		if (!valid && !requested)
+			starpu_data_prefetch_on_node_prio(h, node, 1, prio);
+	}
+}
+
+/* A GEMM that is ready has its inputs fetched to its device (prefetch_inputs()): its C
+ * tile (unless the task only writes it) — which nothing else may prefetch, since the
+ * task holds it — and A and B tiles that the executor could not prefetch earlier (those received over MPI are
  * readable only now). Priorities decrease in the order the GEMMs arrive, which is the
  * order the device runs them, and stay above the lookahead's prefetches (priority <= 0):
  * what runs next is copied first. Except the GEMMs of prefetch class HELD, whose A and
@@ -225,9 +252,8 @@ static void prefetch_ready(const struct ooc_data *d, struct fifo *q, struct star
 		info->deferred = 1;
 		return;
 	}
-	starpu_prefetch_task_input_on_node_prio(task, q->node,
-						!may_run(q, task_block(task)) ? 0
-						: seq < INT_MAX / 2 ? (int)(INT_MAX / 2 - seq) : 1);
+	prefetch_inputs(task, q->node, !may_run(q, task_block(task)) ? 0
+				       : seq < INT_MAX / 2 ? (int)(INT_MAX / 2 - seq) : 1);
 }
 
 /* Whether a GEMM held back prefetches its inputs all the same: those of the block right
@@ -385,7 +411,7 @@ static void prefetch_deferred(struct fifo *q)
 	     t = starpu_task_list_next(t), i++)
 		if (info_of(t) && info_of(t)->deferred) {
 			info_of(t)->deferred = 0;
-			starpu_prefetch_task_input_on_node_prio(t, q->node, INT_MAX / 2 + 1);
+			prefetch_inputs(t, q->node, INT_MAX / 2 + 1);
 		}
 }
 

@@ -24,10 +24,12 @@
 #     simulated cudaFree and cudaMalloc. Neither: 47.2%; the fit alone 54.7%
 #     (STARGEMM_DEVICE_POOL=0); the pool alone 93.7%;
 #   * the same on 2 GPUs: some loads from the other GPU, at least 80% of the model's
-#     peak (84.2%; neither 31.1%, the pool alone 78.2%) and no more than 1.12 times the
-#     predicted loads (1.096): a tile requested on a GPU from the host and from the
+#     peak (82.5%; neither 31.1%, the pool alone 78.2%) and no more than 1.10 times the
+#     predicted loads (1.084): a tile requested on a GPU from the host and from the
 #     other GPU at once arrives twice (StarPU 1.3 merges a request only with one from
-#     the same source node, coherency.c; sched/ooc.c does not yet avoid it);
+#     the same source node, coherency.c). sched/ooc.c no longer requests a tile again
+#     once it is requested on the device (1.096 before); the rest are tiles whose task
+#     starts while they are on their way from the host and the peer holds them;
 #   * the 1-GPU case with STARGEMM_DEVICE_POOL=0: loads in the band and below 70% of
 #     the model's peak (54.7%), so that the switch is known to turn the pool off.
 # Efficiency: useful flops over the product's simulated time (seconds - symbolic_s: the
@@ -87,7 +89,7 @@ awk -F, '
 		if (label != "irr2" && (r < 0.90 || r > 1.05)) {
 			print "  loads outside [0.90, 1.05] of the model"; bad = 1
 		}
-		if (r > 1.12) { print "  more than 1.12 times the predicted loads"; bad = 1 }
+		if (r > 1.10) { print "  more than 1.10 times the predicted loads"; bad = 1 }
 		floor = label == "reg" ? 95 : label == "irr" ? 95 : label == "irr2" ? 80 : 0
 		if (eff < floor) { printf "  below %d%% of the model peak\n", floor; bad = 1 }
 		if (label == "irrnopool" && eff >= 70) {

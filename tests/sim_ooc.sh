@@ -3,15 +3,14 @@
 # the Summit-like node of perfmodels/: V100s of 16 GB, NVLink). Asserts, on small
 # problems (tile 1024, a few hundred tasks each):
 #   * GPU loads within [0.90, 1.05] of Eq. (1) in regimes (a), (c1) and (c2)
-#     (GPU memory shrunk with STARPU_LIMIT_CUDA_MEM to reach c1 and c2); within
-#     [0.90, 1.08] for 4 tile columns on 2 and 3 GPUs (split2, split3: 1.062 and 1.070).
-#     There 12 and 19 tiles reach a GPU twice, each copy from a different node (host
-#     and peer GPU, traced): StarPU 1.3 joins a new request to a pending one only if
-#     both copy from the same node (datawizard/coherency.c). It takes allocations that
-#     cost nothing, as the device pool's (src/pool.c): more prefetches are then under
-#     way at once. With StarPU's own buffers: 1.000 and 1.007 at a simulated 175 us per
-#     cudaMalloc, 1.109 and 1.033 at none (STARGEMM_DEVICE_POOL=0
-#     STARPU_SIMGRID_CUDA_MALLOC_COST=0);
+#     (GPU memory shrunk with STARPU_LIMIT_CUDA_MEM to reach c1 and c2), 4 tile
+#     columns on 2 and 3 GPUs included (split2, split3: 1.010 and 1.044). Loads above
+#     the model on several GPUs are tiles that reach a GPU twice, from the host and
+#     from a peer GPU: StarPU 1.3 joins a new request to a pending one only if both
+#     copy from the same node (datawizard/coherency.c). The policy no longer asks again
+#     for a tile already requested on the device (sched/ooc.c, prefetch_inputs();
+#     before: 1.062 and 1.070); what is left comes from tasks that start while their
+#     tile is still on its way from the host and a peer holds it by then;
 #   * no C tile leaves its GPU before its block is finished: tiles written back to the
 #     host never exceed the number of C tiles (A and B are never dirty, so a C tile
 #     evicted early would be written back, and reloaded, twice);
@@ -135,15 +134,14 @@ awk -F, '
 			label, $col["case"], t[label], $col["loads"], $col["pred_loads"], r,
 			$col["d2d_tiles"], $col["d2h_tiles"]
 		want = label; sub(/-l1$/, "", want); sub(/^(d2d|mpi)$/, "", want)
-		top = label ~ /^split[23]$/ ? 1.08 : 1.05
 		sub(/^split[23]$/, "a", want); sub(/^mpi3g$/, "c1", want)
 		sub(/^(raggedk|h100|c2g2)$/, "c2", want); sub(/^c1-eager$/, "c1", want)
 		sub(/^raggedk6(-dmdas)?(-warm)?$/, "c1", want)
 		ld[label] = $col["loads"]
 		ctiles = int(($col["m"] + $col["nb"] - 1) / $col["nb"]) * int(($col["n"] + $col["nb"] - 1) / $col["nb"])
 		if (want != "" && $col["case"] != want) { print "  wrong regime"; bad = 1 }
-		if (label !~ /dmdas/ && (r < 0.90 || r > top)) {
-			printf "  loads outside [0.90, %.2f] of the model\n", top; bad = 1
+		if (label !~ /dmdas/ && (r < 0.90 || r > 1.05)) {
+			print "  loads outside [0.90, 1.05] of the model"; bad = 1
 		}
 		if (label !~ /dmdas/ && $col["d2h_tiles"] > ctiles) {
 			print "  a C tile left its GPU early"; bad = 1
