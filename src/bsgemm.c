@@ -31,8 +31,8 @@ static int share_norms(struct stargemm__gemm *g, double **na, double **nb)
 	*na = malloc((size_t)(A->mt * A->nt > 0 ? A->mt * A->nt : 1) * sizeof(double));
 	*nb = malloc((size_t)(B->mt * B->nt > 0 ? B->mt * B->nt : 1) * sizeof(double));
 	if (!*na || !*nb)
-		return stargemm__error(-ENOMEM, "stargemm_bsgemm: out of memory for the tile "
-				       "norms (%" PRId64 " + %" PRId64 " tiles)", A->mt * A->nt,
+		return stargemm__error(-ENOMEM, "%s: out of memory for the tile norms (%" PRId64
+				       " + %" PRId64 " tiles)", g->fn, A->mt * A->nt,
 				       B->mt * B->nt);
 	if ((ret = stargemm_matrix_norms(A, *na)) || (ret = stargemm_matrix_norms(B, *nb)))
 		return ret;
@@ -59,15 +59,11 @@ static int run(struct stargemm__gemm *g, const struct stargemm_bsgemm_options *o
 	return stargemm__wait_after(ret);
 }
 
-int stargemm_bsgemm(stargemm_trans transa, stargemm_trans transb, double alpha,
-		    const struct stargemm_matrix *A, const struct stargemm_matrix *B,
-		    double beta, struct stargemm_matrix *C,
-		    const struct stargemm_bsgemm_options *opt,
-		    struct stargemm_bsgemm_info *info)
+/* The product of @p g (its scalars set from @p alpha and @p beta, of C's type, when the
+ * call does not take them in double: g->want = 0): checks, norms, run, filtering. */
+static int bsgemm(struct stargemm__gemm *g, const void *alpha, const void *beta,
+		  const struct stargemm_bsgemm_options *opt, struct stargemm_bsgemm_info *info)
 {
-	struct stargemm__gemm g = { .ta = transa, .tb = transb, .alpha = alpha, .beta = beta,
-				    .A = A, .B = B, .C = C, .fn = "stargemm_bsgemm",
-				    .want = 'd' };
 	struct stargemm_bsgemm_options none;
 	struct stargemm_bsgemm_info local;
 	double *na = NULL, *nb = NULL;
@@ -81,19 +77,45 @@ int stargemm_bsgemm(stargemm_trans transa, stargemm_trans transb, double alpha,
 	info = info ? info : &local;
 	memset(info, 0, sizeof(*info));
 	if (!(opt->filter_eps >= 0.0) || isinf(opt->filter_eps))
-		return stargemm__error(-EINVAL, "stargemm_bsgemm: filter_eps must be finite and "
-				       ">= 0, got %g", opt->filter_eps);
-	if ((ret = stargemm__gemm_check(&g)))
+		return stargemm__error(-EINVAL, "%s: filter_eps must be finite and >= 0, got %g",
+				       g->fn, opt->filter_eps);
+	if ((ret = stargemm__gemm_check(g)) ||
+	    (!g->want && (ret = stargemm__gemm_scalars(g, alpha, beta))))
 		return ret;
-	g.eps = opt->filter_eps;
-	if (g.eps > 0.0 && (ret = share_norms(&g, &na, &nb)))
+	g->eps = opt->filter_eps;
+	if (g->eps > 0.0 && (ret = share_norms(g, &na, &nb)))
 		goto out;
-	if ((ret = run(&g, opt, info)))
+	if ((ret = run(g, opt, info)))
 		goto out;
-	if (g.eps > 0.0)
-		ret = stargemm_matrix_filter(C, g.eps, &info->c_removed);
+	if (g->eps > 0.0)
+		ret = stargemm_matrix_filter(g->C, g->eps, &info->c_removed);
 out:
 	free(na);
 	free(nb);
 	return ret;
+}
+
+int stargemm_bsgemm(stargemm_trans transa, stargemm_trans transb, double alpha,
+		    const struct stargemm_matrix *A, const struct stargemm_matrix *B,
+		    double beta, struct stargemm_matrix *C,
+		    const struct stargemm_bsgemm_options *opt,
+		    struct stargemm_bsgemm_info *info)
+{
+	struct stargemm__gemm g = { .ta = transa, .tb = transb, .alpha = alpha, .beta = beta,
+				    .A = A, .B = B, .C = C, .fn = "stargemm_bsgemm",
+				    .want = 'd' };
+
+	return bsgemm(&g, NULL, NULL, opt, info);
+}
+
+int stargemm_bsgemm_type(stargemm_trans transa, stargemm_trans transb, const void *alpha,
+			 const struct stargemm_matrix *A, const struct stargemm_matrix *B,
+			 const void *beta, struct stargemm_matrix *C,
+			 const struct stargemm_bsgemm_options *opt,
+			 struct stargemm_bsgemm_info *info)
+{
+	struct stargemm__gemm g = { .ta = transa, .tb = transb, .A = A, .B = B, .C = C,
+				    .fn = "stargemm_bsgemm_type" };
+
+	return bsgemm(&g, alpha, beta, opt, info);
 }

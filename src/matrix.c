@@ -496,6 +496,18 @@ int stargemm_matrix_create_distributed(struct stargemm_matrix **out, int64_t mt,
 	return create(out, &sh, dist, NULL, "stargemm_matrix_create_distributed");
 }
 
+int stargemm_matrix_create_distributed_type(struct stargemm_matrix **out, stargemm_type type,
+					    int64_t mt, const int64_t *row_sizes, int64_t nt,
+					    const int64_t *col_sizes, int64_t npresent,
+					    const int64_t *present,
+					    const struct stargemm_distribution *dist)
+{
+	struct shape sh = { mt, row_sizes, nt, col_sizes, npresent >= 0, npresent, present,
+			    (int)type };
+
+	return create(out, &sh, dist, NULL, "stargemm_matrix_create_distributed_type");
+}
+
 int stargemm__matrix_create_pattern(struct stargemm_matrix **out, int type, int64_t mt,
 				    const int64_t *row_sizes, int64_t nt,
 				    const int64_t *col_sizes, int64_t npresent,

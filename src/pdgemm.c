@@ -81,8 +81,10 @@ static int check_types(struct stargemm__gemm *p)
 				       "%s, %s and %s", call_name(p), a->name, b->name, c->name);
 	if (p->want && c->letter != p->want)
 		return stargemm__error(-EINVAL, "%s: multiplies %s matrices, and these are %s "
-				       "('%c'): use stargemm_gemm()", call_name(p),
-				       stargemm__element(p->want)->name, c->name, c->letter);
+				       "('%c'): use %s", call_name(p),
+				       stargemm__element(p->want)->name, c->name, c->letter,
+				       strcmp(call_name(p), "stargemm_bsgemm") == 0
+				       ? "stargemm_bsgemm_type()" : "stargemm_gemm()");
 	p->type = c;
 	return 0;
 }

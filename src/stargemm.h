@@ -243,6 +243,17 @@ int stargemm_matrix_create_distributed(struct stargemm_matrix **A,
 				       int64_t npresent, const int64_t *present,
 				       const struct stargemm_distribution *dist);
 
+/** stargemm_matrix_create_distributed() for an element type @p type (STARGEMM_S, _D,
+ *  _C or _Z): block-sparse (npresent >= 0) or dense, any tiling and distribution.
+ *  Multiply such matrices with stargemm_bsgemm_type() (or stargemm_gemm()); fill them
+ *  as stargemm_matrix_create_type()'s. Errors as stargemm_matrix_create_distributed(),
+ *  and an unknown type. Collective. */
+int stargemm_matrix_create_distributed_type(struct stargemm_matrix **A, stargemm_type type,
+					    int64_t mt, const int64_t *row_sizes, int64_t nt,
+					    const int64_t *col_sizes, int64_t npresent,
+					    const int64_t *present,
+					    const struct stargemm_distribution *dist);
+
 /** A block-sparse pattern: mt x nt tiles of the given sizes, of which the npresent
  *  listed in present (pairs (i, j), as stargemm_matrix_create_sparse()) exist. */
 struct stargemm_pattern {
@@ -631,6 +642,17 @@ int stargemm_bsgemm(stargemm_trans transa, stargemm_trans transb, double alpha,
 		    double beta, struct stargemm_matrix *C,
 		    const struct stargemm_bsgemm_options *opt,
 		    struct stargemm_bsgemm_info *info);
+
+/** stargemm_bsgemm() for matrices of any element type (one type for A, B and C), the
+ *  scalars by address in that type as stargemm_gemm(); op 'C' is the conjugate
+ *  transpose for complex types. The tile norms (filtering) are Frobenius norms in
+ *  double whatever the type. Errors as stargemm_bsgemm() and stargemm_gemm().
+ *  Collective and synchronous. */
+int stargemm_bsgemm_type(stargemm_trans transa, stargemm_trans transb, const void *alpha,
+			 const struct stargemm_matrix *A, const struct stargemm_matrix *B,
+			 const void *beta, struct stargemm_matrix *C,
+			 const struct stargemm_bsgemm_options *opt,
+			 struct stargemm_bsgemm_info *info);
 
 #ifdef __cplusplus
 }
