@@ -17,9 +17,11 @@
  *    device goes first (take_next()).
  *  - A GEMM entering its device's queue prefetches its inputs there, C tile included
  *    (an application prefetch of C would wait for the task holding it), in the order
- *    the device will run them — except an A tile on its way to another device: such a
- *    GEMM prefetches only when it is among the next DEFER_WINDOW tasks of its queue, so
- *    that the tile comes from that device (leave_a_to_peer(), prefetch_deferred()).
+ *    the device will run them, leaving out the tiles already requested there (StarPU
+ *    would copy them again from another source, prefetch_inputs()) — and except an A
+ *    tile on its way to another device: such a GEMM prefetches only when it is among
+ *    the next DEFER_WINDOW tasks of its queue, so that the tile comes from that device
+ *    (leave_a_to_peer(), prefetch_deferred()).
  *    GEMMs of the block after the current one prefetch theirs as they arrive, though
  *    held: a prefetch only takes free memory or buffers marked "won't use", so the next
  *    block loads while the current one ends.
