@@ -229,20 +229,20 @@ static void prefetch_inputs(struct starpu_task *task, unsigned node, int prio)
 
 /* A GEMM that is ready has its inputs fetched to its device (prefetch_inputs()): its C
  * tile (unless the task only writes it) — which nothing else may prefetch, since the
- * task holds it — and A and B tiles that the executor could not prefetch earlier (those received over MPI are
- * readable only now). Priorities decrease in the order the GEMMs arrive, which is the
- * order the device runs them, and stay above the lookahead's prefetches (priority <= 0):
- * what runs next is copied first. Except the GEMMs of prefetch class HELD, whose A and
- * B tiles the executor holds on the device itself (src/execute.c, hold_block()); and a
- * GEMM that leaves its A tile to a peer (leave_a_to_peer()). A GEMM held back (next block, prefetch_held()) gets
- * priority 0, below every GEMM that may run: it arrives when its block's first chunk is
- * inserted, before the current block's last GEMMs (each becomes ready only when the
- * GEMM before it on its C tile ends), and with an earlier rank it took the copy engine
- * from them — the GPUs waited ~2 ms at the end of each block. Not lower than the
- * lookahead's: below them, the simulated 4 GiB H100 test case is slower
- * (doc/out-of-core.md). (StarPU does not
- * raise the priority of a pending copy requested again, as when the GEMM is released.)
- * Called before the task is visible to the workers. */
+ * task holds it — and A and B tiles that the executor could not prefetch earlier
+ * (those received over MPI are readable only now). Priorities decrease in the order
+ * the GEMMs arrive, which is the order the device runs them, and stay above the
+ * lookahead's prefetches (priority <= 0): what runs next is copied first. Except the
+ * GEMMs of prefetch class HELD, whose A and B tiles the executor holds on the device
+ * itself (src/execute.c, hold_block()); and a GEMM that leaves its A tile to a peer
+ * (leave_a_to_peer()). A GEMM held back (next block, prefetch_held()) gets priority 0,
+ * below every GEMM that may run: it arrives when its block's first chunk is inserted,
+ * before the current block's last GEMMs (each becomes ready only when the GEMM before
+ * it on its C tile ends), and with an earlier rank it took the copy engine from them —
+ * the GPUs waited ~2 ms at the end of each block. Not lower than the lookahead's: below
+ * them, the simulated 4 GiB H100 test case is slower (doc/out-of-core.md). (StarPU does
+ * not raise the priority of a pending copy requested again, as when the GEMM is
+ * released.) Called before the task is visible to the workers. */
 static void prefetch_ready(const struct ooc_data *d, struct fifo *q, struct starpu_task *task)
 {
 	struct stargemm_task_info *info = info_of(task);

@@ -103,7 +103,7 @@ int stargemm_bsgemm(stargemm_trans transa, stargemm_trans transb, double alpha,
 {
 	struct stargemm__gemm g = { .ta = transa, .tb = transb, .alpha = alpha, .beta = beta,
 				    .A = A, .B = B, .C = C, .fn = "stargemm_bsgemm",
-				    .want = 'd' };
+				    .want = 'd', .typed = "stargemm_bsgemm_type()" };
 
 	return bsgemm(&g, NULL, NULL, opt, info);
 }

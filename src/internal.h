@@ -269,9 +269,12 @@ struct stargemm__gemm {
 	struct stargemm_matrix *C;
 	/* The public call, for messages ("stargemm_pdgemm" if NULL), and the element type
 	 * it takes alpha and beta in: 'd' for the double calls, 0 for any type (then the
-	 * scalars are read by stargemm__gemm_scalars() once the matrices are checked). */
+	 * scalars are read by stargemm__gemm_scalars() once the matrices are checked); a
+	 * double call refusing other types names its call of any type, @p typed
+	 * ("stargemm_gemm()" if NULL). */
 	const char *fn;
 	char want;
+	const char *typed;
 	const struct stargemm__element *type;  /* the matrices', set by stargemm__gemm_check() */
 	int64_t kt;   /* tiles of the inner dimension, set by stargemm__gemm_check() */
 	/* Workers that may run the GEMMs (STARPU_CPU | STARPU_CUDA, set by

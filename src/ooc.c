@@ -119,7 +119,7 @@ int stargemm_pdgemm_ooc(stargemm_trans transa, stargemm_trans transb, double alp
 {
 	struct stargemm__gemm g = { .ta = transa, .tb = transb, .alpha = alpha, .beta = beta,
 				    .A = A, .B = B, .C = C, .fn = "stargemm_pdgemm_ooc",
-				    .want = 'd' };
+				    .want = 'd', .typed = "stargemm_gemm_ooc()" };
 
 	stargemm__clear_error();
 	return run_ooc(&g, opt, plan);

@@ -83,8 +83,7 @@ static int check_types(struct stargemm__gemm *p)
 		return stargemm__error(-EINVAL, "%s: multiplies %s matrices, and these are %s "
 				       "('%c'): use %s", call_name(p),
 				       stargemm__element(p->want)->name, c->name, c->letter,
-				       strcmp(call_name(p), "stargemm_bsgemm") == 0
-				       ? "stargemm_bsgemm_type()" : "stargemm_gemm()");
+				       p->typed ? p->typed : "stargemm_gemm()");
 	p->type = c;
 	return 0;
 }

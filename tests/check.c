@@ -3,8 +3,10 @@
  */
 #include <cblas.h>
 #include <complex.h>
+#include <errno.h>
 #include <float.h>
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -206,4 +208,14 @@ void sg_fill_nan(double *t, int64_t ld, int64_t rows, int64_t cols, int64_t row0
 	for (int64_t j = 0; j < cols; j++)
 		for (int64_t i = 0; i < rows; i++)
 			t[i + j * ld] = NAN;
+}
+
+int sg_refused(const char *what, int ret, const char *text)
+{
+	int good = ret == -EINVAL && strstr(stargemm_last_error(), text) != NULL;
+
+	if (stargemm_rank() == 0 || !good)
+		printf("rank %d: refused, %-40s \"%s\" %s\n", stargemm_rank(), what,
+		       ret ? stargemm_last_error() : "(accepted)", good ? "PASS" : "FAIL");
+	return good;
 }

@@ -56,6 +56,11 @@ void sg_allow_packs(int allow);
 void sg_fill_nan(double *t, int64_t ld, int64_t rows, int64_t cols, int64_t row0,
 		 int64_t col0, void *arg);
 
+/* Whether a call was refused as bad input: @p ret is -EINVAL and the message contains
+ * @p text. Prints a PASS/FAIL line named @p what (on rank 0, and on any rank that
+ * fails). */
+int sg_refused(const char *what, int ret, const char *text);
+
 /* Residual bound used by every check. */
 #define SG_RESIDUAL_BOUND 10.0
 

@@ -212,16 +212,6 @@ static int norms_and_filter(stargemm_type t, int P, int Q)
 	return good;
 }
 
-static int refused(const char *what, int ret, const char *text)
-{
-	int good = ret == -EINVAL && strstr(stargemm_last_error(), text) != NULL;
-
-	if (stargemm_rank() == 0 || !good)
-		printf("rank %d: refused: %s: %s %s\n", stargemm_rank(), what,
-		       ret ? stargemm_last_error() : "(accepted)", good ? "PASS" : "FAIL");
-	return good;
-}
-
 static int bad_input(int P, int Q)
 {
 	struct stargemm_distribution cyclic = { P, Q, NULL, NULL };
@@ -241,16 +231,16 @@ static int bad_input(int P, int Q)
 		       stargemm_last_error());
 		return 0;
 	}
-	good &= refused("mixed types", stargemm_bsgemm_type('N', 'N', s, Z, D, s, Z2, NULL,
+	good &= sg_refused("mixed types", stargemm_bsgemm_type('N', 'N', s, Z, D, s, Z2, NULL,
 							    NULL), "one element type");
-	good &= refused("the double call on complex matrices",
+	good &= sg_refused("the double call on complex matrices",
 			stargemm_bsgemm('N', 'N', 1.0, Z, Z, 0.0, Z2, NULL, NULL),
 			"use stargemm_bsgemm_type()");
-	good &= refused("unknown type",
+	good &= sg_refused("unknown type",
 			stargemm_matrix_create_distributed_type(&X, (stargemm_type)'q', 2, sizes, 2,
 								sizes, 2, present, &cyclic),
 			"unknown element type");
-	good &= refused("NULL alpha", stargemm_bsgemm_type('N', 'N', NULL, Z, Z, s, Z2, NULL,
+	good &= sg_refused("NULL alpha", stargemm_bsgemm_type('N', 'N', NULL, Z, Z, s, Z2, NULL,
 							   NULL), "alpha is NULL");
 	stargemm_matrix_destroy(Z);
 	stargemm_matrix_destroy(Z2);

@@ -180,16 +180,6 @@ static int host_case(stargemm_type t, char ta, char tb, int64_t m, int64_t n, in
 }
 
 /* A refusal: @p ret must be -EINVAL with @p text in the message. */
-static int refused(const char *what, int ret, const char *text)
-{
-	int good = ret == -EINVAL && strstr(stargemm_last_error(), text) != NULL;
-
-	if (stargemm_rank() == 0 || !good)
-		printf("rank %d: refused, %-40s \"%s\" %s\n", stargemm_rank(), what,
-		       stargemm_last_error(), good ? "PASS" : "FAIL");
-	return good;
-}
-
 static void fill_doubles(double *t, int64_t ld, int64_t rows, int64_t cols, int64_t row0,
 			 int64_t col0, void *arg)
 {
@@ -213,18 +203,22 @@ static int bad_input(int P, int Q)
 		goto out;
 	}
 	good &= stargemm_matrix_type(D2) == STARGEMM_D && stargemm_matrix_type(Z) == STARGEMM_Z;
-	good &= refused("mixed types", stargemm_gemm('N', 'N', one, S, D, one, D2),
+	good &= sg_refused("mixed types", stargemm_gemm('N', 'N', one, S, D, one, D2),
 			"one element type");
-	good &= refused("stargemm_pdgemm on complex matrices",
+	good &= sg_refused("stargemm_pdgemm on complex matrices",
 			stargemm_pdgemm('N', 'N', 1.0, Z, Z2, 1.0, D), "one element type");
 	{
 		struct stargemm_matrix *Z3 = NULL;
 
 		if (stargemm_matrix_create_type(&Z3, STARGEMM_Z, 40, 40, 16, 16, P, Q) == 0) {
-			good &= refused("stargemm_pdgemm on double complex",
+			good &= sg_refused("stargemm_pdgemm on double complex",
 					stargemm_pdgemm('N', 'N', 1.0, Z, Z2, 0.0, Z3),
 					"use stargemm_gemm()");
-			good &= refused("a NULL alpha",
+			good &= sg_refused("stargemm_pdgemm_ooc on double complex",
+					stargemm_pdgemm_ooc('N', 'N', 1.0, Z, Z2, 0.0, Z3, NULL,
+							    NULL),
+					"use stargemm_gemm_ooc()");
+			good &= sg_refused("a NULL alpha",
 					stargemm_gemm('N', 'N', NULL, Z, Z2, one, Z3),
 					"alpha is NULL");
 		} else {
@@ -232,9 +226,9 @@ static int bad_input(int P, int Q)
 		}
 		stargemm_matrix_destroy(Z3);
 	}
-	good &= refused("the double fill on a complex matrix",
+	good &= sg_refused("the double fill on a complex matrix",
 			stargemm_matrix_fill(Z, fill_doubles, NULL), "fill_elements");
-	good &= refused("an unknown element type",
+	good &= sg_refused("an unknown element type",
 			stargemm_matrix_create_type(&X, (stargemm_type)'x', 40, 40, 16, 16, P, Q),
 			"unknown element type");
 	good &= X == NULL && stargemm_type_size((stargemm_type)'q') == 0 &&
