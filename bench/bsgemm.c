@@ -4,12 +4,13 @@
  * tiles removed at random to a target density; DBCSR's inputs are lo = hi = block
  * size), one CSV line per repetition.
  *
- * C = A B (+ beta C). C's pattern is the symbolic product of A's and B's
+ * C = A B (+ beta C), in any element type (--prec s|d|c|z; the same values, complex
+ * ones with an imaginary part, bench/bsgen.c). C's pattern is the symbolic product of A's and B's
  * (stargemm_matrix_create_product(), timed with the product, as libDBCSR computes it
  * inside its multiply) unless --density-c gives one. The rate counts useful flops
- * only: 2 m n k over the tile products computed. The ratio to dense OpenBLAS is the
- * useful-flop rate over the rate of one dense dgemm with the same flop count
- * (n = (flops/2)^(1/3)), measured in the same run on the same cores (every rank's
+ * only: 2 m n k over the tile products computed (8 m n k for complex types). The ratio
+ * to dense OpenBLAS is the useful-flop rate over the rate of one dense ?gemm of the
+ * type with the same flop count (n = (flops/2)^(1/3), or /8 complex), measured in the same run on the same cores (every rank's
  * CPU workers as BLAS threads, summed over ranks).
  *
  * bench/compare_dbcsr.sh runs this program and the libDBCSR peer (bench/dbcsr_peer.c)
@@ -34,7 +35,8 @@
 
 struct bs_opts {
 	struct bsgen_params gen;
-	double alpha, beta, eps;
+	double alpha, beta, eps;   /* real scalars, in the element type */
+	char prec;                 /* element type: s, d, c, z */
 	int P, Q, ncpus, niter, warmup, check, csv, plan, ooc, balanced, no_dense, quiet;
 	int64_t b, c, d, device_mib, ram_limit_mib, disk_mib;
 	int lookahead;
@@ -57,7 +59,9 @@ static void usage(FILE *f)
 		"                        symbolic product of A's and B's patterns\n"
 		"  --seed S              generator seed (default 1)\n"
 		"Product:\n"
-		"  --alpha X --beta X    (default 1, 0)\n"
+		"  --prec T              element type: s, d (default), c or z (complex: op(A)\n"
+		"                        and op(B) as given, values with imaginary parts)\n"
+		"  --alpha X --beta X    (default 1, 0; real, in the element type)\n"
 		"  --eps X               norm filtering threshold (default 0: none)\n"
 		"  --P P --Q Q           process grid (default: ranks x 1)\n"
 		"  --dist NAME           cyclic (default: 2D block-cyclic) or balanced (B's\n"
@@ -84,7 +88,7 @@ static void usage(FILE *f)
 		"Columns: impl,ranks,threads,m,n,k,lo,hi,density_a,density_b,density_c,seed,eps,\n"
 		"mt,nt,kt,products,iter,seconds,useful_gflop,gflops,residual,skipped,c_removed,\n"
 		"symbolic_s,inspect_s,dense_gflops,ratio_dense,dist,pred_loads,loads,\n"
-		"loads_ratio,peer_loads (residual -1: not checked; pred_loads: the work list's\n"
+		"loads_ratio,peer_loads,prec (residual -1: not checked; pred_loads: the work list's\n"
 		"tile loads per device out of core, loads: measured, GPUs or disk -> RAM;\n"
 		"rank 0's devices).\n");
 }
@@ -99,6 +103,15 @@ static int parse_double(const char *name, const char *arg, double *out)
 static int parse_int(const char *name, const char *arg, int64_t min, int64_t *out)
 {
 	return bench_parse_int(prog, name, arg, min, INT64_MAX, out);
+}
+
+static int parse_prec(const char *arg, char *prec)
+{
+	*prec = arg[0];
+	if (arg[0] && !arg[1] && bsgen_prec_valid(arg[0]))
+		return 0;
+	fprintf(stderr, "stargemm_bsgemm: --prec must be s, d, c or z, got '%s'\n", arg);
+	return -1;
 }
 
 static int parse_dist(const char *arg, int *balanced)
@@ -150,6 +163,7 @@ static int parse_option(int c, struct bs_opts *o)
 	case 1006: bad = parse_int("--ram-limit", optarg, 0, &o->ram_limit_mib); break;
 	case 1007: o->disk_dir = optarg; break;
 	case 1008: bad = parse_int("--disk-mib", optarg, 16, &o->disk_mib); break;
+	case 1009: bad = parse_prec(optarg, &o->prec); break;
 	default: usage(stderr); return -1;
 	}
 	return bad;
@@ -168,13 +182,13 @@ static int parse(int argc, char **argv, struct bs_opts *o)
 		{ "sched", 1, 0, 's' }, { "b", 1, 0, 1001 }, { "c", 1, 0, 1002 },
 		{ "d", 1, 0, 1003 }, { "lookahead", 1, 0, 1004 }, { "device-mem", 1, 0, 1005 },
 		{ "ram-limit", 1, 0, 1006 }, { "disk", 1, 0, 1007 }, { "disk-mib", 1, 0, 1008 },
-		{ "dist", 1, 0, 'D' }, { "no-dense", 0, 0, 'N' }, { "quiet", 0, 0, 'q' },
+		{ "dist", 1, 0, 'D' }, { "prec", 1, 0, 1009 }, { "no-dense", 0, 0, 'N' }, { "quiet", 0, 0, 'q' },
 		{ "help", 0, 0, 'H' }, { 0, 0, 0, 0 }
 	};
 	int c;
 
 	*o = (struct bs_opts){ .gen = { 2000, 2000, 2000, 20, 60, 0.1, 0.1, -1.0, 1 },
-			       .alpha = 1.0, .ncpus = -1, .niter = 3, .warmup = 1,
+			       .alpha = 1.0, .prec = 'd', .ncpus = -1, .niter = 3, .warmup = 1,
 			       .disk_mib = 4096 };
 	while ((c = getopt_long(argc, argv, "", longopts, NULL)) != -1) {
 		if (c == 'H') {
@@ -201,14 +215,15 @@ static int parse(int argc, char **argv, struct bs_opts *o)
 struct fill_arg {
 	uint64_t seed;
 	int which;
+	char prec;
 };
 
-static void fill(double *t, int64_t ld, int64_t rows, int64_t cols, int64_t r0, int64_t c0,
+static void fill(void *t, int64_t ld, int64_t rows, int64_t cols, int64_t r0, int64_t c0,
 		 void *arg)
 {
 	const struct fill_arg *f = arg;
 
-	bsgen_fill_tile(t, ld, rows, cols, r0, c0, f->seed, f->which);
+	bsgen_fill_elements(f->prec, t, ld, rows, cols, r0, c0, f->seed, f->which);
 }
 
 /* The pattern of a generated matrix, for stargemm_balanced_columns(). */
@@ -238,11 +253,12 @@ static int create(const struct bs_opts *o, const struct bsgen_problem *pb, int w
 {
 	const struct bsgen_matrix *x = which == 0 ? &pb->a : which == 1 ? &pb->b : &pb->c;
 	struct stargemm_distribution dist = { o->P, o->Q, NULL, which > 0 ? o->col_proc : NULL };
-	struct fill_arg f = { o->gen.seed, which };
-	int ret = stargemm_matrix_create_distributed(X, x->mt, x->rows, x->nt, x->cols,
-						     x->npresent, x->pairs, &dist);
+	struct fill_arg f = { o->gen.seed, which, o->prec };
+	int ret = stargemm_matrix_create_distributed_type(X, (stargemm_type)o->prec, x->mt,
+							  x->rows, x->nt, x->cols, x->npresent,
+							  x->pairs, &dist);
 
-	return ret ? ret : stargemm_matrix_fill(*X, fill, &f);
+	return ret ? ret : stargemm_matrix_fill_elements(*X, fill, &f);
 }
 
 /* C for one repetition: the symbolic pattern (zeros, timed in *symbolic_s) or the
@@ -284,18 +300,21 @@ static void options_of(const struct bs_opts *o, struct stargemm_bsgemm_options *
 	opt->ooc.device_bytes = o->device_mib << 20;
 }
 
-/* Residual of C against the dense alpha A B + beta C0 (rank 0). With the symbolic
- * pattern, C's absent tiles are exactly those no product reaches: zero in both. */
+/* Residual of C against the dense alpha A B + beta C0 (rank 0), in the type's
+ * precision. With the symbolic pattern, C's absent tiles are exactly those no product
+ * reaches: zero in both. */
 static double check(const struct bs_opts *o, const struct stargemm_matrix *A,
 		    const struct stargemm_matrix *B, const struct stargemm_matrix *C,
-		    const double *c0)
+		    const void *c0)
 {
-	double *a = sg_gather_new(A), *b = sg_gather_new(B), *c = sg_gather_new(C);
-	double res = 1e300;
+	stargemm_type t = (stargemm_type)o->prec;
+	void *a = sg_gather_typed(A), *b = sg_gather_typed(B), *c = sg_gather_typed(C);
+	double res = 1e300, alpha[2], beta[2];
 
 	if (stargemm_rank() == 0 && a && b && c && c0)
-		res = sg_gemm_residual('N', 'N', o->gen.m, o->gen.n, o->gen.k, o->alpha, a, b,
-				       o->beta, c0, c);
+		res = sg_typed_residual(t, 'N', 'N', o->gen.m, o->gen.n, o->gen.k,
+					bench_scalar(t, o->alpha, alpha), a, b,
+					bench_scalar(t, o->beta, beta), c0, c);
 	free(a);
 	free(b);
 	free(c);
@@ -319,21 +338,24 @@ static int repetition(const struct bs_opts *o, const struct bsgen_problem *pb,
 {
 	struct stargemm_bsgemm_options opt;
 	struct stargemm_matrix *C = NULL;
-	double *c0 = NULL, t;
+	stargemm_type type = (stargemm_type)o->prec;
+	double alpha[2], beta[2], t;
+	void *c0 = NULL;
 	int ret;
 
 	options_of(o, &opt);
 	r->residual = -1.0;
 	ret = make_c(o, pb, A, B, &C, &r->symbolic_s);
 	if (!ret && o->check)
-		c0 = sg_gather_new(C);
+		c0 = sg_gather_typed(C);
 	if (!ret) {
 		stargemm_wait();
 		ret = stargemm_transfers_reset();
 	}
 	if (!ret) {
 		t = bench_now();
-		ret = stargemm_bsgemm('N', 'N', o->alpha, A, B, o->beta, C, &opt, &r->info);
+		ret = stargemm_bsgemm_type('N', 'N', bench_scalar(type, o->alpha, alpha), A, B,
+					   bench_scalar(type, o->beta, beta), C, &opt, &r->info);
 		r->seconds = bench_now() - t + r->symbolic_s;
 	}
 	if (!ret)
@@ -352,7 +374,7 @@ static void print_header(void)
 	printf("impl,ranks,threads,m,n,k,lo,hi,density_a,density_b,density_c,seed,eps,mt,nt,"
 	       "kt,products,iter,seconds,useful_gflop,gflops,residual,skipped,c_removed,"
 	       "symbolic_s,inspect_s,dense_gflops,ratio_dense,dist,pred_loads,loads,"
-	       "loads_ratio,peer_loads\n");
+	       "loads_ratio,peer_loads,prec\n");
 }
 
 static void print_row(const struct bs_opts *o, const struct bsgen_problem *pb, int iter,
@@ -361,7 +383,8 @@ static void print_row(const struct bs_opts *o, const struct bsgen_problem *pb, i
 	double gflop = r->info.flops * 1e-9, rate = r->seconds > 0 ? gflop / r->seconds : 0;
 
 	printf("stargemm,%d,%d,%lld,%lld,%lld,%lld,%lld,%g,%g,%g,%llu,%g,%lld,%lld,%lld,%lld,"
-	       "%d,%.6f,%.6f,%.3f,%.3g,%lld,%lld,%.6f,%.6f,%.3f,%.4f,%s,%.0f,%.0f,%.4f,%.0f\n",
+	       "%d,%.6f,%.6f,%.3f,%.3g,%lld,%lld,%.6f,%.6f,%.3f,%.4f,%s,%.0f,%.0f,%.4f,%.0f,"
+	       "%c\n",
 	       stargemm_nranks(),
 	       stargemm_ncpu_workers() + stargemm_ncuda_workers(), (long long)o->gen.m,
 	       (long long)o->gen.n, (long long)o->gen.k, (long long)o->gen.lo,
@@ -371,7 +394,8 @@ static void print_row(const struct bs_opts *o, const struct bsgen_problem *pb, i
 	       r->residual, (long long)r->info.skipped, (long long)r->info.c_removed,
 	       r->symbolic_s, r->info.inspect_seconds, dense, dense > 0 ? rate / dense : 0.0,
 	       o->balanced ? "balanced" : "cyclic", r->info.pred_loads, r->loads,
-	       r->info.pred_loads > 0 ? r->loads / r->info.pred_loads : 0.0, r->peer_loads);
+	       r->info.pred_loads > 0 ? r->loads / r->info.pred_loads : 0.0, r->peer_loads,
+	       o->prec);
 	fflush(stdout);
 }
 
@@ -399,10 +423,11 @@ static void print_plan(const struct result *r)
 
 /* ---- main ------------------------------------------------------------------------ */
 
-/* The dense OpenBLAS rate at the same flop count, every rank's CPU workers at once. */
-static double dense_rate(double flops)
+/* The dense OpenBLAS rate of type @p t at the same flop count, every rank's CPU
+ * workers at once. */
+static double dense_rate(stargemm_type t, double flops)
 {
-	int64_t n = (int64_t)cbrt(flops / 2.0);
+	int64_t n = (int64_t)cbrt(flops / (t == STARGEMM_C || t == STARGEMM_Z ? 8.0 : 2.0));
 	double local, total = 0.0;
 
 	if (n < 64)
@@ -410,8 +435,8 @@ static double dense_rate(double flops)
 	starpu_pause();
 	MPI_Barrier(MPI_COMM_WORLD);
 	/* the better of two calls: the first one also pays for page faults */
-	local = bench_local_gemm_rate(STARGEMM_D, n, stargemm_ncpu_workers());
-	local = fmax(local, bench_local_gemm_rate(STARGEMM_D, n, stargemm_ncpu_workers()));
+	local = bench_local_gemm_rate(t, n, stargemm_ncpu_workers());
+	local = fmax(local, bench_local_gemm_rate(t, n, stargemm_ncpu_workers()));
 	MPI_Allreduce(&local, &total, 1, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
 	bench_set_blas_threads(1);
 	starpu_resume();
@@ -458,7 +483,7 @@ static int run(struct bs_opts *o, const struct bsgen_problem *pb)
 		if ((ret = repetition(o, pb, A, B, &r)))
 			break;
 		if (dense == 0.0 && !o->no_dense)
-			dense = dense_rate(r.info.flops);
+			dense = dense_rate((stargemm_type)o->prec, r.info.flops);
 		if (o->plan && it == -o->warmup && stargemm_rank() == 0)
 			print_plan(&r);
 		if (it >= 0 && stargemm_rank() == 0)

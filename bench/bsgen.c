@@ -2,6 +2,7 @@
  * bench/bsgen.c — synthetic block-sparse problems shared by the block-sparse benchmark
  * and its libDBCSR peer (see bsgen.h for what is generated and why).
  */
+#include <complex.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -33,12 +34,39 @@ double bsgen_value(uint64_t seed, int which, int64_t row, int64_t col)
 	return unit(h) - 0.5;
 }
 
+
+int bsgen_prec_valid(char prec)
+{
+	return prec == 's' || prec == 'd' || prec == 'c' || prec == 'z';
+}
+
+/* Element (r, c) of a tile in type @p prec, from its real and imaginary parts. */
+static void put(char prec, void *tile, int64_t e, double re, double im)
+{
+	switch (prec) {
+	case 's': ((float *)tile)[e] = (float)re; break;
+	case 'd': ((double *)tile)[e] = re; break;
+	case 'c': ((float _Complex *)tile)[e] = (float)re + (float)im * I; break;
+	default: ((double _Complex *)tile)[e] = re + im * I; break;
+	}
+}
+
+void bsgen_fill_elements(char prec, void *tile, int64_t ld, int64_t rows, int64_t cols,
+			 int64_t row0, int64_t col0, uint64_t seed, int which)
+{
+	int complex_type = prec == 'c' || prec == 'z';
+
+	for (int64_t c = 0; c < cols; c++)
+		for (int64_t r = 0; r < rows; r++)
+			put(prec, tile, r + c * ld, bsgen_value(seed, which, row0 + r, col0 + c),
+			    complex_type ? bsgen_value(seed, which + 3, row0 + r, col0 + c)
+					 : 0.0);
+}
+
 void bsgen_fill_tile(double *tile, int64_t ld, int64_t rows, int64_t cols, int64_t row0,
 		     int64_t col0, uint64_t seed, int which)
 {
-	for (int64_t c = 0; c < cols; c++)
-		for (int64_t r = 0; r < rows; r++)
-			tile[r + c * ld] = bsgen_value(seed, which, row0 + r, col0 + c);
+	bsgen_fill_elements('d', tile, ld, rows, cols, row0, col0, seed, which);
 }
 
 /* Tile sizes uniform in [lo, hi] covering @p n; returns the count (0 if n = 0) or -1. */

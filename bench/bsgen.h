@@ -9,7 +9,9 @@
  * Patterns: exactly round(density * tiles) tiles of each matrix are kept, chosen
  * uniformly at random (a seeded partial shuffle), then listed in column-major order.
  * Occupancy is counted in tiles, as DBCSR counts it. Values: a pure function of
- * (seed, matrix, global row, global column), independent of the tiling.
+ * (seed, matrix, global row, global column), independent of the tiling; in every
+ * element type (s, d, c, z) the real part is the same value (rounded in single
+ * precision), the imaginary part of complex ones another value of the same kind.
  *
  * Pure C, no MPI, no StarPU: the two sides are built with different MPI libraries.
  */
@@ -56,8 +58,18 @@ double bsgen_value(uint64_t seed, int which, int64_t row, int64_t col);
 void bsgen_fill_tile(double *tile, int64_t ld, int64_t rows, int64_t cols, int64_t row0,
 		     int64_t col0, uint64_t seed, int which);
 
+/* bsgen_fill_tile() in element type @p prec ('s', 'd', 'c' or 'z': float, double,
+ * float _Complex, double _Complex): real part bsgen_value(seed, which, ...), imaginary
+ * part bsgen_value(seed, which + 3, ...). */
+void bsgen_fill_elements(char prec, void *tile, int64_t ld, int64_t rows, int64_t cols,
+			 int64_t row0, int64_t col0, uint64_t seed, int which);
+
+/* Whether @p prec is one of 's', 'd', 'c', 'z'. */
+int bsgen_prec_valid(char prec);
+
 /* Useful flops of C += A B on the problem's patterns: 2 m_i n_j k_l summed over the
- * products whose three tiles are present. */
+ * products whose three tiles are present (real arithmetic: a complex multiply-add
+ * counts 8 flops, 4 times this). */
 double bsgen_flops(const struct bsgen_problem *pb);
 
 /* Products (i, j, l) whose three tiles are present. */

@@ -1,8 +1,8 @@
 /*
  * bench/dbcsr_peer.c — the libDBCSR peer of the block-sparse benchmark: multiplies the
  * very problem bench/bsgen.c generates (same tilings, patterns and values as stargemm's
- * block-sparse benchmark) with c_dbcsr_multiply_d, and prints the same CSV columns, so
- * that bench/compare_dbcsr.sh can set the two side by side as ratios.
+ * block-sparse benchmark) with c_dbcsr_multiply_{s,d,c,z} (--prec), and prints the same
+ * CSV columns, so that bench/compare_dbcsr.sh can set the two side by side as ratios.
  *
  * Built apart from stargemm: Debian's libdbcsr is a static Fortran library built with
  * Open MPI and OpenMP, stargemm uses MPICH. bsgen.c has no MPI, so both link it.
@@ -25,7 +25,7 @@
  * inline rules; this file calls the functions they wrap instead, so it needs no
  * -fgnu89-inline.
  *
- * What is timed, per repetition: MPI_Barrier, c_dbcsr_multiply_d(C = 1 A B + 0 C),
+ * What is timed, per repetition: MPI_Barrier, c_dbcsr_multiply_?(C = 1 A B + 0 C),
  * MPI_Barrier; the wall clock is the maximum over the ranks. Before the first
  * repetition C holds its bsgen pattern (the symbolic product A·B when --density-c < 0)
  * filled with bsgen's C values, so that every repetition, warm-up included, starts from
@@ -34,7 +34,8 @@
  * with --density-c < 0, retain_sparsity is false and DBCSR lays C's pattern itself,
  * which is the symbolic product, so C keeps the same pattern. --eps > 0 passes
  * filter_eps (DBCSR then also skips products whose norm bound is below eps).
- * The rate counts the USEFUL flops, bsgen_flops(), whatever DBCSR actually does.
+ * The rate counts the USEFUL flops, bsgen_flops() (times 4 for complex types: 8 flops
+ * per complex multiply-add), whatever DBCSR actually does.
  *
  * Distribution: a Cartesian process grid from MPI_Dims_create; block rows and columns
  * are dealt cyclically over the grid's rows and columns (A's k blocks over the grid's
@@ -44,9 +45,11 @@
  * --check: each rank compares its local blocks of C with a reference made from the
  * densified A and B (zeros for absent tiles; only tiles in C's pattern), and the
  * partial squared errors are summed: residual = ||C - Cref||_F /
- * (||A||_F ||B||_F k eps_machine). Exit status 1 if above 10.
+ * (||A||_F ||B||_F k eps), eps the type's unit roundoff; the reference is computed in
+ * double complex from the values in the type. Exit status 1 if above 10.
  */
 #define nullptr NULL   /* dbcsr.h is written for C++ too */
+#include <complex.h>
 #include <dbcsr.h>
 #include <float.h>
 #include <getopt.h>
@@ -61,13 +64,14 @@
 
 #include "bsgen.h"
 
-#define CHECK_MAX_ELEMENTS (1LL << 26)   /* densified A + B for --check: 512 MiB */
+#define CHECK_MAX_ELEMENTS (1LL << 25)   /* densified A + B (double complex): 512 MiB */
 #define RESIDUAL_LIMIT 10.0
 
 struct opts {
 	struct bsgen_params p;
 	int niter, warmup, check, csv;
 	double eps;
+	char prec;   /* element type: s, d, c, z */
 };
 
 struct grid {
@@ -108,6 +112,7 @@ static void usage(FILE *f)
 		"  --density-b D         share of present tiles of B (default 0.1)\n"
 		"  --density-c D         C's pattern; < 0: the symbolic product A B (default -1)\n"
 		"  --seed S              generator seed (default 1)\n"
+		"  --prec T              element type: s, d (default), c or z\n"
 		"  --niter N             timed repetitions, one CSV line each (default 3)\n"
 		"  --warmup W            untimed repetitions first (default 1)\n"
 		"  --eps E               DBCSR filter_eps; 0 = no filtering (default 0)\n"
@@ -115,7 +120,7 @@ static void usage(FILE *f)
 		"  --csv                 print the CSV header line first\n"
 		"  --help                this text\n"
 		"Columns: impl,ranks,threads,m,n,k,lo,hi,density_a,density_b,density_c,seed,eps,\n"
-		"mt,nt,kt,products,iter,seconds,useful_gflop,gflops,residual (gflops = useful\n"
+		"mt,nt,kt,products,iter,seconds,useful_gflop,gflops,residual,prec (gflops = useful\n"
 		"flops of the products whose three tiles are present / max seconds over ranks).\n"
 		"Threads: OMP_NUM_THREADS; set OPENBLAS_NUM_THREADS=1 to keep BLAS serial.\n");
 }
@@ -154,7 +159,7 @@ static const struct option long_opts[] = {
 	{ "density-a", 1, 0, 'A' }, { "density-b", 1, 0, 'B' }, { "density-c", 1, 0, 'C' },
 	{ "seed", 1, 0, 's' }, { "niter", 1, 0, 't' }, { "warmup", 1, 0, 'w' },
 	{ "eps", 1, 0, 'e' }, { "check", 0, 0, 'c' }, { "csv", 0, 0, 'v' },
-	{ "help", 0, 0, 'H' }, { 0, 0, 0, 0 }
+	{ "prec", 1, 0, 'p' }, { "help", 0, 0, 'H' }, { 0, 0, 0, 0 }
 };
 
 /* One option into @p o; returns 0, -1 on a bad value, 1 for --help. */
@@ -177,6 +182,7 @@ static int apply_opt(int c, const char *arg, struct opts *o)
 	case 't': ret = parse_int64(arg, "niter", &v); o->niter = (int)v; break;
 	case 'w': ret = parse_int64(arg, "warmup", &v); o->warmup = (int)v; break;
 	case 'e': ret = parse_double(arg, "eps", &o->eps); break;
+	case 'p': o->prec = arg[0] && !arg[1] ? arg[0] : '?'; break;
 	case 'c': o->check = 1; break;
 	case 'v': o->csv = 1; break;
 	case 'H': return 1;
@@ -193,6 +199,8 @@ static int check_opts(const struct opts *o)
 		why = "--niter must be >= 1 and --warmup >= 0";
 	else if (o->eps < 0)
 		why = "--eps must be >= 0";
+	else if (!bsgen_prec_valid(o->prec))
+		why = "--prec must be s, d, c or z";
 	else if (o->p.m < 1 || o->p.n < 1 || o->p.k < 1)
 		why = "--m, --n and --k must be >= 1";
 	else if (o->p.m > INT32_MAX || o->p.n > INT32_MAX || o->p.k > INT32_MAX)
@@ -210,7 +218,7 @@ static int parse_opts(int argc, char **argv, struct opts *o)
 	*o = (struct opts){ .p = { .m = 2000, .n = 2000, .k = 2000, .lo = 20, .hi = 60,
 				   .density_a = 0.1, .density_b = 0.1, .density_c = -1,
 				   .seed = 1 },
-			    .niter = 3, .warmup = 1 };
+			    .niter = 3, .warmup = 1, .prec = 'd' };
 	opterr = rank0();
 	while ((c = getopt_long(argc, argv, "", long_opts, NULL)) != -1)
 		if ((ret = apply_opt(c, optarg, o)))
@@ -222,6 +230,93 @@ static int parse_opts(int argc, char **argv, struct opts *o)
 	}
 	return check_opts(o);
 }
+
+/* ---- element types ------------------------------------------------------------- */
+
+static int is_complex(char prec)
+{
+	return prec == 'c' || prec == 'z';
+}
+
+static size_t element_size(char prec)
+{
+	return prec == 's' ? 4 : prec == 'z' ? 16 : 8;
+}
+
+/* Element e of an array of type @p prec, widened. */
+static double _Complex get(char prec, const void *x, int64_t e)
+{
+	switch (prec) {
+	case 's': return ((const float *)x)[e];
+	case 'd': return ((const double *)x)[e];
+	case 'c': return ((const float _Complex *)x)[e];
+	default: return ((const double _Complex *)x)[e];
+	}
+}
+
+static int dbcsr_type(char prec)
+{
+	switch (prec) {
+	case 's': return dbcsr_type_real_4;
+	case 'd': return dbcsr_type_real_8;
+	case 'c': return dbcsr_type_complex_4;
+	default: return dbcsr_type_complex_8;
+	}
+}
+
+static void put_block(char prec, dbcsr_matrix mat, int i, int j, const void *tile, int rows,
+		      int cols)
+{
+	const bool sum = false;
+
+	switch (prec) {
+	case 's': c_dbcsr_put_block2d_s(mat, i, j, tile, rows, cols, &sum, NULL); break;
+	case 'd': c_dbcsr_put_block2d_d(mat, i, j, tile, rows, cols, &sum, NULL); break;
+	case 'c': c_dbcsr_put_block2d_c(mat, i, j, tile, rows, cols, &sum, NULL); break;
+	default: c_dbcsr_put_block2d_z(mat, i, j, tile, rows, cols, &sum, NULL); break;
+	}
+}
+
+/* C = A B (alpha 1, beta 0) in type @p prec. */
+static void multiply_typed(char prec, dbcsr_matrix a, dbcsr_matrix b, dbcsr_matrix c,
+			   const bool *retain, const double *eps, long long *flop)
+{
+	const char n = dbcsr_no_transpose;
+
+	switch (prec) {
+	case 's': c_dbcsr_multiply_s(n, n, 1.0f, a, b, 0.0f, c, NULL, NULL, NULL, NULL, NULL,
+				     NULL, retain, eps, flop); break;
+	case 'd': c_dbcsr_multiply_d(n, n, 1.0, a, b, 0.0, c, NULL, NULL, NULL, NULL, NULL,
+				     NULL, retain, eps, flop); break;
+	case 'c': c_dbcsr_multiply_c(n, n, 1.0f, a, b, 0.0f, c, NULL, NULL, NULL, NULL, NULL,
+				     NULL, retain, eps, flop); break;
+	default: c_dbcsr_multiply_z(n, n, 1.0, a, b, 0.0, c, NULL, NULL, NULL, NULL, NULL,
+				    NULL, retain, eps, flop); break;
+	}
+}
+
+/* The next block of an iterator over a matrix of type @p prec. */
+static const void *next_block(char prec, dbcsr_iterator it, int *i, int *j, bool *tr)
+{
+	int nb, rs, cs, ro, co;
+	float *s;
+	double *d;
+	float _Complex *c;
+	double _Complex *z;
+
+	switch (prec) {
+	case 's': c_dbcsr_iterator_next_2d_block_s(it, i, j, &s, tr, &nb, &rs, &cs, &ro, &co);
+		return s;
+	case 'd': c_dbcsr_iterator_next_2d_block_d(it, i, j, &d, tr, &nb, &rs, &cs, &ro, &co);
+		return d;
+	case 'c': c_dbcsr_iterator_next_2d_block_c(it, i, j, &c, tr, &nb, &rs, &cs, &ro, &co);
+		return c;
+	default: c_dbcsr_iterator_next_2d_block_z(it, i, j, &z, tr, &nb, &rs, &cs, &ro, &co);
+		return z;
+	}
+}
+
+/* ---- problem ------------------------------------------------------------------- */
 
 static int make_grid(struct grid *g)
 {
@@ -278,10 +373,10 @@ static int make_dist(const struct grid *g, int64_t nrows, int64_t ncols,
 	return 0;
 }
 
-static void create_matrix(struct operand *x, const char *name, int *rsz, int64_t nr,
-			  int *csz, int64_t nc)
+static void create_matrix(char prec, struct operand *x, const char *name, int *rsz,
+			  int64_t nr, int *csz, int64_t nc)
 {
-	const int type = dbcsr_type_real_8;
+	const int type = dbcsr_type(prec);
 
 	x->mat = NULL;
 	c_dbcsr_create_new(&x->mat, name, x->dist, dbcsr_type_no_symmetry, rsz, (int)nr, csz,
@@ -298,12 +393,12 @@ static int64_t largest(const int64_t *sizes, int64_t n)
 }
 
 /* Put the tiles of @p x that this rank stores, with bsgen's values; then finalize. */
-static int fill_matrix(const struct grid *g, dbcsr_matrix mat, const struct bsgen_matrix *x,
-		       const int64_t *roff, const int64_t *coff, uint64_t seed, int which)
+static int fill_matrix(const struct grid *g, char prec, dbcsr_matrix mat,
+		       const struct bsgen_matrix *x, const int64_t *roff, const int64_t *coff,
+		       uint64_t seed, int which)
 {
 	int64_t cap = largest(x->rows, x->mt) * largest(x->cols, x->nt);
-	double *tile = malloc((size_t)cap * sizeof(*tile));
-	const bool sum = false;
+	void *tile = malloc((size_t)cap * element_size(prec));
 
 	if (!tile)
 		return -1;
@@ -313,10 +408,9 @@ static int fill_matrix(const struct grid *g, dbcsr_matrix mat, const struct bsge
 		c_dbcsr_get_stored_coordinates(mat, i, j, &owner);
 		if (owner != g->rank)
 			continue;
-		bsgen_fill_tile(tile, x->rows[i], x->rows[i], x->cols[j], roff[i], coff[j],
-				seed, which);
-		c_dbcsr_put_block2d_d(mat, i, j, tile, (int)x->rows[i], (int)x->cols[j], &sum,
-				      NULL);
+		bsgen_fill_elements(prec, tile, x->rows[i], x->rows[i], x->cols[j], roff[i],
+				    coff[j], seed, which);
+		put_block(prec, mat, i, j, tile, (int)x->rows[i], (int)x->cols[j]);
 	}
 	free(tile);
 	c_dbcsr_finalize(mat);
@@ -338,12 +432,12 @@ static int setup(const struct grid *g, const struct opts *o, struct peer *pr)
 	    make_dist(g, pb->kt, pb->nt, &pr->b.dist) ||
 	    make_dist(g, pb->mt, pb->nt, &pr->c.dist))
 		return -1;
-	create_matrix(&pr->a, "A", pr->msz, pb->mt, pr->ksz, pb->kt);
-	create_matrix(&pr->b, "B", pr->ksz, pb->kt, pr->nsz, pb->nt);
-	create_matrix(&pr->c, "C", pr->msz, pb->mt, pr->nsz, pb->nt);
-	if (fill_matrix(g, pr->a.mat, &pb->a, pr->moff, pr->koff, s, 0) ||
-	    fill_matrix(g, pr->b.mat, &pb->b, pr->koff, pr->noff, s, 1) ||
-	    fill_matrix(g, pr->c.mat, &pb->c, pr->moff, pr->noff, s, 2))
+	create_matrix(o->prec, &pr->a, "A", pr->msz, pb->mt, pr->ksz, pb->kt);
+	create_matrix(o->prec, &pr->b, "B", pr->ksz, pb->kt, pr->nsz, pb->nt);
+	create_matrix(o->prec, &pr->c, "C", pr->msz, pb->mt, pr->nsz, pb->nt);
+	if (fill_matrix(g, o->prec, pr->a.mat, &pb->a, pr->moff, pr->koff, s, 0) ||
+	    fill_matrix(g, o->prec, pr->b.mat, &pb->b, pr->koff, pr->noff, s, 1) ||
+	    fill_matrix(g, o->prec, pr->c.mat, &pb->c, pr->moff, pr->noff, s, 2))
 		return -1;
 	return 0;
 }
@@ -368,7 +462,7 @@ static void teardown(struct peer *pr)
 }
 
 /* One C = A B; returns the wall clock, maximum over the ranks; *flop: DBCSR's count,
- * summed over the ranks (c_dbcsr_multiply_d returns this rank's). */
+ * summed over the ranks (c_dbcsr_multiply_? returns this rank's). */
 static double multiply(const struct grid *g, const struct opts *o, struct peer *pr,
 		       long long *flop)
 {
@@ -379,9 +473,8 @@ static double multiply(const struct grid *g, const struct opts *o, struct peer *
 	*flop = 0;
 	MPI_Barrier(g->cart);
 	t = MPI_Wtime();
-	c_dbcsr_multiply_d(dbcsr_no_transpose, dbcsr_no_transpose, 1.0, pr->a.mat, pr->b.mat,
-			   0.0, pr->c.mat, NULL, NULL, NULL, NULL, NULL, NULL, &retain,
-			   eps > 0 ? &eps : NULL, flop);
+	multiply_typed(o->prec, pr->a.mat, pr->b.mat, pr->c.mat, &retain, eps > 0 ? &eps : NULL,
+		       flop);
 	MPI_Barrier(g->cart);
 	t = MPI_Wtime() - t;
 	MPI_Allreduce(&t, &tmax, 1, MPI_DOUBLE, MPI_MAX, g->cart);
@@ -389,42 +482,53 @@ static double multiply(const struct grid *g, const struct opts *o, struct peer *
 	return tmax;
 }
 
-/* A rows x cols dense column-major copy of @p x (zeros for absent tiles). */
-static double *densify(const struct bsgen_matrix *x, const int64_t *roff,
-		       const int64_t *coff, int64_t rows, int64_t cols, uint64_t seed,
-		       int which)
+/* A rows x cols dense column-major copy of @p x in double complex, from its values in
+ * type @p prec (zeros for absent tiles). */
+static double _Complex *densify(char prec, const struct bsgen_matrix *x,
+				const int64_t *roff, const int64_t *coff, int64_t rows,
+				int64_t cols, uint64_t seed, int which)
 {
-	double *d = calloc((size_t)(rows * cols), sizeof(*d));
+	double _Complex *d = calloc((size_t)(rows * cols), sizeof(*d));
+	int64_t cap = largest(x->rows, x->mt) * largest(x->cols, x->nt);
+	void *tile = malloc((size_t)cap * element_size(prec));
 
-	for (int64_t e = 0; d && e < x->npresent; e++) {
-		int64_t i = x->pairs[2 * e], j = x->pairs[2 * e + 1];
+	for (int64_t e = 0; d && tile && e < x->npresent; e++) {
+		int64_t i = x->pairs[2 * e], j = x->pairs[2 * e + 1], tr = x->rows[i];
 
-		bsgen_fill_tile(d + roff[i] + coff[j] * rows, rows, x->rows[i], x->cols[j],
-				roff[i], coff[j], seed, which);
+		bsgen_fill_elements(prec, tile, tr, tr, x->cols[j], roff[i], coff[j], seed,
+				    which);
+		for (int64_t c = 0; c < x->cols[j]; c++)
+			for (int64_t r = 0; r < tr; r++)
+				d[roff[i] + r + (coff[j] + c) * rows] = get(prec, tile, r + c * tr);
 	}
+	if (!tile) {
+		free(d);
+		d = NULL;
+	}
+	free(tile);
 	return d;
 }
 
-static double frobenius2(const double *x, int64_t n)
+static double frobenius2(const double _Complex *x, int64_t n)
 {
 	double s = 0;
 
 	for (int64_t i = 0; i < n; i++)
-		s += x[i] * x[i];
+		s += creal(x[i] * conj(x[i]));
 	return s;
 }
 
 /* Dense operands of the reference and which C tiles the reference holds. */
 struct reference {
-	double *a, *b;
+	double _Complex *a, *b;
 	int64_t m, n, k;
 	uint8_t *cpat;   /* i + j * mt */
 	uint8_t *seen;   /* C tiles this rank found in DBCSR's C */
 };
 
-/* Squared error of one DBCSR block of C (rows x cols, transposed if tr). */
-static double block_error2(const struct peer *pr, const struct reference *r, int i, int j,
-			   const double *blk, bool tr)
+/* Squared error of one DBCSR block of C (rows x cols, transposed if tr) of type @p prec. */
+static double block_error2(char prec, const struct peer *pr, const struct reference *r,
+			   int i, int j, const void *blk, bool tr)
 {
 	int64_t rows = pr->msz[i], cols = pr->nsz[j], r0 = pr->moff[i], c0 = pr->noff[j];
 	bool in = r->cpat[i + (int64_t)j * pr->pb.mt];
@@ -432,11 +536,11 @@ static double block_error2(const struct peer *pr, const struct reference *r, int
 
 	for (int64_t c = 0; c < cols; c++)
 		for (int64_t q = 0; q < rows; q++) {
-			double ref = 0, got = tr ? blk[c + q * cols] : blk[q + c * rows];
+			double _Complex ref = 0, got = get(prec, blk, tr ? c + q * cols : q + c * rows);
 
 			for (int64_t p = 0; in && p < r->k; p++)
 				ref += r->a[r0 + q + p * r->m] * r->b[p + (c0 + c) * r->k];
-			err2 += (got - ref) * (got - ref);
+			err2 += creal((got - ref) * conj(got - ref));
 		}
 	return err2;
 }
@@ -449,17 +553,18 @@ static double missing_error2(const struct peer *pr, const struct reference *r, i
 
 	for (int64_t c = 0; c < cols; c++)
 		for (int64_t q = 0; q < rows; q++) {
-			double ref = 0;
+			double _Complex ref = 0;
 
 			for (int64_t p = 0; p < r->k; p++)
 				ref += r->a[r0 + q + p * r->m] * r->b[p + (c0 + c) * r->k];
-			err2 += ref * ref;
+			err2 += creal(ref * conj(ref));
 		}
 	return err2;
 }
 
 /* This rank's squared error: its DBCSR blocks, then the reference tiles it lacks. */
-static double local_error2(const struct grid *g, const struct peer *pr, struct reference *r)
+static double local_error2(const struct grid *g, char prec, const struct peer *pr,
+			   struct reference *r)
 {
 	const struct bsgen_matrix *c = &pr->pb.c;
 	const bool ro = true;
@@ -468,12 +573,11 @@ static double local_error2(const struct grid *g, const struct peer *pr, struct r
 
 	c_dbcsr_iterator_start(&it, pr->c.mat, NULL, NULL, NULL, NULL, &ro);
 	while (c_dbcsr_iterator_blocks_left(it)) {
-		int i, j, nb, rs, cs, ro_, co_;
-		double *blk;
+		int i, j;
 		bool tr = false;
+		const void *blk = next_block(prec, it, &i, &j, &tr);
 
-		c_dbcsr_iterator_next_2d_block_d(it, &i, &j, &blk, &tr, &nb, &rs, &cs, &ro_, &co_);
-		err2 += block_error2(pr, r, i, j, blk, tr);
+		err2 += block_error2(prec, pr, r, i, j, blk, tr);
 		r->seen[i + (int64_t)j * pr->pb.mt] = 1;
 	}
 	c_dbcsr_iterator_stop(&it);
@@ -495,8 +599,8 @@ static int make_reference(const struct opts *o, const struct peer *pr, struct re
 	r->m = o->p.m;
 	r->n = o->p.n;
 	r->k = o->p.k;
-	r->a = densify(&pb->a, pr->moff, pr->koff, r->m, r->k, o->p.seed, 0);
-	r->b = densify(&pb->b, pr->koff, pr->noff, r->k, r->n, o->p.seed, 1);
+	r->a = densify(o->prec, &pb->a, pr->moff, pr->koff, r->m, r->k, o->p.seed, 0);
+	r->b = densify(o->prec, &pb->b, pr->koff, pr->noff, r->k, r->n, o->p.seed, 1);
 	r->cpat = calloc((size_t)tiles, 1);
 	r->seen = calloc((size_t)tiles, 1);
 	if (!r->a || !r->b || !r->cpat || !r->seen)
@@ -513,7 +617,7 @@ static double residual(const struct grid *g, const struct opts *o, const struct 
 	double local[2] = { 0, 1 }, sum[2], na, nb, scale;   /* squared error, failed */
 
 	if (!make_reference(o, pr, &r)) {
-		local[0] = local_error2(g, pr, &r);
+		local[0] = local_error2(g, o->prec, pr, &r);
 		local[1] = 0;
 	}
 	MPI_Allreduce(local, sum, 2, MPI_DOUBLE, MPI_SUM, g->cart);
@@ -528,7 +632,8 @@ static double residual(const struct grid *g, const struct opts *o, const struct 
 			fprintf(stderr, "dbcsr_peer: --check: out of memory\n");
 		return -1;
 	}
-	scale = na * nb * (double)o->p.k * DBL_EPSILON;
+	scale = na * nb * (double)o->p.k *
+		(o->prec == 's' || o->prec == 'c' ? FLT_EPSILON : DBL_EPSILON);
 	if (scale == 0)
 		return sum[0] == 0 ? 0 : INFINITY;
 	return sqrt(sum[0]) / scale;
@@ -537,7 +642,7 @@ static double residual(const struct grid *g, const struct opts *o, const struct 
 static void print_header(void)
 {
 	printf("impl,ranks,threads,m,n,k,lo,hi,density_a,density_b,density_c,seed,eps,"
-	       "mt,nt,kt,products,iter,seconds,useful_gflop,gflops,residual\n");
+	       "mt,nt,kt,products,iter,seconds,useful_gflop,gflops,residual,prec\n");
 }
 
 static void print_row(const struct opts *o, const struct peer *pr, int ranks,
@@ -553,9 +658,9 @@ static void print_row(const struct opts *o, const struct peer *pr, int ranks,
 	       (long long)pb->mt, (long long)pb->nt, (long long)pb->kt, products, iter, sec,
 	       gflop, sec > 0 ? gflop / sec : 0.0);
 	if (res < 0)
-		printf("-1\n");
+		printf("-1,%c\n", o->prec);
 	else
-		printf("%.3e\n", res);
+		printf("%.3e,%c\n", res, o->prec);
 	fflush(stdout);
 }
 
@@ -570,7 +675,7 @@ static void compare_flops(const struct opts *o, double useful, long long flop)
 /* Warm-up and timed repetitions; the residual (if --check) is of the last product. */
 static int run(const struct grid *g, const struct opts *o, struct peer *pr)
 {
-	double useful = bsgen_flops(&pr->pb), res = -1, *sec;
+	double useful = bsgen_flops(&pr->pb) * (is_complex(o->prec) ? 4.0 : 1.0), res = -1, *sec;
 	long long products = (long long)bsgen_products(&pr->pb), flop;
 	int status = 0;
 

@@ -11,8 +11,8 @@
  * *products; const int32_t *slots (the buffers of each product's op(A), op(B), C: 3 per
  * product); const struct stargemm__batch_geometry *geometry (sizes from the tilings,
  * offsets of packed tiles in their buffers). All belong to the work list, which lives
- * until the tasks are done. Each double product goes through codelets/smallgemm.c
- * (libxsmm where it has the kernel, else BLAS); the other types take their BLAS.
+ * until the tasks are done. Each product goes through codelets/smallgemm.c (libxsmm
+ * where it has the kernel: single and double, else the type's BLAS).
  */
 #include "../src/internal.h"
 #include "../src/worklist.h"
@@ -47,12 +47,8 @@ struct product {
 static void run(const struct stargemm__element *type, struct stargemm__small_cache *cache,
 		double _Complex alpha, const struct product *x)
 {
-	if (type->letter == 'd')
-		stargemm__small_dgemm(cache, x->ta, x->tb, x->m, x->n, x->k, (double)alpha, x->a,
-				      x->lda, x->b, x->ldb, (double)x->beta, x->c, x->ldc);
-	else
-		type->cpu_gemm(x->ta, x->tb, x->m, x->n, x->k, alpha, x->a, x->lda, x->b,
-			       x->ldb, x->beta, x->c, x->ldc);
+	stargemm__small_gemm(cache, type, x->ta, x->tb, x->m, x->n, x->k, alpha, x->a, x->lda,
+			     x->b, x->ldb, x->beta, x->c, x->ldc);
 }
 
 static void batch_cpu(void *buffers[], void *cl_arg)

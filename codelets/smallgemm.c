@@ -4,7 +4,8 @@
  * more time in its interface and packing than in arithmetic; libxsmm's JIT kernels,
  * generated once per shape, do not (bench/kernels.c: 3.6x OpenBLAS at 23^3, 7x at 5^3,
  * doc/performance.md). libxsmm 1.17 generates kernels for alpha = 1, beta in {0, 1},
- * op(A) = A; other beta values scale C first, and alpha != 1 or op(A) = A^T take BLAS.
+ * op(A) = A, in single and double precision; other beta values scale C first, and
+ * alpha != 1, op(A) = A^T or complex types take BLAS.
  * Sides above LIBXSMM_SIDE_MAX take BLAS too: libxsmm was measured faster up to 256
  * (doc/performance.md), not beyond. Without libxsmm (configure) every product takes
  * BLAS.
@@ -14,7 +15,6 @@
  */
 #include "config.h"
 
-#include <cblas.h>
 #ifdef HAVE_LIBXSMM
 #include <libxsmm.h>
 #endif
@@ -24,68 +24,74 @@
 #ifdef HAVE_LIBXSMM
 #define LIBXSMM_SIDE_MAX 256
 
-/* libxsmm's kernel for this shape, from the cache or the registry; NULL when libxsmm
- * has none (the caller then takes BLAS). */
-static libxsmm_dmmfunction kernel(struct stargemm__small_cache *cache, char tb, int m,
-				  int n, int k, int lda, int ldb, int ldc, int beta_one)
+/* libxsmm's kernel for this shape in type @p letter ('s' or 'd'), from the cache or
+ * the registry; NULL when libxsmm has none (the caller then takes BLAS). */
+static void (*kernel(struct stargemm__small_cache *cache, char letter, char tb, int m,
+		     int n, int k, int lda, int ldb, int ldc, int beta_one))(void)
 {
-	const int key[8] = { m, n, k, lda, ldb, ldc, beta_one, tb == 'T' };
-	double alpha = 1.0, beta = beta_one ? 1.0 : 0.0;
+	const int key[9] = { m, n, k, lda, ldb, ldc, beta_one, tb == 'T', letter };
 	int flags = LIBXSMM_GEMM_FLAGS('N', tb), prefetch = LIBXSMM_PREFETCH_NONE;
 	int same = cache->fn != NULL;
 
-	for (int i = 0; i < 8 && same; i++)
+	for (int i = 0; i < 9 && same; i++)
 		same = cache->key[i] == key[i];
 	if (same)
-		return (libxsmm_dmmfunction)cache->fn;
-	for (int i = 0; i < 8; i++)
+		return cache->fn;
+	for (int i = 0; i < 9; i++)
 		cache->key[i] = key[i];
-	cache->fn = (void (*)(void))libxsmm_dmmdispatch(m, n, k, &lda, &ldb, &ldc, &alpha,
-							 &beta, &flags, &prefetch);
-	return (libxsmm_dmmfunction)cache->fn;
+	if (letter == 'd') {
+		double alpha = 1.0, beta = beta_one ? 1.0 : 0.0;
+
+		cache->fn = (void (*)(void))libxsmm_dmmdispatch(m, n, k, &lda, &ldb, &ldc,
+								 &alpha, &beta, &flags,
+								 &prefetch);
+	} else {
+		float alpha = 1.0f, beta = beta_one ? 1.0f : 0.0f;
+
+		cache->fn = (void (*)(void))libxsmm_smmdispatch(m, n, k, &lda, &ldb, &ldc,
+								 &alpha, &beta, &flags,
+								 &prefetch);
+	}
+	return cache->fn;
 }
 
-/* C *= beta over the m x n tile (libxsmm knows beta 0 and 1 only). */
-static void scale_tile(double *c, int ldc, int m, int n, double beta)
+static int by_libxsmm(struct stargemm__small_cache *cache, const struct stargemm__element *t,
+		      char ta, char tb, int m, int n, int k, double alpha, const void *a,
+		      int lda, const void *b, int ldb, double beta, void *c, int ldc)
 {
-	for (int j = 0; j < n; j++)
-		for (int i = 0; i < m; i++)
-			c[i + (int64_t)j * ldc] *= beta;
-}
-
-static int by_libxsmm(struct stargemm__small_cache *cache, char ta, char tb, int m, int n,
-		      int k, double alpha, const double *a, int lda, const double *b, int ldb,
-		      double beta, double *c, int ldc)
-{
-	libxsmm_dmmfunction fn;
+	void (*fn)(void);
 	int beta_one = beta != 0.0;
 
 	if (ta != 'N' || alpha != 1.0 || m > LIBXSMM_SIDE_MAX || n > LIBXSMM_SIDE_MAX ||
 	    k > LIBXSMM_SIDE_MAX)
 		return -1;
-	fn = kernel(cache, tb, m, n, k, lda, ldb, ldc, beta_one);
+	fn = kernel(cache, t->letter, tb, m, n, k, lda, ldb, ldc, beta_one);
 	if (!fn)
 		return -1;
+	/* libxsmm knows beta 0 and 1 only: other values scale C first. */
 	if (beta != 0.0 && beta != 1.0)
-		scale_tile(c, ldc, m, n, beta);
-	fn(a, b, c);
+		t->scale(c, ldc, m, n, beta);
+	if (t->letter == 'd')
+		((libxsmm_dmmfunction)fn)(a, b, c);
+	else
+		((libxsmm_smmfunction)fn)(a, b, c);
 	return 0;
 }
 #endif
 
-void stargemm__small_dgemm(struct stargemm__small_cache *cache, char ta, char tb, int m,
-			   int n, int k, double alpha, const double *a, int lda,
-			   const double *b, int ldb, double beta, double *c, int ldc)
+void stargemm__small_gemm(struct stargemm__small_cache *cache,
+			  const struct stargemm__element *t, char ta, char tb, int m, int n,
+			  int k, double _Complex alpha, const void *a, int lda, const void *b,
+			  int ldb, double _Complex beta, void *c, int ldc)
 {
 #ifdef HAVE_LIBXSMM
-	if (by_libxsmm(cache, ta, tb, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc) == 0)
+	if (!t->is_complex && by_libxsmm(cache, t, ta, tb, m, n, k, (double)alpha, a, lda, b,
+					 ldb, (double)beta, c, ldc) == 0)
 		return;
 #else
 	(void)cache;
 #endif
-	cblas_dgemm(CblasColMajor, ta == 'N' ? CblasNoTrans : CblasTrans,
-		    tb == 'N' ? CblasNoTrans : CblasTrans, m, n, k, alpha, a, lda, b, ldb, beta,
-		    c, ldc);
+	t->cpu_gemm(ta, tb, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc);
 }
 
 /* libxsmm initialises itself on first use, and its initialisation calls putenv():

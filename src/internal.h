@@ -462,16 +462,18 @@ uint32_t stargemm__model_typed_footprint(struct starpu_task *task);
 size_t stargemm__model_gemm_work(struct starpu_task *task, unsigned nimpl);
 size_t stargemm__model_tile_elements(struct starpu_task *task, unsigned nimpl);
 
-/* One small tile product on the CPU (codelets/smallgemm.c): libxsmm's JIT kernel when
- * configure found libxsmm and the case is one it generates (alpha = 1, op(A) = A),
- * else BLAS. The cache holds the last shape's kernel; start it zeroed, one per thread. */
+/* One small tile product of type @p t on the CPU (codelets/smallgemm.c): libxsmm's JIT
+ * kernel when configure found libxsmm and the case is one it generates (single or
+ * double, alpha = 1, op(A) = A), else the type's BLAS. The cache holds the last shape's
+ * kernel; start it zeroed, one per thread. */
 struct stargemm__small_cache {
-	int key[8];
+	int key[9];
 	void (*fn)(void);
 };
-void stargemm__small_dgemm(struct stargemm__small_cache *cache, char ta, char tb, int m,
-			   int n, int k, double alpha, const double *a, int lda,
-			   const double *b, int ldb, double beta, double *c, int ldc);
+void stargemm__small_gemm(struct stargemm__small_cache *cache,
+			  const struct stargemm__element *t, char ta, char tb, int m, int n,
+			  int k, double _Complex alpha, const void *a, int lda, const void *b,
+			  int ldb, double _Complex beta, void *c, int ldc);
 void stargemm__small_init(void);   /* before StarPU's threads start (stargemm_init) */
 
 #endif /* STARGEMM_INTERNAL_H */

@@ -1,6 +1,8 @@
 #!/bin/sh
 # tests/bsgemm_bench.sh — the block-sparse benchmark: CSV header and rows, --check on
-# 1 and 2 ranks (residual on rank 0 only), a given C pattern with filtering, --plan,
+# 1 and 2 ranks (residual on rank 0 only), in single and complex precision too (batches
+# of small tiles: libxsmm in single, BLAS in complex), a given C pattern with filtering,
+# --plan,
 # out of core on disk with its loads against the work list's, no StarPU-MPI statistics
 # on stderr unless asked for, and bad options refused before anything runs with a
 # message naming the constraint.
@@ -32,6 +34,12 @@ grep -q "starpu_comm_stats" "$err" ||
 # shellcheck disable=SC2086
 "$SRCDIR/tests/mpirun.sh" 2 "$bench" $small --P 1 --Q 2 --dist balanced --beta 0.5 \
 	--niter 1 --warmup 0 --check >>"$out"
+# shellcheck disable=SC2086
+"$SRCDIR/tests/mpirun.sh" 2 "$bench" $small --prec c --beta 0.5 --alpha 2 --niter 1 \
+	--warmup 0 --check >>"$out"
+# shellcheck disable=SC2086
+"$SRCDIR/tests/mpirun.sh" 1 "$bench" $small --prec s --beta 0.5 --niter 1 --warmup 0 \
+	--check >>"$out"
 # Out of core on the CPU (RAM budget, disk node): the disk loads are counted, within
 # [0.85, 1.10] of the work list's prediction (0.93-0.97 measured with the plan fitted
 # to the list, src/fit.c; more would be a scheduling bug, fewer a plan that leaves RAM
@@ -45,11 +53,13 @@ rm -rf "$dir"
 cat "$out"
 tail -n1 "$out" | awk -F, '{ if (!($30 > 0 && $31 > 0 && $32 <= 1.10 && $32 >= 0.85 && $27 == 0)) exit 1 }' ||
 	{ echo "out of core: no predicted or measured loads, loads outside [0.85, 1.10] of the prediction, or a dense rate despite --no-dense"; exit 1; }
-head -n1 "$out" | grep -q "^impl,ranks,threads,m,n,k,lo,hi,density_a,density_b,density_c,seed,eps,mt,nt,kt,products,iter,seconds,useful_gflop,gflops,residual,skipped,c_removed,symbolic_s,inspect_s,dense_gflops,ratio_dense,dist,pred_loads,loads,loads_ratio,peer_loads$"
-[ "$(grep -c '^stargemm,' "$out")" -eq 6 ] || { echo "expected 6 rows"; exit 1; }
+head -n1 "$out" | grep -q "^impl,ranks,threads,m,n,k,lo,hi,density_a,density_b,density_c,seed,eps,mt,nt,kt,products,iter,seconds,useful_gflop,gflops,residual,skipped,c_removed,symbolic_s,inspect_s,dense_gflops,ratio_dense,dist,pred_loads,loads,loads_ratio,peer_loads,prec$"
+[ "$(grep -c '^stargemm,' "$out")" -eq 8 ] || { echo "expected 8 rows"; exit 1; }
+[ "$(grep -c '^stargemm,.*,c$' "$out")" -eq 1 ] && [ "$(grep -c '^stargemm,.*,s$' "$out")" -eq 1 ] ||
+	{ echo "expected one row in single and one in single complex"; exit 1; }
 [ "$(grep -c ',balanced,' "$out")" -eq 1 ] || { echo "no balanced row"; exit 1; }
 # Checked rows: a residual >= 0 (the run itself fails above the bound).
-[ "$(grep -c '^stargemm,[12],' "$out")" -eq 6 ]
+[ "$(grep -c '^stargemm,[12],' "$out")" -eq 8 ]
 awk -F, '/^stargemm,/ && $13 == 0 && $22 < 0 { bad = 1 } END { exit bad }' "$out" ||
 	{ echo "a checked row has no residual"; exit 1; }
 # The filtered row skipped some products: values are uniform in [-0.5, 0.5], so a
@@ -73,6 +83,7 @@ refuse "filter_eps must be finite and >= 0" --m 100 --n 100 --k 100 --eps -1
 refuse "needs the symbolic C pattern" --check --eps 1e-3
 refuse "unexpected argument" --m 100 extra
 refuse "--dist must be cyclic or balanced" --dist blocked
+refuse "--prec must be s, d, c or z" --prec q
 # A bad batching setting is refused by the product itself (exit 1), and its message
 # survives the wait for the tasks already submitted; a bad packing setting by the
 # matrix creation; a bad device pool setting by stargemm_init() (read with or without

@@ -258,6 +258,9 @@ int main(int argc, char **argv)
 		{ 'T', 'C', 60, 45, 52, al, 0.0, 0 },
 		{ 'N', 'C', 71, 58, 63, al, be, 1 },
 		{ 'C', 'N', 49, 66, 57, al, -be, 1 },
+		/* alpha = 1, op(A) = A: libxsmm's kernels in single and double */
+		{ 'N', 'T', 64, 50, 70, 1.0, be, 0 },
+		{ 'N', 'N', 55, 61, 47, 1.0, 0.0, 0 },
 	};
 
 	if ((ret = stargemm_init(NULL, &argc, &argv)) != 0) {
