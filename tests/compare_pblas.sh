@@ -1,0 +1,36 @@
+#!/bin/sh
+# tests/compare_pblas.sh — bench/compare_pblas.sh, ScaLAPACK's PBLAS timing tester with
+# and without libstargemm-scalapack in front: on 1 and 2 ranks, in double and double
+# complex, every case gets a row with both rates, the calls ran on stargemm, and bad
+# options (an unknown type, a size beyond the tester's fixed memory) are refused with
+# a message naming the constraint. Skipped (77) without the tester or the library.
+set -e
+script="$SRCDIR/bench/compare_pblas.sh"
+out="$BUILDDIR/tests/compare_pblas.out"
+export STARGEMM_SCALAPACK_LIB="$BUILDDIR/.libs/libstargemm-scalapack.so"
+status=0
+"$script" --ranks 1 --sizes "40 70" --trans "NN TN" --rounds 1 --nb 16 >"$out" 2>&1 || status=$?
+[ "$status" -eq 77 ] && { cat "$out"; exit 77; }
+[ "$status" -eq 0 ] || { cat "$out"; echo "compare_pblas.sh failed ($status)"; exit 1; }
+"$script" --ranks 2 --prec z --sizes "50" --trans "CN" --rounds 1 --nb 16 >>"$out" 2>&1 ||
+	{ cat "$out"; echo "compare_pblas.sh --prec z on 2 ranks failed"; exit 1; }
+cat "$out"
+# Rows: "n op scalapack stargemm ratio", positive rates.
+[ "$(awk '/^[0-9]/ && $3 > 0 && $4 > 0 && $5 > 0' "$out" | wc -l)" -eq 5 ] ||
+	{ echo "expected 5 rows with both rates"; exit 1; }
+grep -q "^# Dpb3tim, 1 ranks on a 1 x 1 grid" "$out" && grep -q "^# Zpb3tim, 2 ranks on a 1 x 2 grid" "$out" ||
+	{ echo "missing a header"; exit 1; }
+[ "$(grep -c "stargemm-scalapack: [0-9]* calls by stargemm$" "$out")" -eq 2 ] ||
+	{ echo "a call did not run on stargemm"; exit 1; }
+refuse() {
+	msg=$1
+	shift
+	if "$script" "$@" >/dev/null 2>"$out.err"; then echo "accepted $*"; exit 1; fi
+	grep -q -e "$msg" "$out.err" || { echo "no clear error for $*"; cat "$out.err"; exit 1; }
+}
+refuse "--prec must be s, d, c or z" --prec q
+refuse "beyond the tester's fixed memory" --sizes 2000
+refuse "--trans wants pairs of N, T or C" --trans NX
+refuse "want integers >= 1" --ranks 0
+rm -f "$out.err"
+echo "compare_pblas.sh OK"
