@@ -15,7 +15,8 @@
 #
 # Usage: compare_pblas.sh [--ranks R] [--prec s|d|c|z] [--sizes "N ..."] [--nb NB]
 #                         [--trans "NN NT TN TT"] [--rounds K]
-#   --ranks R    MPI processes (default 2), on a P x Q grid as square as R allows
+#   --ranks R    MPI processes (default 2), on a P x Q grid as square as R allows, each
+#                bound to a core when there are enough
 #   --prec T     element type: the tester Tpb3tim (default d)
 #   --sizes      M = N = K of each case (default "100 200")
 #   --nb NB      block size MB = NB of the three matrices (default 32)
@@ -86,16 +87,21 @@ for ((p = 1; p * p <= ranks; p++)); do
 done
 Q=$((ranks / P))
 
-# The tester's memory: an element count per process of about 2 MB (Debian's TOTMEM);
-# the three local matrices of the largest case must fit, with a block of slack.
+# The tester's memory is fixed (Debian's: 2,000,000 bytes per process); the three
+# local matrices of a case must fit in it (it says "Not enough memory" otherwise), with
+# a little more it keeps (8 bytes per row, rounded up here).
 esize=$(case $prec in s) echo 4 ;; d|c) echo 8 ;; z) echo 16 ;; esac)
 for n in $sizes; do
-	lr=$(( (n + nb * P - 1) / (nb * P) * nb + nb ))
-	lc=$(( (n + nb * Q - 1) / (nb * Q) * nb + nb ))
-	need=$((3 * lr * lc * esize))
+	lr=$(( (n + nb * P - 1) / (nb * P) * nb )); [ "$lr" -le "$n" ] || lr=$n
+	lc=$(( (n + nb * Q - 1) / (nb * Q) * nb )); [ "$lc" -le "$n" ] || lc=$n
+	need=$((3 * lr * lc * esize + 16 * n))
 	[ "$need" -le 2000000 ] ||
 		die 2 "size $n: its three local matrices (${lr} x ${lc} on a ${P} x ${Q} grid) need $need bytes, beyond the tester's fixed memory (about 2,000,000 bytes per process); use smaller sizes or more ranks"
 done
+
+# One core per rank when there are enough (both sides alike), else no binding.
+bind=(-bind-to core)
+[ "$ranks" -le "$(nproc)" ] || bind=(-bind-to none)
 
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
@@ -168,7 +174,8 @@ run() {
 	local -a pre=()
 	[ "$side" = stargemm ] && pre=(env LD_PRELOAD="$lib" STARGEMM_SCALAPACK=count)
 	(cd "$work" && OPENBLAS_NUM_THREADS=1 STARPU_SILENT=1 STARPU_FXT_TRACE=0 \
-		mpiexec.mpich -n "$ranks" "${pre[@]}" "$tester" >"$out" 2>"$out.err") || status=$?
+		mpiexec.mpich -n "$ranks" "${bind[@]}" "${pre[@]}" "$tester" >"$out" 2>"$out.err") ||
+		status=$?
 	if [ "$status" -ne 0 ] || grep -q "Not enough memory" "$out" ||
 		grep -q "ILLEGAL\|error" "$out"; then
 		tail -n 20 "$out" "$out.err" >&2
