@@ -115,6 +115,10 @@ for n in $sizes; do
 	done
 done
 
+# The tester reads at most 20 problems; the warm-up is one of them.
+[ "${#cases[@]}" -le 20 ] ||
+	die 2 "$(( ${#cases[@]} - 1 )) cases (sizes x transposes): the tester takes at most 20 problems, one of them the warm-up; give at most 19"
+
 # One row of the .dat file: a value per case, then its label.
 row() {
 	local label=$1 what=$2 line="" c

@@ -32,5 +32,6 @@ refuse "--prec must be s, d, c or z" --prec q
 refuse "beyond the tester's fixed memory" --sizes 2000
 refuse "--trans wants pairs of N, T or C" --trans NX
 refuse "want integers >= 1" --ranks 0
+refuse "the tester takes at most 20 problems" --sizes "8 9 10 11 12 13 14 15 16 17" --trans "NN TN"
 rm -f "$out.err"
 echo "compare_pblas.sh OK"
