@@ -252,7 +252,8 @@ static int create(const struct bs_opts *o, const struct bsgen_problem *pb, int w
 		  struct stargemm_matrix **X)
 {
 	const struct bsgen_matrix *x = which == 0 ? &pb->a : which == 1 ? &pb->b : &pb->c;
-	struct stargemm_distribution dist = { o->P, o->Q, NULL, which > 0 ? o->col_proc : NULL };
+	struct stargemm_distribution dist = { o->P, o->Q, NULL, which > 0 ? o->col_proc : NULL,
+					      NULL };
 	struct fill_arg f = { o->gen.seed, which, o->prec };
 	int ret = stargemm_matrix_create_distributed_type(X, (stargemm_type)o->prec, x->mt,
 							  x->rows, x->nt, x->cols, x->npresent,

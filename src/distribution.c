@@ -1,12 +1,18 @@
 /*
  * distribution.c — which rank owns a tile: a Cartesian distribution over the P x Q
- * grid, tile (i, j) on rank row_proc[i] * Q + col_proc[j] (DBCSR's row_dist and
+ * grid, tile (i, j) on grid process (row_proc[i], col_proc[j]) (DBCSR's row_dist and
  * col_dist). 2D block-cyclic (i mod P, j mod Q) is the default; any map keeps the
  * grid's structure — a tile row lives on one process row, a tile column on one
  * process column — which is what the inspector's batches and blocks rely on.
  *
  * One axis (rows or columns) is stored with the inverse maps the inspector walks:
  * each tile's local index on its process and each process's tiles in order.
+ *
+ * The grid says which rank process (p, q) is: p Q + q (row-major) unless a map says
+ * otherwise — a ScaLAPACK program's BLACS grid may list the ranks column by column
+ * (Cblacs_gridinit's "Col") or in any order (Cblacs_gridmap), and its local arrays are
+ * those of its grid's processes. The map is checked to be a permutation of the ranks
+ * and kept with its inverse, each rank's (p, q).
  *
  * Also the load-balanced column map of paper 000 §3.2.1: C's tile columns, weighed
  * by the flops of their products, sorted and dealt to the Q process columns in
@@ -69,6 +75,74 @@ int stargemm__axis_init(struct stargemm__axis *a, int64_t n, int nproc, const in
 		a->proc[i] = proc ? proc[i] : (int)(i % nproc);
 	axis_index(a);
 	return 0;
+}
+
+/* The map @p rank, in row-major order: no map to keep. */
+static int row_major(const int *rank, int n)
+{
+	for (int e = 0; e < n; e++)
+		if (rank[e] != e)
+			return 0;
+	return 1;
+}
+
+/* The inverse of the map @p rank of @p n entries into @p coord (n entries), checked:
+ * every rank in [0, n) once. */
+static int invert(const int *rank, int n, int *coord, const char *fn)
+{
+	for (int r = 0; r < n; r++)
+		coord[r] = -1;
+	for (int e = 0; e < n; e++) {
+		if (rank[e] < 0 || rank[e] >= n)
+			return stargemm__error(-EINVAL, "%s: grid[%d] = %d is out of range: the "
+					       "grid must list each rank of [0, %d) once", fn, e,
+					       rank[e], n);
+		if (coord[rank[e]] >= 0)
+			return stargemm__error(-EINVAL, "%s: grid[%d] = %d is a rank listed twice "
+					       "(grid[%d] too): the grid must list each rank of [0, "
+					       "%d) once", fn, e, rank[e], coord[rank[e]], n);
+		coord[rank[e]] = e;
+	}
+	return 0;
+}
+
+int stargemm__grid_init(struct stargemm__grid *g, int P, int Q, const int *rank,
+			const char *fn)
+{
+	int n = P * Q, ret;
+
+	*g = (struct stargemm__grid){ P, Q, NULL, NULL };
+	if (!rank || row_major(rank, n))
+		return 0;
+	g->rank = malloc((size_t)n * sizeof(*g->rank));
+	g->coord = malloc((size_t)n * sizeof(*g->coord));
+	if (!g->rank || !g->coord)
+		ret = stargemm__error(-ENOMEM, "%s: out of memory for a grid of %d ranks", fn, n);
+	else
+		ret = invert(rank, n, g->coord, fn);
+	if (ret) {
+		stargemm__grid_free(g);
+		return ret;
+	}
+	for (int e = 0; e < n; e++)
+		g->rank[e] = rank[e];
+	return 0;
+}
+
+void stargemm__grid_free(struct stargemm__grid *g)
+{
+	free(g->rank);
+	free(g->coord);
+	g->rank = g->coord = NULL;
+}
+
+int stargemm__grid_differs(const struct stargemm__grid *a, const struct stargemm__grid *b)
+{
+	for (int p = 0; p < a->P; p++)
+		for (int q = 0; q < a->Q; q++)
+			if (stargemm__grid_rank(a, p, q) != stargemm__grid_rank(b, p, q))
+				return p * a->Q + q;
+	return -1;
 }
 
 /* ---- the load-balanced columns (paper 000 §3.2.1) -------------------------------- */

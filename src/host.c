@@ -181,7 +181,7 @@ static int in_place(struct stargemm_matrix **X, int type, int64_t rows, int64_t 
 {
 	struct stargemm__block_axis r = { rows, nb, 0, 0, 0 }, c = { cols, nb, 0, 0, 0 };
 
-	return stargemm__matrix_create_in_place(X, type, &r, &c, 1, 1, a, ld, fn);
+	return stargemm__matrix_create_in_place(X, type, &r, &c, 1, 1, NULL, a, ld, fn);
 }
 
 /* Tile the three arrays in place, multiply, bring C back. */

@@ -60,10 +60,10 @@
 int stargemm__operand_owner(const struct stargemm__operand *x, int64_t r, int64_t c)
 {
 	int64_t i = x->trans ? c : r, j = x->trans ? r : c;
-	int p = x->rows ? x->rows->proc[i] : (int)(i % x->P);
-	int q = x->cols ? x->cols->proc[j] : (int)(j % x->Q);
+	int p = x->rows ? x->rows->proc[i] : (int)(i % x->grid.P);
+	int q = x->cols ? x->cols->proc[j] : (int)(j % x->grid.Q);
 
-	return p * x->Q + q;
+	return stargemm__grid_rank(&x->grid, p, q);
 }
 
 int stargemm__operand_present(const struct stargemm__operand *x, int64_t r, int64_t c)
@@ -251,12 +251,21 @@ static int is_local(const struct stargemm__request *r, int64_t i, int64_t j)
 	return owned(&r->c, r->me, i, j);
 }
 
+/* This rank's process column in C's grid. */
+static int my_column(const struct stargemm__request *r)
+{
+	int u, v;
+
+	stargemm__grid_coords(&r->c.grid, r->me, &u, &v);
+	return v;
+}
+
 /* Total area of the block's split tiles on this rank (L: its local columns). */
 static int64_t split_area(const struct stargemm__request *r, const struct stargemm__axis *cols,
 			  const struct block *b, int64_t L)
 {
 	int64_t total = 0, t = 0;
-	int v = r->me % r->c.Q;
+	int v = my_column(r);
 
 	for (int64_t jj = 0; jj < b->ncols; jj++) {
 		if (cols->proc[b->cols[jj]] != v)
@@ -275,7 +284,7 @@ static int64_t split_area(const struct stargemm__request *r, const struct starge
 static void deal_block(const struct stargemm__request *r, const struct stargemm__axis *cols,
 		       struct block *b)
 {
-	int v = r->me % r->c.Q, G = r->ndevices;
+	int v = my_column(r), G = r->ndevices;
 	int64_t L = 0, t = 0, before = 0, total;
 
 	for (int64_t jj = 0; jj < b->ncols; jj++)
@@ -676,7 +685,7 @@ static int inspect_ooc(struct inspector *in)
 	wl->chunks = calloc((size_t)wl->nchunks, sizeof(*wl->chunks));
 	wl->blocks = calloc((size_t)wl->nblocks, sizeof(*wl->blocks));
 	if (!wl->chunks || !wl->blocks ||
-	    alloc_block(&in->blk, pl->b * in->r->c.P, pl->c * in->r->c.Q))
+	    alloc_block(&in->blk, pl->b * in->r->c.grid.P, pl->c * in->r->c.grid.Q))
 		return -ENOMEM;
 	for (int64_t y = 0; y < pl->Y; y++)
 		for (int64_t x = 0; x < pl->X; x++)
@@ -978,9 +987,9 @@ static int inspect_batched(struct inspector *in, int64_t s)
 	if (!ret)
 		ret = batcher_init(&bt, r);
 	for (bt.kg = 0; bt.kg < r->kt && !ret; bt.kg += s)
-		for (int q = 0; q < r->c.Q && !ret; q++)
+		for (int q = 0; q < r->c.grid.Q && !ret; q++)
 			for (bt.j0 = 0; bt.j0 < nloc && !ret; bt.j0 += s)
-				for (int p = 0; p < r->c.P && !ret; p++)
+				for (int p = 0; p < r->c.grid.P && !ret; p++)
 					for (bt.i0 = 0; bt.i0 < gc.L && !ret; bt.i0 += s)
 						ret = add_batch(in, &gc, &bt, p, q, &cap_batches,
 								&cap_slots);
@@ -1125,15 +1134,15 @@ static int c_axes(const struct stargemm__request *r, struct inspector *in)
 	const struct stargemm__axis *rows = r->c.rows, *cols = r->c.cols;
 	int ret = 0;
 
-	if ((rows && (rows->n != r->mt || rows->nproc != r->c.P)) ||
-	    (cols && (cols->n != r->nt || cols->nproc != r->c.Q)))
+	if ((rows && (rows->n != r->mt || rows->nproc != r->c.grid.P)) ||
+	    (cols && (cols->n != r->nt || cols->nproc != r->c.grid.Q)))
 		return stargemm__error(-EINVAL, "stargemm: C's distribution does not match its "
 				       "%" PRId64 " x %" PRId64 " tiles on a %d x %d grid", r->mt,
-				       r->nt, r->c.P, r->c.Q);
+				       r->nt, r->c.grid.P, r->c.grid.Q);
 	if (!rows)
-		ret = stargemm__axis_init(&in->own_rows, r->mt, r->c.P, NULL, "rows");
+		ret = stargemm__axis_init(&in->own_rows, r->mt, r->c.grid.P, NULL, "rows");
 	if (!cols && !ret)
-		ret = stargemm__axis_init(&in->own_cols, r->nt, r->c.Q, NULL, "cols");
+		ret = stargemm__axis_init(&in->own_cols, r->nt, r->c.grid.Q, NULL, "cols");
 	in->crow = rows ? rows : &in->own_rows;
 	in->ccol = cols ? cols : &in->own_cols;
 	return ret;

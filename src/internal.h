@@ -61,8 +61,11 @@ struct stargemm_matrix {
 	int64_t mt, nt;           /* size in tiles */
 	int64_t *row_off;         /* mt + 1 offsets: tile row i spans [row_off[i], row_off[i+1]) */
 	int64_t *col_off;         /* nt + 1 offsets, same for tile columns */
-	int P, Q;                 /* process grid */
-	struct stargemm__axis rows, cols; /* tile (i, j) on rank rows.proc[i] * Q + cols.proc[j] */
+	/* The P x Q process grid, and which rank each of its processes is (a copy of the
+	 * distribution's map; src/distribution.h). */
+	struct stargemm__grid grid;
+	/* Tile (i, j) on grid process (rows.proc[i], cols.proc[j]): stargemm_matrix_owner(). */
+	struct stargemm__axis rows, cols;
 	int64_t tag_base;         /* StarPU-MPI tag of tile (i, j) = tag_base + i + j * mt */
 	starpu_data_handle_t *tiles; /* mt * nt handles, tile (i, j) at i + j * mt; NULL
 					when absent */
@@ -106,14 +109,16 @@ struct stargemm__block_axis {
 	 * block of the usual size, of which it lacks the first lead elements. */
 	int64_t lead;
 };
-/* That submatrix (rows x cols) of elements of @p type on a P x Q grid (process (p, q)
- * is rank p Q + q), whose local tiles are registered in place in the column-major
- * local array @p base of leading dimension @p ld (checked against the local rows the
- * submatrix reaches, and agreed): nothing is copied. Errors name @p fn (src/matrix.c). */
+/* That submatrix (rows x cols) of elements of @p type on a P x Q grid whose process
+ * (p, q) is rank grid[p Q + q] (@p grid NULL: p Q + q; else checked as a distribution's
+ * map, src/distribution.c), whose local tiles are registered in place in the
+ * column-major local array @p base of leading dimension @p ld (checked against the
+ * local rows the submatrix reaches, and agreed): nothing is copied. Errors name @p fn
+ * (src/matrix.c). */
 int stargemm__matrix_create_in_place(struct stargemm_matrix **out, int type,
 				     const struct stargemm__block_axis *rows,
 				     const struct stargemm__block_axis *cols, int P, int Q,
-				     void *base, int64_t ld, const char *fn);
+				     const int *grid, void *base, int64_t ld, const char *fn);
 /* With GPUs, copy the latest value of every local tile of an in-place matrix back to
  * its place in the user's array (a read acquisition on host memory); else nothing. */
 void stargemm__sync_in_place(const struct stargemm_matrix *A);

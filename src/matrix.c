@@ -3,8 +3,10 @@
  *
  * A matrix is a grid of mt x nt tiles given by row and column offset arrays (so a
  * regular tiling with a ragged last tile and an irregular tiling are one and the same
- * object). Tile (i, j) lives on rank (i mod P) * Q + (j mod Q) (2D block-cyclic); each
- * tile is a StarPU matrix handle registered with StarPU-MPI under its owner and a
+ * object). Tile (i, j) lives on grid process (i mod P, j mod Q) (2D block-cyclic, or
+ * the distribution's processes), which is rank p Q + q unless the distribution maps
+ * the grid's processes to ranks in another order (src/distribution.c); each tile is a
+ * StarPU matrix handle registered with StarPU-MPI under its owner and a
  * unique tag (with GPUs, of the device pool's interface: a matrix whose GPU buffers
  * come from one allocation per GPU, src/pool.c). The owner allocates the tile; the
  * other ranks register a handle without storage that StarPU-MPI fills when a task
@@ -83,7 +85,7 @@ static int allocate_tile(void **p, size_t bytes)
 
 int stargemm_matrix_owner(const struct stargemm_matrix *A, int64_t i, int64_t j)
 {
-	return A->rows.proc[i] * A->Q + A->cols.proc[j];
+	return stargemm__grid_rank(&A->grid, A->rows.proc[i], A->cols.proc[j]);
 }
 
 /* Register tile (i, j): in a user's array when A is in place, at local offsets
@@ -212,9 +214,9 @@ static int plan_packs(struct stargemm_matrix *A, const struct stargemm_distribut
 	if ((!dist->row_proc && !*rows) || (!dist->col_proc && !*cols) || !A->packs)
 		return stargemm__error(-ENOMEM, "%s: out of memory for the packs", fn);
 	if (*rows)
-		stargemm__pack_cyclic(A->pack->row_group, A->mt, A->P, *rows);
+		stargemm__pack_cyclic(A->pack->row_group, A->mt, A->grid.P, *rows);
 	if (*cols)
-		stargemm__pack_cyclic(A->pack->col_group, A->nt, A->Q, *cols);
+		stargemm__pack_cyclic(A->pack->col_group, A->nt, A->grid.Q, *cols);
 	return 0;
 }
 
@@ -232,10 +234,10 @@ static int distribute(struct stargemm_matrix *A, const struct stargemm_distribut
 	if (sparse == 1 && starpu_cuda_worker_get_count() == 0 && !stargemm__managed_storage())
 		ret = plan_packs(A, dist, &rows, &cols, fn);
 	if (!ret)
-		ret = stargemm__axis_init(&A->rows, A->mt, A->P, rows ? rows : dist->row_proc,
+		ret = stargemm__axis_init(&A->rows, A->mt, A->grid.P, rows ? rows : dist->row_proc,
 					  what[0]);
 	if (!ret)
-		ret = stargemm__axis_init(&A->cols, A->nt, A->Q, cols ? cols : dist->col_proc,
+		ret = stargemm__axis_init(&A->cols, A->nt, A->grid.Q, cols ? cols : dist->col_proc,
 					  what[1]);
 	free(rows);
 	free(cols);
@@ -261,8 +263,8 @@ static int reserve_storage(struct stargemm_matrix *A, const char *fn)
 
 /* The offset of each tile of an axis (tile offsets @p off) in its process's local
  * array: the process's tiles one after the other, in order, from @p start for this
- * process (@p me; its tiles are the only ones registered in place). NULL: out of
- * memory. */
+ * process (@p me: its process row or column in the grid; its tiles are the only ones
+ * registered in place). NULL: out of memory. */
 static int64_t *local_offsets(const int64_t *off, const struct stargemm__axis *ax, int me,
 			      int64_t start)
 {
@@ -287,7 +289,7 @@ static int64_t *local_offsets(const int64_t *off, const struct stargemm__axis *a
 static int register_all(struct stargemm_matrix *A, const char *fn)
 {
 	int64_t *lrow = NULL, *lcol = NULL;
-	int ret = 0;
+	int ret = 0, p, q;
 
 	if (A->pack) {
 		A->tag_base = stargemm__reserve_tags(A->pack->gmt * A->pack->gnt);
@@ -302,11 +304,10 @@ static int register_all(struct stargemm_matrix *A, const char *fn)
 		return stargemm__error(-ENOMEM, "%s: out of memory for %" PRId64 " x %" PRId64
 				       " tile descriptors", fn, A->mt, A->nt);
 	A->tag_base = stargemm__reserve_tags(A->mt * A->nt);
+	stargemm__grid_coords(&A->grid, stargemm_rank(), &p, &q);
 	if (A->local.base &&
-	    (!(lrow = local_offsets(A->row_off, &A->rows, stargemm_rank() / A->Q,
-				    A->local.row0)) ||
-	     !(lcol = local_offsets(A->col_off, &A->cols, stargemm_rank() % A->Q,
-				    A->local.col0))))
+	    (!(lrow = local_offsets(A->row_off, &A->rows, p, A->local.row0)) ||
+	     !(lcol = local_offsets(A->col_off, &A->cols, q, A->local.col0))))
 		ret = stargemm__error(-ENOMEM, "%s: out of memory", fn);
 	for (int64_t j = 0; j < A->nt && !ret; j++)
 		for (int64_t i = 0; i < A->mt && !ret; i++)
@@ -420,8 +421,7 @@ static int create(struct stargemm_matrix **out, const struct shape *sh,
 		return stargemm__error(-ENOMEM, "%s: out of memory", fn);
 	A->mt = mt;
 	A->nt = nt;
-	A->P = P;
-	A->Q = Q;
+	A->grid = (struct stargemm__grid){ P, Q, NULL, NULL };
 	A->npresent = mt * nt;
 	A->type = type;
 	A->elem_size = type->size;
@@ -436,7 +436,8 @@ static int create(struct stargemm_matrix **out, const struct shape *sh,
 	}
 	/* Agreed: a failure here may be this rank's only (memory, an environment
 	 * setting), and every rank must reserve the same tags below. */
-	if (sh->sparse)
+	ret = stargemm__grid_init(&A->grid, P, Q, dist->grid, fn);
+	if (sh->sparse && !ret)
 		ret = set_pattern(A, sh->npresent, sh->present, fn);
 	if (!ret)
 		ret = distribute(A, dist, sh->sparse, fn);
@@ -468,7 +469,7 @@ int stargemm_matrix_create_irregular(struct stargemm_matrix **out, int64_t mt,
 				     const int64_t *row_sizes, int64_t nt,
 				     const int64_t *col_sizes, int P, int Q)
 {
-	struct stargemm_distribution cyclic = { P, Q, NULL, NULL };
+	struct stargemm_distribution cyclic = { P, Q, NULL, NULL, NULL };
 	struct shape sh = { mt, row_sizes, nt, col_sizes, 0, 0, NULL, 'd' };
 
 	return create(out, &sh, &cyclic, NULL, "stargemm_matrix_create");
@@ -478,7 +479,7 @@ int stargemm_matrix_create_sparse(struct stargemm_matrix **out, int64_t mt,
 				  const int64_t *row_sizes, int64_t nt, const int64_t *col_sizes,
 				  int64_t npresent, const int64_t *present, int P, int Q)
 {
-	struct stargemm_distribution cyclic = { P, Q, NULL, NULL };
+	struct stargemm_distribution cyclic = { P, Q, NULL, NULL, NULL };
 	struct shape sh = { mt, row_sizes, nt, col_sizes, 1, npresent, present, 'd' };
 
 	return create(out, &sh, &cyclic, NULL, "stargemm_matrix_create_sparse");
@@ -554,7 +555,7 @@ int stargemm_matrix_create_type(struct stargemm_matrix **out, stargemm_type type
 				int64_t n, int64_t mb, int64_t nb, int P, int Q)
 {
 	static const char fn[] = "stargemm_matrix_create";
-	struct stargemm_distribution cyclic = { P, Q, NULL, NULL };
+	struct stargemm_distribution cyclic = { P, Q, NULL, NULL, NULL };
 	struct shape sh = { 0 };
 	int64_t mt, nt, *rows, *cols;
 	int ret;
@@ -625,21 +626,24 @@ static int64_t local_extent(int64_t start, const int64_t *sizes, const int *proc
 int stargemm__matrix_create_in_place(struct stargemm_matrix **out, int type,
 				     const struct stargemm__block_axis *rows,
 				     const struct stargemm__block_axis *cols, int P, int Q,
-				     void *base, int64_t ld, const char *fn)
+				     const int *grid, void *base, int64_t ld, const char *fn)
 {
+	struct stargemm__grid g = { 0 };
 	int64_t *rsize = NULL, *csize = NULL, mt = 0, nt = 0, r0 = 0, c0 = 0, lr = 0, lc = 0;
-	int *rproc = NULL, *cproc = NULL, me = stargemm_rank(), ret = 0;
+	int *rproc = NULL, *cproc = NULL, me = stargemm_rank(), p = 0, q = 0, ret = 0;
 
 	*out = NULL;
 	if (P < 1 || Q < 1 || (int64_t)P * Q != stargemm_nranks())
 		ret = stargemm__error(-EINVAL, "%s: the %d x %d grid must have the %d processes "
 				      "of the communicator", fn, P, Q, stargemm_nranks());
-	else if (block_axis_tiling(rows, P, me / Q, &rsize, &rproc, &mt, &r0) ||
-		 block_axis_tiling(cols, Q, me % Q, &csize, &cproc, &nt, &c0))
+	else if (!(ret = stargemm__grid_init(&g, P, Q, grid, fn)))   /* this rank's (p, q) */
+		stargemm__grid_coords(&g, me, &p, &q);
+	if (!ret && (block_axis_tiling(rows, P, p, &rsize, &rproc, &mt, &r0) ||
+		     block_axis_tiling(cols, Q, q, &csize, &cproc, &nt, &c0)))
 		ret = stargemm__error(-ENOMEM, "%s: out of memory", fn);
 	if (!ret) {
-		lr = local_extent(r0, rsize, rproc, mt, me / Q);
-		lc = local_extent(c0, csize, cproc, nt, me % Q);
+		lr = local_extent(r0, rsize, rproc, mt, p);
+		lc = local_extent(c0, csize, cproc, nt, q);
 	}
 	if (!ret && lr > r0 && lc > c0 && !base)
 		ret = stargemm__error(-EINVAL, "%s: the local array is NULL on rank %d, which "
@@ -651,11 +655,12 @@ int stargemm__matrix_create_in_place(struct stargemm_matrix **out, int type,
 	/* Agreed: a bad local array is one rank's alone. */
 	if (!(ret = stargemm__agree(ret))) {
 		struct shape sh = { mt, rsize, nt, csize, 0, 0, NULL, type };
-		struct stargemm_distribution dist = { P, Q, rproc, cproc };
+		struct stargemm_distribution dist = { P, Q, rproc, cproc, grid };
 		struct stargemm__local local = { base, ld, r0, c0 };
 
 		ret = create(out, &sh, &dist, &local, fn);
 	}
+	stargemm__grid_free(&g);
 	free(rsize);
 	free(csize);
 	free(rproc);
@@ -692,7 +697,7 @@ int stargemm_matrix_create_local_type(struct stargemm_matrix **out, stargemm_typ
 	return stargemm__matrix_create_in_place(out, (int)type, &(struct stargemm__block_axis){
 							m, mb, 0, 0, 0 },
 						&(struct stargemm__block_axis){ n, nb, 0, 0, 0 },
-						P, Q, local, lld, fn);
+						P, Q, NULL, local, lld, fn);
 }
 
 int stargemm_matrix_create_submatrix(struct stargemm_matrix **out, stargemm_type type,
@@ -719,8 +724,8 @@ int stargemm_matrix_create_submatrix(struct stargemm_matrix **out, stargemm_type
 	if (!stargemm__element(type))
 		return stargemm__error(-EINVAL, "%s: unknown element type %d (expected "
 				       "STARGEMM_S, _D, _C or _Z)", fn, (int)type);
-	return stargemm__matrix_create_in_place(out, (int)type, &rows, &cols, P, Q, local, lld,
-						fn);
+	return stargemm__matrix_create_in_place(out, (int)type, &rows, &cols, P, Q, NULL, local,
+						lld, fn);
 }
 
 void stargemm__sync_in_place(const struct stargemm_matrix *A)
@@ -821,6 +826,7 @@ void stargemm_matrix_destroy(struct stargemm_matrix *A)
 	free(A->col_off);
 	stargemm__axis_free(&A->rows);
 	stargemm__axis_free(&A->cols);
+	stargemm__grid_free(&A->grid);
 	free(A);
 }
 

@@ -54,8 +54,8 @@ int stargemm__ooc_request(struct stargemm__gemm *g, const struct stargemm_ooc_op
 	r.nt = C->nt;
 	r.kt = g->kt;
 	r.tile_bytes = ext * ext * (int64_t)C->elem_size;
-	r.P = C->P;
-	r.Q = C->Q;
+	r.P = C->grid.P;
+	r.Q = C->grid.Q;
 	/* The plan counts local tiles as ceil(mt / P); a distribution that gives one
 	 * process more tiles is planned as the cyclic one of that many local tiles. */
 	if (C->rows.maxlocal > (r.mt + r.P - 1) / r.P)

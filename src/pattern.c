@@ -19,12 +19,10 @@
 /* Flags (i + j * mt) of the C tiles op(A) op(B) reaches, or C has. */
 static uint8_t *symbolic(const struct stargemm__gemm *g, int64_t mt, int64_t nt)
 {
-	struct stargemm__operand a = { g->A->P, g->A->Q, stargemm__is_trans(g->ta),
-				       g->A->present, g->A->mt, NULL, &g->A->rows,
-				       &g->A->cols, NULL };
-	struct stargemm__operand b = { g->B->P, g->B->Q, stargemm__is_trans(g->tb),
-				       g->B->present, g->B->mt, NULL, &g->B->rows,
-				       &g->B->cols, NULL };
+	struct stargemm__operand a = { g->A->grid, stargemm__is_trans(g->ta), g->A->present,
+				       g->A->mt, NULL, &g->A->rows, &g->A->cols, NULL };
+	struct stargemm__operand b = { g->B->grid, stargemm__is_trans(g->tb), g->B->present,
+				       g->B->mt, NULL, &g->B->rows, &g->B->cols, NULL };
 	int64_t *start = NULL, *rows = NULL;
 	uint8_t *mark = calloc((size_t)(mt * nt > 0 ? mt * nt : 1), 1);
 
@@ -167,7 +165,8 @@ static int initialise(struct stargemm_matrix *D, const struct stargemm_matrix *C
 static int create_symbolic(struct stargemm_matrix **out, const struct stargemm__gemm *g,
 			   const struct stargemm_matrix *S)
 {
-	struct stargemm_distribution dist = { S->P, S->Q, S->rows.proc, S->cols.proc };
+	struct stargemm_distribution dist = { S->grid.P, S->grid.Q, S->rows.proc, S->cols.proc,
+					      S->grid.rank };
 	uint8_t *mark = symbolic(g, S->mt, S->nt);
 	int64_t *rows = sizes_of(S->row_off, S->mt), *cols = sizes_of(S->col_off, S->nt);
 	int64_t npairs = 0, *pairs = mark ? pairs_of(mark, S->mt, S->nt, &npairs) : NULL;
@@ -212,8 +211,7 @@ int stargemm_matrix_create_product(struct stargemm_matrix **out, stargemm_trans 
 		shape.row_off = ta ? A->col_off : A->row_off;
 		shape.nt = tb ? B->mt : B->nt;
 		shape.col_off = tb ? B->row_off : B->col_off;
-		shape.P = A->P;
-		shape.Q = A->Q;
+		shape.grid = A->grid;   /* borrowed: shape is never destroyed */
 		shape.type = A->type;
 		/* op(A)'s row and op(B)'s column distributions where they are one (not
 		 * transposed); cyclic otherwise (a zeroed axis: no map). */

@@ -88,6 +88,32 @@ static int check_types(struct stargemm__gemm *p)
 	return 0;
 }
 
+/* A, B and C on one process grid: the same P x Q, and each process (p, q) the same
+ * rank in the three (a distribution's grid map, src/distribution.c). */
+static int check_grids(const struct stargemm__gemm *p, const char *fn)
+{
+	const struct stargemm__grid *a = &p->A->grid, *b = &p->B->grid, *c = &p->C->grid;
+	int at;
+
+	if (a->P != c->P || a->Q != c->Q || b->P != c->P || b->Q != c->Q)
+		return stargemm__error(-EINVAL, "%s: A, B and C must live on the same process "
+				       "grid, got %dx%d, %dx%d and %dx%d", fn, a->P, a->Q, b->P,
+				       b->Q, c->P, c->Q);
+	for (int x = 0; x < 2; x++) {
+		const struct stargemm__grid *g = x ? b : a;
+
+		if ((at = stargemm__grid_differs(g, c)) >= 0)
+			return stargemm__error(-EINVAL, "%s: A, B and C must live on the same "
+					       "process grid, each process (p, q) the same rank: "
+					       "process (%d, %d) of the %dx%d grid is rank %d in %c "
+					       "and rank %d in C", fn, at / c->Q, at % c->Q, c->P,
+					       c->Q, stargemm__grid_rank(g, at / c->Q, at % c->Q),
+					       x ? 'B' : 'A',
+					       stargemm__grid_rank(c, at / c->Q, at % c->Q));
+	}
+	return 0;
+}
+
 int stargemm__gemm_check(struct stargemm__gemm *p)
 {
 	const char *fn = call_name(p);
@@ -107,10 +133,8 @@ int stargemm__gemm_check(struct stargemm__gemm *p)
 				       "is written while they are read)", fn);
 	if ((ret = check_types(p)))
 		return ret;
-	if (p->A->P != p->C->P || p->A->Q != p->C->Q || p->B->P != p->C->P || p->B->Q != p->C->Q)
-		return stargemm__error(-EINVAL, "%s: A, B and C must live on the same process "
-				       "grid, got %dx%d, %dx%d and %dx%d", fn, p->A->P, p->A->Q,
-				       p->B->P, p->B->Q, p->C->P, p->C->Q);
+	if ((ret = check_grids(p, fn)))
+		return ret;
 	am = op_offsets(p->A, stargemm__is_trans(p->ta), 0, &amt);
 	ak = op_offsets(p->A, stargemm__is_trans(p->ta), 1, &akt);
 	bk = op_offsets(p->B, stargemm__is_trans(p->tb), 0, &bkt);

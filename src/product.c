@@ -27,11 +27,11 @@ static int make_request(const struct stargemm__gemm *g, struct stargemm__request
 	r->row_off = C->row_off;
 	r->col_off = C->col_off;
 	r->k_off = ta ? A->row_off : A->col_off;
-	r->a = (struct stargemm__operand){ A->P, A->Q, ta, A->present, A->mt, g->norm_a,
-					   &A->rows, &A->cols, A->pack };
-	r->b = (struct stargemm__operand){ B->P, B->Q, tb, B->present, B->mt, g->norm_b,
-					   &B->rows, &B->cols, B->pack };
-	r->c = (struct stargemm__operand){ C->P, C->Q, 0, C->present, C->mt, NULL, &C->rows,
+	r->a = (struct stargemm__operand){ A->grid, ta, A->present, A->mt, g->norm_a, &A->rows,
+					   &A->cols, A->pack };
+	r->b = (struct stargemm__operand){ B->grid, tb, B->present, B->mt, g->norm_b, &B->rows,
+					   &B->cols, B->pack };
+	r->c = (struct stargemm__operand){ C->grid, 0, C->present, C->mt, NULL, &C->rows,
 					   &C->cols, C->pack };
 	r->eps = g->eps;
 	r->me = stargemm_rank();

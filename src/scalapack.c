@@ -13,8 +13,12 @@
  * C back. Otherwise the call goes to ScaLAPACK's own routine (the next definition of the
  * symbol, dlsym(RTLD_NEXT)), and the first such call of each reason is reported once on
  * rank 0's stderr. stargemm needs:
- *   - a grid of all the processes of MPI_COMM_WORLD, process (p, q) being rank p Q + q
- *     (BLACS's row-major grid on the default system context);
+ *   - a grid of all the processes of MPI_COMM_WORLD, in any order: a row-major grid
+ *     (Cblacs_gridinit's "Row"), a column-major one ("Col") or any Cblacs_gridmap of
+ *     them all. The processes gather which rank each grid process (p, q) is, the grid
+ *     map of the operands (struct stargemm_distribution's grid; world_grid() says why
+ *     not from BLACS). A grid of some of the processes has processes that do not call,
+ *     and stargemm's calls are collective on MPI_COMM_WORLD;
  *   - operands cut alike where the product joins them (op(A)'s columns and op(B)'s rows
  *     in blocks of the same size from the same offset; C's rows as op(A)'s, C's columns
  *     as op(B)'s), since a tile product multiplies whole tiles;
@@ -99,7 +103,7 @@ struct pgemm_call {
 /* Why a call went to ScaLAPACK. */
 enum fallback { GRID, CUT, THREADS, INIT, SWITCHED_OFF, NFALLBACKS };
 static const char *const fallback_why[NFALLBACKS] = {
-	"the BLACS grid is not every process of MPI_COMM_WORLD in row-major order",
+	"the BLACS grid is not every process of MPI_COMM_WORLD",
 	"the operands are not cut alike where the product joins them",
 	"MPI runs below MPI_THREAD_MULTIPLE",
 	"stargemm could not start",
@@ -209,20 +213,44 @@ static int check_call(struct pgemm_call *p)
 	return 0;
 }
 
-/* Whether the grid is every process of MPI_COMM_WORLD, process (p, q) being rank
- * p Q + q: stargemm's grid. */
-static int world_grid(int ctxt, int *P, int *Q)
-{
-	int myrow, mycol, size;
+/* A BLACS grid as stargemm takes it: P x Q, process (p, q) being rank rank[p Q + q]
+ * of MPI_COMM_WORLD (the operands' grid map, src/distribution.c). */
+struct blacs_grid {
+	int P, Q;
+	int *rank;
+};
 
-	Cblacs_gridinfo(ctxt, P, Q, &myrow, &mycol);
+/* Whether the grid of @p ctxt is every process of MPI_COMM_WORLD, in any order: then
+ * @p g receives it (g->rank to free). The processes tell where they are (an
+ * MPI_Allgather on MPI_COMM_WORLD, whose processes are then all in the grid, hence in
+ * the call): BLACS has no call for a grid process's rank — Cblacs_pnum() numbers the
+ * grid's processes in row-major order whatever their ranks (MPICH's ScaLAPACK 2.2
+ * gives p Q + q on a "Col" grid too). A place claimed twice leaves another one at -1,
+ * which stargemm refuses (the map must be a permutation of the ranks). */
+static int world_grid(int ctxt, struct blacs_grid *g)
+{
+	int myrow, mycol, size, mine, *at;
+
+	g->rank = NULL;
+	Cblacs_gridinfo(ctxt, &g->P, &g->Q, &myrow, &mycol);
 	MPI_Comm_size(MPI_COMM_WORLD, &size);
-	if (*P * *Q != size)
+	if (g->P * g->Q != size)
 		return 0;
-	for (int p = 0; p < *P; p++)
-		for (int q = 0; q < *Q; q++)
-			if (Cblacs_pnum(ctxt, p, q) != p * *Q + q)
-				return 0;
+	g->rank = malloc((size_t)size * sizeof(*g->rank));
+	at = malloc((size_t)size * sizeof(*at));
+	if (!g->rank || !at) {   /* the other processes are in the MPI_Allgather */
+		fprintf(stderr, "stargemm-scalapack: out of memory for a grid of %d processes\n",
+			size);
+		MPI_Abort(MPI_COMM_WORLD, 1);
+	}
+	mine = myrow * g->Q + mycol;
+	MPI_Allgather(&mine, 1, MPI_INT, at, 1, MPI_INT, MPI_COMM_WORLD);
+	for (int x = 0; x < size; x++)
+		g->rank[x] = -1;
+	for (int r = 0; r < size; r++)
+		if (at[r] >= 0 && at[r] < size)
+			g->rank[at[r]] = r;
+	free(at);
 	return 1;
 }
 
@@ -260,8 +288,9 @@ static int operands_cut_alike(const struct pgemm_call *p)
 	       cut_alike(tb ? *p->ib : *p->jb, &p->db, tb, *p->jc, &p->dc, 0);
 }
 
-/* Where the call goes: -1 to stargemm, else the reason it goes to ScaLAPACK. */
-static int route(const struct pgemm_call *p, int *P, int *Q)
+/* Where the call goes: -1 to stargemm (on grid @p g, g->rank to free), else the reason
+ * it goes to ScaLAPACK. */
+static int route(const struct pgemm_call *p, struct blacs_grid *g)
 {
 	const char *env = getenv("STARGEMM_SCALAPACK");
 	int provided;
@@ -270,7 +299,7 @@ static int route(const struct pgemm_call *p, int *P, int *Q)
 		return SWITCHED_OFF;
 	if (lib.failed)
 		return INIT;
-	if (!world_grid(desc_ctxt(p->descc), P, Q))
+	if (!world_grid(desc_ctxt(p->descc), g))
 		return GRID;
 	if (!operands_cut_alike(p))
 		return CUT;
@@ -326,26 +355,27 @@ static int start(void)
 /* One operand as a submatrix in place (a first block smaller than the others: as
  * many elements before the array's start in a block of the usual size). */
 static int operand(struct stargemm_matrix **X, stargemm_type type, int rows, int cols,
-		   int i, int j, const struct desc *d, int P, int Q, const void *local)
+		   int i, int j, const struct desc *d, const struct blacs_grid *g,
+		   const void *local)
 {
 	int64_t lead_r = d->v[F_MB] - d->v[F_IMB], lead_c = d->v[F_NB] - d->v[F_INB];
 	struct stargemm__block_axis r = { rows, d->v[F_MB], i - 1 + lead_r, d->v[F_RSRC], lead_r };
 	struct stargemm__block_axis c = { cols, d->v[F_NB], j - 1 + lead_c, d->v[F_CSRC], lead_c };
 
-	return stargemm__matrix_create_in_place(X, type, &r, &c, P, Q, (void *)local,
-						d->v[F_LLD], "stargemm-scalapack");
+	return stargemm__matrix_create_in_place(X, type, &r, &c, g->P, g->Q, g->rank,
+						(void *)local, d->v[F_LLD], "stargemm-scalapack");
 }
 
-static int by_stargemm(const struct pgemm_call *p, int P, int Q)
+static int by_stargemm(const struct pgemm_call *p, const struct blacs_grid *g)
 {
 	struct stargemm_matrix *A = NULL, *B = NULL, *C = NULL;
 	int ta = is_trans(p->ta), tb = is_trans(p->tb), ret;
 
 	ret = operand(&A, p->type, ta ? p->k : p->m, ta ? p->m : p->k, *p->ia, *p->ja, &p->da,
-		      P, Q, p->a);
+		      g, p->a);
 	ret = ret ? ret : operand(&B, p->type, tb ? p->n : p->k, tb ? p->k : p->n, *p->ib,
-				  *p->jb, &p->db, P, Q, p->b);
-	ret = ret ? ret : operand(&C, p->type, p->m, p->n, *p->ic, *p->jc, &p->dc, P, Q, p->c);
+				  *p->jb, &p->db, g, p->b);
+	ret = ret ? ret : operand(&C, p->type, p->m, p->n, *p->ic, *p->jc, &p->dc, g, p->c);
 	ret = ret ? ret : stargemm_gemm(p->ta, p->tb, p->alpha, A, B, p->beta, C);
 	/* Dropping the matrices brings C's tiles back to the arrays (with GPUs). */
 	stargemm_matrix_destroy(A);
@@ -378,8 +408,9 @@ static pgemm_fn *scalapack_routine(const char *symbol)
 /* One call: checked, then run by stargemm or by ScaLAPACK's @p symbol. */
 static void pgemm(struct pgemm_call *p, const char *symbol)
 {
-	int ctxt = desc_ctxt(p->desca), nprow, npcol, myrow, mycol, P, Q, info, why;
+	int ctxt = desc_ctxt(p->desca), nprow, npcol, myrow, mycol, info, why;
 	const struct stargemm__element *e = stargemm__element(p->type);
+	struct blacs_grid g = { 0, 0, NULL };
 	pgemm_fn *next;
 
 	/* As PBLAS: A's context first (a process outside it sees nprow = -1 too), then the
@@ -393,10 +424,12 @@ static void pgemm(struct pgemm_call *p, const char *symbol)
 	if (p->m == 0 || p->n == 0 ||
 	    ((p->k == 0 || e->load(p->alpha) == 0.0) && e->load(p->beta) == 1.0))
 		return;
-	why = route(p, &P, &Q);
+	why = route(p, &g);
 	if (why < 0 && start() == 0) {
-		int ret = by_stargemm(p, P, Q);
+		int ret = by_stargemm(p, &g);
 
+		free(g.rank);
+		g.rank = NULL;
 		if (ret == 0) {
 			lib.by_stargemm++;
 			return;
@@ -415,6 +448,7 @@ static void pgemm(struct pgemm_call *p, const char *symbol)
 	} else if (why < 0) {
 		why = INIT;
 	}
+	free(g.rank);
 	report_fallback(why);
 	next = scalapack_routine(symbol);
 	if (!next) {

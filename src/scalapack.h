@@ -10,9 +10,10 @@
 /* BLACS's C interface. */
 void Cblacs_get(int ctxt, int what, int *value);
 void Cblacs_gridinit(int *ctxt, const char *order, int nprow, int npcol);
+/* The grid whose process (p, q) is process usermap[p + q ldumap] of the system context. */
+void Cblacs_gridmap(int *ctxt, int *usermap, int ldumap, int nprow, int npcol);
 void Cblacs_gridinfo(int ctxt, int *nprow, int *npcol, int *myrow, int *mycol);
 void Cblacs_gridexit(int ctxt);
-int Cblacs_pnum(int ctxt, int prow, int pcol);
 
 /* ScaLAPACK's tools (Fortran: arguments by address). */
 int numroc_(const int *n, const int *nb, const int *iproc, const int *isrcproc,

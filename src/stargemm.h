@@ -138,7 +138,9 @@ typedef enum {
 size_t stargemm_type_size(stargemm_type type);
 
 /** A tiled matrix distributed 2D block-cyclically over a P x Q process grid:
- *  tile (i, j) belongs to rank (i mod P) * Q + (j mod Q). Opaque. */
+ *  tile (i, j) belongs to rank (i mod P) * Q + (j mod Q) (a matrix made with
+ *  stargemm_matrix_create_distributed() may have other maps, and other ranks for the
+ *  grid's processes: struct stargemm_distribution). Opaque. */
 struct stargemm_matrix;
 
 /** Create an M x N matrix of double, tiles of mb x nb (the last tile row and column
@@ -221,22 +223,31 @@ int stargemm_matrix_create_sparse(struct stargemm_matrix **A,
 				  int64_t npresent, const int64_t *present, int P, int Q);
 
 /** Which rank owns each tile: a Cartesian distribution over a P x Q grid (as DBCSR's
- *  row and column distributions). Tile (i, j) belongs to rank
- *  row_proc[i] * Q + col_proc[j]: a tile row lives on one process row, a tile column
+ *  row and column distributions). Tile (i, j) belongs to grid process
+ *  (row_proc[i], col_proc[j]): a tile row lives on one process row, a tile column
  *  on one process column. NULL arrays mean cyclic (i mod P, j mod Q): 2D
- *  block-cyclic, what every other constructor uses. */
+ *  block-cyclic, what every other constructor uses. Process (p, q) is rank
+ *  grid[p * Q + q], or rank p * Q + q (row-major, what every other constructor uses)
+ *  when grid is NULL: so tile (i, j) belongs to rank grid[row_proc[i] * Q +
+ *  col_proc[j]]. A column-major grid (BLACS's "Col" order) is grid[p * Q + q] =
+ *  q * P + p. Initialisers that stop before grid leave it NULL. */
 struct stargemm_distribution {
 	int P, Q;
 	const int *row_proc;      /**< mt entries in [0, P), or NULL */
 	const int *col_proc;      /**< nt entries in [0, Q), or NULL */
+	/** P * Q entries, the rank of process (p, q) at p * Q + q: each rank of
+	 *  [0, P * Q) once. NULL: row-major. */
+	const int *grid;
 };
 
 /** Create a matrix on the tiling of stargemm_matrix_create_irregular() with the
- *  distribution @p dist (copied): block-sparse with the @p npresent tiles of
- *  @p present as in stargemm_matrix_create_sparse(), or dense when npresent < 0.
- *  Errors as the other constructors, and a process index out of [0, P) or [0, Q).
- *  Operands of one product may have different distributions (the runtime moves the
- *  tiles); they must share the grid. Collective. */
+ *  distribution @p dist (copied, its arrays too): block-sparse with the @p npresent
+ *  tiles of @p present as in stargemm_matrix_create_sparse(), or dense when
+ *  npresent < 0. Errors as the other constructors, a process index out of [0, P) or
+ *  [0, Q), and a grid that is not a permutation of the ranks (a rank out of [0, P Q)
+ *  or listed twice). Operands of one product may have different distributions (the
+ *  runtime moves the tiles); they must share the grid: the same P x Q and the same
+ *  rank for each process (p, q). Collective. */
 int stargemm_matrix_create_distributed(struct stargemm_matrix **A,
 				       int64_t mt, const int64_t *row_sizes,
 				       int64_t nt, const int64_t *col_sizes,

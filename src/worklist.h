@@ -107,16 +107,18 @@ struct stargemm__worklist {
 	int64_t need_bytes, budget_bytes;
 };
 
-/* Who owns tile (r, c) of op(X) when X is 2D block-cyclic over P x Q, and whether it
- * exists. */
+/* Who owns tile (r, c) of op(X) when X is distributed over a P x Q grid, and whether
+ * it exists. */
 struct stargemm__operand {
-	int P, Q;
+	/* X's grid: P x Q, and the rank of each process (src/distribution.h; the
+	 * matrix's arrays, borrowed). */
+	struct stargemm__grid grid;
 	int trans;              /* op(X) = X^T: tile (r, c) of op(X) is tile (c, r) of X */
 	const uint8_t *present; /* X's pattern, tile (i, j) of X at i + j * ld; NULL: dense */
 	int64_t ld;
 	const double *norm;     /* X's tile norms, same layout; NULL: no filtering */
-	/* X's distribution (tile (i, j) of X on rows->proc[i] * Q + cols->proc[j]); NULL:
-	 * cyclic, i mod P and j mod Q. */
+	/* X's distribution (tile (i, j) of X on grid process (rows->proc[i],
+	 * cols->proc[j])); NULL: cyclic, i mod P and j mod Q. */
 	const struct stargemm__axis *rows, *cols;
 	/* X's packs (src/pack.c), NULL: one handle per tile. The list's references to a
 	 * packed operand's tiles name its packs, in op(X)'s coordinates. */

@@ -10,8 +10,11 @@
  * kept) through the scaled residual of tests/check.h. Also: a pattern with every tile
  * gives bit for bit stargemm_pdgemm's dense result; scatter/gather round trips through
  * every root (small, large and irregular tiles) drop the values of absent tiles and
- * gather zeros there; and bad patterns are refused
- * with a message naming the constraint. One line per case, PASS/FAIL; rank 0's verdict.
+ * gather zeros there; bad patterns and distributions are refused
+ * with a message naming the constraint; operands on grids whose ranks go in another
+ * order (a distribution's grid map, here reversed column-major) multiply alike, and a
+ * product of operands on differently ordered grids is refused. One line per case,
+ * PASS/FAIL; rank 0's verdict.
  */
 #include <cblas.h>
 #include <errno.h>
@@ -31,7 +34,8 @@ struct bs_case {
 	double da, db, dc;         /* densities of A, B, C (tiles present) */
 	int nan_c;                 /* C filled with NaN (beta = 0) */
 	int stripes;               /* A: every third tile row empty; B: every other column */
-	int dist;                  /* not 2D block-cyclic: each operand its own distribution */
+	int dist;                  /* not 2D block-cyclic: each operand its own distribution
+				      (1), on the grid of reversed_grid() (2) */
 };
 
 static const struct bs_case cases[] = {
@@ -51,7 +55,21 @@ static const struct bs_case cases[] = {
 	  1, 0 },
 	{ "distributed 40%", 150, 170, 140, 0, 'N', 'N', 1.0, 0.5, 0.4, 0.4, 0.7, 0, 0, 1 },
 	{ "distributed TN", 106, 283, 97, 13, 'T', 'N', -0.5, 1.0, 0.5, 0.5, 0.8, 0, 0, 1 },
+	{ "grid map 40%", 150, 170, 140, 0, 'N', 'N', 1.0, 0.5, 0.4, 0.4, 0.7, 0, 0, 2 },
+	{ "grid map TN", 106, 283, 97, 13, 'T', 'N', -0.5, 1.0, 0.5, 0.5, 0.8, 0, 0, 2 },
 };
+
+/* The P x Q grid whose process (p, q) is rank P Q - 1 - (q P + p): column-major order,
+ * reversed (another order than row-major on any grid of more than one process). */
+static const int *reversed_grid(int P, int Q)
+{
+	static int map[64];
+
+	for (int p = 0; p < P; p++)
+		for (int q = 0; q < Q; q++)
+			map[p * Q + q] = P * Q - 1 - (q * P + p);
+	return map;
+}
 
 /* A distribution that is not 2D block-cyclic, different for each operand (which):
  * tile rows in runs of 2 + which per process row, tile columns dealt in mirrored
@@ -113,14 +131,18 @@ static int make(const struct bs_case *c, int which, double density, int64_t rows
 		}
 	if (c->dist) {
 		int rp[512], cp[512];
-		struct stargemm_distribution d = { P, Q, rp, cp };
+		const int *grid = c->dist == 2 ? reversed_grid(P, Q) : NULL;
+		struct stargemm_distribution d = { P, Q, rp, cp, grid };
 
 		distribution(which, nr, nc, P, Q, rp, cp);
 		ret = stargemm_matrix_create_distributed(X, nr, rs, nc, cs, n, list, &d);
-		for (int64_t e = 0; ret == 0 && e < n; e++)
+		for (int64_t e = 0; ret == 0 && e < n; e++) {
+			int at = rp[list[2 * e]] * Q + cp[list[2 * e + 1]];
+
 			if (stargemm_matrix_owner(*X, list[2 * e], list[2 * e + 1]) !=
-			    rp[list[2 * e]] * Q + cp[list[2 * e + 1]])
+			    (grid ? grid[at] : at))
 				ret = -EIO;
+		}
 	} else {
 		ret = stargemm_matrix_create_sparse(X, nr, rs, nc, cs, n, list, P, Q);
 	}
@@ -471,28 +493,78 @@ static int refused(const char *name, int64_t n, const int64_t *list, const char 
 	return good;
 }
 
-/* A process index outside the grid, in rows or columns: refused, naming the entry. */
-static int bad_distributions(int P, int Q)
+/* A bad distribution: refused with -EINVAL and a message containing @p want. */
+static int refused_distribution(const char *name, const struct stargemm_distribution *d,
+				const char *want)
 {
 	static const int64_t sizes[] = { 10, 10, 10 }, list[] = { 0, 0 };
-	int rows[3] = { 0, P, 0 }, cols[3] = { 0, 0, -1 }, good = 1;
+	struct stargemm_matrix *X = (struct stargemm_matrix *)&X;
+	int ret = stargemm_matrix_create_distributed(&X, 3, sizes, 3, sizes, 1, list, d);
+	int good = ret == -EINVAL && X == NULL && strstr(stargemm_last_error(), want);
 
-	for (int t = 0; t < 2; t++) {
-		struct stargemm_distribution d = { P, Q, t ? NULL : rows, t ? cols : NULL };
-		struct stargemm_matrix *X = (struct stargemm_matrix *)&X;
-		const char *want = t ? "col_proc[2] = -1: a process index must lie in [0,"
-				     : "row_proc[1] = ";
-		int ret = stargemm_matrix_create_distributed(&X, 3, sizes, 3, sizes, 1, list, &d);
-		int ok = ret == -EINVAL && X == NULL && strstr(stargemm_last_error(), want);
+	if (stargemm_rank() == 0)
+		printf("%-26s refused: \"%s\" %s\n", name, stargemm_last_error(),
+		       good ? "PASS" : "FAIL");
+	if (ret == 0)
+		stargemm_matrix_destroy(X);
+	return good;
+}
 
-		if (stargemm_rank() == 0)
-			printf("%-26s refused: \"%s\" %s\n", t ? "column process < 0"
-								: "row process = P",
-			       stargemm_last_error(), ok ? "PASS" : "FAIL");
-		if (ret == 0)
-			stargemm_matrix_destroy(X);
-		good &= ok;
-	}
+/* A process index outside the grid, in rows or columns, and a grid map that is not a
+ * permutation of the ranks (one out of range; one listed twice, with two or more):
+ * refused, naming the entry. */
+static int bad_distributions(int P, int Q)
+{
+	int rows[3] = { 0, P, 0 }, cols[3] = { 0, 0, -1 }, grid[64], n = P * Q, good = 1;
+	char want[96];
+
+	good &= refused_distribution("row process = P", &(struct stargemm_distribution){
+					     P, Q, rows, NULL, NULL }, "row_proc[1] = ");
+	good &= refused_distribution("column process < 0", &(struct stargemm_distribution){
+					     P, Q, NULL, cols, NULL },
+				     "col_proc[2] = -1: a process index must lie in [0,");
+	for (int e = 0; e < n; e++)
+		grid[e] = e + (e == n - 1);   /* the last one is P Q */
+	snprintf(want, sizeof(want), "grid[%d] = %d is out of range: the grid must list each "
+		 "rank of [0, %d) once", n - 1, n, n);
+	good &= refused_distribution("grid rank out of range", &(struct stargemm_distribution){
+					     P, Q, NULL, NULL, grid }, want);
+	if (n < 2)
+		return good;
+	grid[n - 1] = 0;
+	snprintf(want, sizeof(want), "grid[%d] = 0 is a rank listed twice (grid[0] too)", n - 1);
+	return good & refused_distribution("grid rank twice", &(struct stargemm_distribution){
+						   P, Q, NULL, NULL, grid }, want);
+}
+
+/* A product of operands on grids of one shape whose ranks go in other orders: refused,
+ * naming a process that is another rank (with two or more ranks). */
+static int grid_order_mismatch(int P, int Q)
+{
+	static const int64_t sizes[] = { 10, 10 };
+	struct stargemm_distribution row_major = { P, Q, NULL, NULL, NULL },
+				     other = { P, Q, NULL, NULL, reversed_grid(P, Q) };
+	struct stargemm_matrix *A = NULL, *B = NULL, *C = NULL;
+	char want[128];
+	int ret, good;
+
+	if (P * Q < 2)
+		return 1;
+	ret = stargemm_matrix_create_distributed(&A, 2, sizes, 2, sizes, -1, NULL, &row_major);
+	ret = ret ? ret : stargemm_matrix_create_distributed(&B, 2, sizes, 2, sizes, -1, NULL,
+							    &other);
+	ret = ret ? ret : stargemm_matrix_create_distributed(&C, 2, sizes, 2, sizes, -1, NULL,
+							    &other);
+	snprintf(want, sizeof(want), "process (0, 0) of the %dx%d grid is rank 0 in A and rank "
+		 "%d in C", P, Q, P * Q - 1);
+	good = ret == 0 && stargemm_pdgemm('N', 'N', 1.0, A, B, 0.0, C) == -EINVAL &&
+	       strstr(stargemm_last_error(), want) != NULL;
+	if (stargemm_rank() == 0)
+		printf("%-26s %dx%d refused: \"%s\" %s\n", "grids in other orders", P, Q,
+		       stargemm_last_error(), good ? "PASS" : "FAIL");
+	stargemm_matrix_destroy(A);
+	stargemm_matrix_destroy(B);
+	stargemm_matrix_destroy(C);
 	return good;
 }
 
@@ -507,7 +579,9 @@ static int bad_patterns(int P, int Q)
 	good &= refused("tile listed twice", 3, twice, "(1, 2) is listed twice", P, Q);
 	good &= refused("negative count", -1, twice, "must be >= 0", P, Q);
 	good &= refused("NULL list", 2, NULL, "the list is NULL", P, Q);
-	return good && bad_distributions(P, Q);
+	good &= bad_distributions(P, Q);
+	good &= grid_order_mismatch(P, Q);
+	return good;
 }
 
 int main(int argc, char **argv)

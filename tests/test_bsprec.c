@@ -65,7 +65,7 @@ static int64_t *pattern(int64_t mt, int64_t nt, double density, unsigned seed,
 static int make(struct stargemm_matrix **X, stargemm_type t, int64_t mt, const int64_t *rows,
 		int64_t nt, const int64_t *cols, double density, unsigned seed, int P, int Q)
 {
-	struct stargemm_distribution cyclic = { P, Q, NULL, NULL };
+	struct stargemm_distribution cyclic = { P, Q, NULL, NULL, NULL };
 	int64_t npresent, *present = pattern(mt, nt, density, seed, &npresent);
 	int ret;
 
@@ -214,7 +214,7 @@ static int norms_and_filter(stargemm_type t, int P, int Q)
 
 static int bad_input(int P, int Q)
 {
-	struct stargemm_distribution cyclic = { P, Q, NULL, NULL };
+	struct stargemm_distribution cyclic = { P, Q, NULL, NULL, NULL };
 	struct stargemm_matrix *Z = NULL, *Z2 = NULL, *D = NULL, *X = NULL;
 	const int64_t sizes[] = { 3, 4 }, present[] = { 0, 0, 1, 1 };
 	double s[2] = { 1.0, 0.0 };

@@ -19,6 +19,8 @@
  *  - the in-core list is one unthrottled chunk, k outer;
  *  - the devices of a block get the same area of C within a column and a tile (whole
  *    columns are dealt by count, split ones by area);
+ *  - a grid whose ranks are in another order (column-major) only renames the ranks:
+ *    the same lists, devices included; a map that is not a permutation is refused;
  *  - block-sparse operands: exactly the products whose three tiles exist, beta on the
  *    first of each chain, a scaling for C tiles without a product, no reference to an
  *    absent tile;
@@ -111,9 +113,9 @@ static void request(const struct problem *p, int me, int gpus, int ta, int tb, i
 	r->row_off = p->row_off;
 	r->col_off = p->col_off;
 	r->k_off = p->k_off;
-	r->a = (struct stargemm__operand){ .P = p->P, .Q = p->Q, .trans = ta };
-	r->b = (struct stargemm__operand){ .P = p->P, .Q = p->Q, .trans = tb };
-	r->c = (struct stargemm__operand){ .P = p->P, .Q = p->Q };
+	r->a = (struct stargemm__operand){ .grid = { .P = p->P, .Q = p->Q }, .trans = ta };
+	r->b = (struct stargemm__operand){ .grid = { .P = p->P, .Q = p->Q }, .trans = tb };
+	r->c = (struct stargemm__operand){ .grid = { .P = p->P, .Q = p->Q } };
 	r->me = me;
 	r->ndevices = p->G;
 	r->gpus = gpus;
@@ -419,6 +421,74 @@ static void regular_cases(void)
 			dense_case(label, &p, me, 0, 0, p.plan.Z > 1 || p.plan.X == 1);
 		free_problem(&p);
 	}
+}
+
+/* The same products, blocks and chunks, and the same devices. */
+static int same_devices(const struct stargemm__worklist *a, const struct stargemm__worklist *b)
+{
+	if (!same_sequence(a, b))
+		return 0;
+	for (int64_t q = 0; q < a->nproducts; q++)
+		if (a->products[q].info.device != b->products[q].info.device)
+			return 0;
+	return 1;
+}
+
+/* A grid map (src/distribution.c) renames the ranks and nothing else: on a 2 x 3 grid
+ * whose ranks go column by column (BLACS's "Col"), rank map[x] lists what rank x lists
+ * on the row-major grid, devices included, in core and out of core. */
+static void grid_map(void)
+{
+	struct problem p = { .P = 2, .Q = 3, .G = 3 };
+	struct stargemm__grid g = { 0 };
+	int map[6];
+
+	for (int x = 0; x < 6; x++)
+		map[x] = x % 3 * 2 + x / 3;   /* process (x / 3, x % 3) is rank q P + p */
+	p.row_off = regular(24576, 1024, &p.mt);
+	p.col_off = regular(24576, 1024, &p.nt);
+	p.k_off = regular(24576, 1024, &p.kt);
+	ok(make_plan(&p, 80, 0, 0, 0) == 0 && stargemm__grid_init(&g, 2, 3, map, "test") == 0 &&
+	   g.rank && g.coord[map[4]] == 4, "column-major 2x3 grid: kept, with its inverse",
+	   stargemm_last_error());
+	for (int ooc = 0; ooc < 2 && g.rank; ooc++)
+		for (int x = 0; x < 6; x++) {
+			struct stargemm__request r0, r1;
+			struct stargemm__worklist w0, w1;
+			char name[160];
+			int ret;
+
+			request(&p, x, 1, 0, 1, ooc, &r0);
+			request(&p, map[x], 1, 0, 1, ooc, &r1);
+			r1.a.grid = r1.b.grid = r1.c.grid = g;
+			ret = stargemm__inspect(&r0, &w0);
+			ret = ret ? ret : stargemm__inspect(&r1, &w1);
+			snprintf(name, sizeof(name), "column-major 2x3 grid %s: rank %d lists row-major "
+				 "rank %d's products and devices", ooc ? "ooc" : "in core", map[x], x);
+			ok(ret == 0 && same_devices(&w0, &w1) && w0.nproducts > 0, name, "");
+			stargemm__worklist_free(&w0);
+			stargemm__worklist_free(&w1);
+		}
+	stargemm__grid_free(&g);
+	free_problem(&p);
+}
+
+/* The checks of a grid map: a rank out of range or listed twice is refused, naming
+ * the entry; a map in row-major order is kept as none. */
+static void grid_map_refused(void)
+{
+	static const int twice[4] = { 0, 2, 1, 2 }, outside[4] = { 0, 1, 4, 3 },
+			 row_major[4] = { 0, 1, 2, 3 };
+	struct stargemm__grid g;
+
+	ok(stargemm__grid_init(&g, 2, 2, twice, "f") == -EINVAL && !g.rank &&
+	   strstr(stargemm_last_error(), "grid[3] = 2 is a rank listed twice (grid[1] too)"),
+	   "grid map: a rank listed twice is refused", stargemm_last_error());
+	ok(stargemm__grid_init(&g, 2, 2, outside, "f") == -EINVAL && !g.rank &&
+	   strstr(stargemm_last_error(), "grid[2] = 4 is out of range"),
+	   "grid map: a rank out of range is refused", stargemm_last_error());
+	ok(stargemm__grid_init(&g, 2, 2, row_major, "f") == 0 && !g.rank && !g.coord &&
+	   stargemm__grid_rank(&g, 1, 0) == 2, "grid map: row-major order is kept as none", "");
 }
 
 /* Ragged and irregular tilings, transposes: everything but Eq. (1), which counts tiles. */
@@ -841,10 +911,10 @@ static void packed_case(int P, int Q, int ta, int tb, double density, unsigned s
 	sa = pattern(p.mt * p.kt, density, &seed);
 	sb = pattern(p.kt * p.nt, density, &seed);
 	sc = pattern(p.mt * p.nt, 0.9, &seed);
-	r.a = (struct stargemm__operand){ .P = P, .Q = Q, .trans = ta, .present = sa,
-					  .ld = ta ? p.kt : p.mt };
-	r.b = (struct stargemm__operand){ .P = P, .Q = Q, .trans = tb, .present = sb,
-					  .ld = tb ? p.nt : p.kt };
+	r.a = (struct stargemm__operand){ .grid = { .P = P, .Q = Q }, .trans = ta,
+					  .present = sa, .ld = ta ? p.kt : p.mt };
+	r.b = (struct stargemm__operand){ .grid = { .P = P, .Q = Q }, .trans = tb,
+					  .present = sb, .ld = tb ? p.nt : p.kt };
 	r.c.present = sc;
 	r.c.ld = p.mt;
 	/* op(A) is stored as A (kt x mt when transposed): its pattern is read that way */
@@ -1326,6 +1396,8 @@ static void cost(void)
 int main(void)
 {
 	regular_cases();
+	grid_map();
+	grid_map_refused();
 	ragged_cases();
 	held_k();
 	in_core();

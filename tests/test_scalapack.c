@@ -7,9 +7,12 @@
  * untouched. Cases: the four types, ops N/T/C, submatrices starting inside blocks,
  * first blocks off process (0, 0), a problem that is not cut alike (ScaLAPACK runs it),
  * and bad arguments reported through PB_Cabort with PBLAS's INFO (minus the argument's
- * position, or minus 100 x the descriptor's position + the entry).
+ * position, or minus 100 x the descriptor's position + the entry). The grid's ranks go
+ * in row-major order (Cblacs_gridinit's "Row"), column-major order ("Col") or, "map",
+ * in reverse row-major order (Cblacs_gridmap): stargemm runs the calls on each.
  *
- * Usage: test_scalapack P Q   (under mpiexec with P*Q processes)
+ * Usage: test_scalapack P Q [Row|Col|map]   (under mpiexec with P*Q processes; Row by
+ * default)
  */
 #include <complex.h>
 #include <dlfcn.h>
@@ -132,7 +135,7 @@ static int product_case(stargemm_type t, const struct pcase *pc)
 		       pc->bsrc, pc->bsrc, 2) ||
 	    array_init(&c, t, pc->ic - 1 + pc->m + 2, pc->jc - 1 + pc->n + 1, pc->cmb, pc->cnb,
 		       pc->csrc, pc->csrc, 3)) {
-		printf("rank %d: cannot set up the case%s FAIL\n", grid[2] * grid[1] + grid[3],
+		printf("process (%d, %d): cannot set up the case%s FAIL\n", grid[2], grid[3],
 		       ref ? "" : " (ScaLAPACK's routine not found)");
 		return 0;
 	}
@@ -186,6 +189,39 @@ static int bad_case(const char *what, char ta, int lld_a, int mb_b, int ia, int 
 	return good;
 }
 
+/* The rank of grid process (p, q) in @p order, on a P x Q grid. */
+static int order_rank(const char *order, int p, int q, int P, int Q)
+{
+	if (!strcmp(order, "Col"))
+		return q * P + p;
+	return !strcmp(order, "map") ? P * Q - 1 - (p * Q + q) : p * Q + q;
+}
+
+/* The P x Q BLACS grid in @p order, on every process of MPI_COMM_WORLD (the default
+ * system context): 1 if each process is where @p order puts its rank. */
+static int grid_init(const char *order, int P, int Q)
+{
+	int *map = malloc((size_t)(P * Q) * sizeof(*map)), rank, good;
+
+	Cblacs_get(-1, 0, &ctxt);
+	if (!strcmp(order, "map")) {   /* usermap is column-major: (p, q) at p + q P */
+		for (int p = 0; p < P; p++)
+			for (int q = 0; q < Q; q++)
+				map[p + q * P] = order_rank(order, p, q, P, Q);
+		Cblacs_gridmap(&ctxt, map, P, P, Q);
+	} else {
+		Cblacs_gridinit(&ctxt, order, P, Q);
+	}
+	free(map);
+	Cblacs_gridinfo(ctxt, &grid[0], &grid[1], &grid[2], &grid[3]);
+	MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+	good = rank == order_rank(order, grid[2], grid[3], P, Q);
+	if (!good)
+		printf("rank %d: process (%d, %d) of the %s grid is not where expected FAIL\n",
+		       rank, grid[2], grid[3], order);
+	return good;
+}
+
 int main(int argc, char **argv)
 {
 	const stargemm_type types[] = { STARGEMM_S, STARGEMM_D, STARGEMM_C, STARGEMM_Z };
@@ -197,19 +233,19 @@ int main(int argc, char **argv)
 		{ 'C', 'N', 50, 61, 45, 4, 7, 4, 1, 7, 7, 6, 6, 6, 6, 6, 6, 0, 1, 1 },
 		{ 'N', 'T', 60, 50, 40, 2, 3, 5, 7, 1, 1, 10, 10, 10, 10, 10, 10, 0, 0, 0 },
 	};
-	int provided, size, P, Q, good = 1;
+	const char *order = argc > 3 ? argv[3] : "Row";
+	int provided, size, P, Q, good;
 
 	MPI_Init(&argc, &argv);
 	MPI_Query_thread(&provided);
 	MPI_Comm_size(MPI_COMM_WORLD, &size);
 	P = argc > 2 ? atoi(argv[1]) : size;
 	Q = argc > 2 ? atoi(argv[2]) : 1;
-	Cblacs_get(-1, 0, &ctxt);
-	Cblacs_gridinit(&ctxt, "Row", P, Q);
-	Cblacs_gridinfo(ctxt, &grid[0], &grid[1], &grid[2], &grid[3]);
+	good = grid_init(order, P, Q);
 	if (grid[2] == 0 && grid[3] == 0)
-		printf("%dx%d grid, MPI thread level %d (MPI_THREAD_MULTIPLE = %d)\n", P, Q,
-		       provided, MPI_THREAD_MULTIPLE);
+		printf("%dx%d grid in %s order (process (0, 0) is rank %d), MPI thread level %d "
+		       "(MPI_THREAD_MULTIPLE = %d)\n", P, Q, order,
+		       order_rank(order, 0, 0, P, Q), provided, MPI_THREAD_MULTIPLE);
 	for (size_t t = 0; t < sizeof(types) / sizeof(types[0]); t++)
 		for (size_t c = 0; c < sizeof(cases) / sizeof(cases[0]); c++)
 			good &= product_case(types[t], &cases[c]);
