@@ -117,7 +117,7 @@ static int check_call(const struct host_call *h)
 	return 0;
 }
 
-static int tile_size(int64_t *nb)
+int stargemm__host_tile(int64_t *nb)
 {
 	double value;
 	int ret = stargemm__env_setting("STARGEMM_HOST_TILE",
@@ -179,7 +179,7 @@ static int run(const struct host_call *h, struct stargemm_matrix *A,
 static int in_place(struct stargemm_matrix **X, int type, int64_t rows, int64_t cols,
 		    int64_t nb, void *a, int64_t ld, const char *fn)
 {
-	struct stargemm__block_axis r = { rows, nb, 0, 0, 0 }, c = { cols, nb, 0, 0, 0 };
+	struct stargemm__block_axis r = { rows, nb, 0, 0, 0, 0 }, c = { cols, nb, 0, 0, 0, 0 };
 
 	return stargemm__matrix_create_in_place(X, type, &r, &c, 1, 1, NULL, a, ld, fn);
 }
@@ -228,7 +228,7 @@ static int host_gemm(struct host_call *h)
 				       "communicator has %d processes: use stargemm_pdgemm() or "
 				       "stargemm_gemm() on "
 				       "distributed matrices", h->fn, stargemm_nranks());
-	if ((ret = check_call(h)) || (ret = tile_size(&nb)))
+	if ((ret = check_call(h)) || (ret = stargemm__host_tile(&nb)))
 		return ret;
 	if (h->m == 0 || h->n == 0)
 		return 0;

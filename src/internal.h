@@ -108,7 +108,15 @@ struct stargemm__block_axis {
 	 * first block is smaller than the others (ScaLAPACK's IMB < MB) counts from a
 	 * block of the usual size, of which it lacks the first lead elements. */
 	int64_t lead;
+	/* On an axis of one process (P or Q = 1) its blocks lie one after the other in the
+	 * local array, so a tile may span several: after the first tile (the submatrix's
+	 * part of its first block), tiles of merge blocks. 0 or 1: a tile per block. */
+	int64_t merge;
 };
+/* The side of the tiles that in-place host arrays are cut into (src/host.c): the
+ * environment's STARGEMM_HOST_TILE, else 256 without GPUs and 2048 with; -EINVAL with a
+ * message for a bad setting. */
+int stargemm__host_tile(int64_t *nb);
 /* That submatrix (rows x cols) of elements of @p type on a P x Q grid whose process
  * (p, q) is rank grid[p Q + q] (@p grid NULL: p Q + q; else checked as a distribution's
  * map, src/distribution.c), whose local tiles are registered in place in the

@@ -584,6 +584,28 @@ int stargemm_matrix_create_type(struct stargemm_matrix **out, stargemm_type type
 	return ret;
 }
 
+/* The tiles of a submatrix axis on one process whose blocks are merged (src/internal.h,
+ * merge > 1): the submatrix's part of its first block, then merge blocks per tile. Two
+ * submatrices cut alike (same block size, same first part) are merged alike. */
+static int merged_tiling(const struct stargemm__block_axis *ax, int64_t **sizes, int **proc,
+			 int64_t *count)
+{
+	int64_t head = ax->b - ax->first % ax->b, wide = ax->merge * ax->b;
+
+	head = head < ax->n ? head : ax->n;
+	*count = ax->n > 0 ? 1 + (ax->n - head + wide - 1) / wide : 0;
+	*sizes = malloc((size_t)(*count > 0 ? *count : 1) * sizeof(**sizes));
+	*proc = calloc((size_t)(*count > 0 ? *count : 1), sizeof(**proc));
+	if (!*sizes || !*proc)
+		return -ENOMEM;
+	for (int64_t t = 0; t < *count; t++) {
+		int64_t left = ax->n - head - (t - 1) * wide;   /* after tile t - 1 */
+
+		(*sizes)[t] = t == 0 ? head : left < wide ? left : wide;
+	}
+	return 0;
+}
+
 /* The tiling of a submatrix axis (src/internal.h): its tile sizes and their processes
  * (*count of each, to free), and how many of process @p me's local elements precede the
  * submatrix. -ENOMEM (no message) when out of memory. */
@@ -598,6 +620,8 @@ static int block_axis_tiling(const struct stargemm__block_axis *ax, int nproc, i
 			*start += t < b0 ? ax->b : skip;
 	if (ax->src % nproc == me)          /* block 0's missing head is not stored */
 		*start -= ax->lead;
+	if (nproc == 1 && ax->merge > 1)
+		return merged_tiling(ax, sizes, proc, count);
 	*count = ax->n > 0 ? (skip + ax->n + ax->b - 1) / ax->b : 0;
 	*sizes = malloc((size_t)(*count > 0 ? *count : 1) * sizeof(**sizes));
 	*proc = malloc((size_t)(*count > 0 ? *count : 1) * sizeof(**proc));
@@ -695,8 +719,8 @@ int stargemm_matrix_create_local_type(struct stargemm_matrix **out, stargemm_typ
 		return stargemm__error(-EINVAL, "%s: unknown element type %d (expected "
 				       "STARGEMM_S, _D, _C or _Z)", fn, (int)type);
 	return stargemm__matrix_create_in_place(out, (int)type, &(struct stargemm__block_axis){
-							m, mb, 0, 0, 0 },
-						&(struct stargemm__block_axis){ n, nb, 0, 0, 0 },
+							m, mb, 0, 0, 0, 0 },
+						&(struct stargemm__block_axis){ n, nb, 0, 0, 0, 0 },
 						P, Q, NULL, local, lld, fn);
 }
 
@@ -706,7 +730,8 @@ int stargemm_matrix_create_submatrix(struct stargemm_matrix **out, stargemm_type
 				     int64_t lld)
 {
 	static const char fn[] = "stargemm_matrix_create_submatrix";
-	struct stargemm__block_axis rows = { m, mb, ia, rsrc, 0 }, cols = { n, nb, ja, csrc, 0 };
+	struct stargemm__block_axis rows = { m, mb, ia, rsrc, 0, 0 };
+	struct stargemm__block_axis cols = { n, nb, ja, csrc, 0, 0 };
 
 	stargemm__clear_error();
 	if (!out)

@@ -353,29 +353,51 @@ static int start(void)
 }
 
 /* One operand as a submatrix in place (a first block smaller than the others: as
- * many elements before the array's start in a block of the usual size). */
+ * many elements before the array's start in a block of the usual size), its row and
+ * column blocks merged @p mr and @p mc to a tile (struct stargemm__block_axis). */
 static int operand(struct stargemm_matrix **X, stargemm_type type, int rows, int cols,
 		   int i, int j, const struct desc *d, const struct blacs_grid *g,
-		   const void *local)
+		   int64_t mr, int64_t mc, const void *local)
 {
 	int64_t lead_r = d->v[F_MB] - d->v[F_IMB], lead_c = d->v[F_NB] - d->v[F_INB];
-	struct stargemm__block_axis r = { rows, d->v[F_MB], i - 1 + lead_r, d->v[F_RSRC], lead_r };
-	struct stargemm__block_axis c = { cols, d->v[F_NB], j - 1 + lead_c, d->v[F_CSRC], lead_c };
+	struct stargemm__block_axis r = { rows, d->v[F_MB], i - 1 + lead_r, d->v[F_RSRC],
+					  lead_r, mr };
+	struct stargemm__block_axis c = { cols, d->v[F_NB], j - 1 + lead_c, d->v[F_CSRC],
+					  lead_c, mc };
 
 	return stargemm__matrix_create_in_place(X, type, &r, &c, g->P, g->Q, g->rank,
 						(void *)local, d->v[F_LLD], "stargemm-scalapack");
+}
+
+/* Blocks of size @p b per tile on an axis of the product that lies on one process in
+ * every operand that has it (@p procs1, @p procs2: that axis's process counts), so that
+ * its tiles are about stargemm__host_tile() a side: on one process a ScaLAPACK array
+ * holds that axis's blocks one after the other. 1 elsewhere (a tile per block). */
+static int64_t merge(int procs1, int procs2, int64_t b, int64_t tile)
+{
+	return procs1 == 1 && procs2 == 1 && tile > b ? tile / b : 1;
 }
 
 static int by_stargemm(const struct pgemm_call *p, const struct blacs_grid *g)
 {
 	struct stargemm_matrix *A = NULL, *B = NULL, *C = NULL;
 	int ta = is_trans(p->ta), tb = is_trans(p->tb), ret;
+	int64_t tile, mm, mn, mk;   /* blocks per tile of the product's m, n, k axes */
 
+	if ((ret = stargemm__host_tile(&tile)))
+		return ret;
+	/* C's rows (P) and op(A)'s; C's columns (Q) and op(B)'s; op(A)'s columns and
+	 * op(B)'s rows. The operands are cut alike: each axis has one block size. */
+	mm = merge(g->P, ta ? g->Q : g->P, p->dc.v[F_MB], tile);
+	mn = merge(g->Q, tb ? g->P : g->Q, p->dc.v[F_NB], tile);
+	mk = merge(ta ? g->P : g->Q, tb ? g->Q : g->P, ta ? p->da.v[F_MB] : p->da.v[F_NB],
+		   tile);
 	ret = operand(&A, p->type, ta ? p->k : p->m, ta ? p->m : p->k, *p->ia, *p->ja, &p->da,
-		      g, p->a);
+		      g, ta ? mk : mm, ta ? mm : mk, p->a);
 	ret = ret ? ret : operand(&B, p->type, tb ? p->n : p->k, tb ? p->k : p->n, *p->ib,
-				  *p->jb, &p->db, g, p->b);
-	ret = ret ? ret : operand(&C, p->type, p->m, p->n, *p->ic, *p->jc, &p->dc, g, p->c);
+				  *p->jb, &p->db, g, tb ? mn : mk, tb ? mk : mn, p->b);
+	ret = ret ? ret : operand(&C, p->type, p->m, p->n, *p->ic, *p->jc, &p->dc, g, mm, mn,
+				  p->c);
 	ret = ret ? ret : stargemm_gemm(p->ta, p->tb, p->alpha, A, B, p->beta, C);
 	/* Dropping the matrices brings C's tiles back to the arrays (with GPUs). */
 	stargemm_matrix_destroy(A);
