@@ -179,7 +179,8 @@ static int run(const struct host_call *h, struct stargemm_matrix *A,
 static int in_place(struct stargemm_matrix **X, int type, int64_t rows, int64_t cols,
 		    int64_t nb, void *a, int64_t ld, const char *fn)
 {
-	struct stargemm__block_axis r = { rows, nb, 0, 0, 0, 0 }, c = { cols, nb, 0, 0, 0, 0 };
+	struct stargemm__block_axis r = { rows, nb, 0, 0, 0, 0, NULL, 0 };
+	struct stargemm__block_axis c = { cols, nb, 0, 0, 0, 0, NULL, 0 };
 
 	return stargemm__matrix_create_in_place(X, type, &r, &c, 1, 1, NULL, a, ld, fn);
 }

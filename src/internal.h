@@ -112,6 +112,12 @@ struct stargemm__block_axis {
 	 * local array, so a tile may span several: after the first tile (the submatrix's
 	 * part of its first block), tiles of merge blocks. 0 or 1: a tile per block. */
 	int64_t merge;
+	/* Further ends of tiles: ncuts element offsets from the submatrix's start,
+	 * increasing, inside (0, n) (the block ends of the operand that a product joins
+	 * this axis with, when its blocks lie elsewhere); a tile they cross is split, its
+	 * pieces on its process. NULL: none. */
+	const int64_t *cuts;
+	int64_t ncuts;
 };
 /* The side of the tiles that in-place host arrays are cut into (src/host.c): the
  * environment's STARGEMM_HOST_TILE, else 256 without GPUs and 2048 with; -EINVAL with a

@@ -606,11 +606,10 @@ static int merged_tiling(const struct stargemm__block_axis *ax, int64_t **sizes,
 	return 0;
 }
 
-/* The tiling of a submatrix axis (src/internal.h): its tile sizes and their processes
- * (*count of each, to free), and how many of process @p me's local elements precede the
- * submatrix. -ENOMEM (no message) when out of memory. */
-static int block_axis_tiling(const struct stargemm__block_axis *ax, int nproc, int me,
-			     int64_t **sizes, int **proc, int64_t *count, int64_t *start)
+/* The tiling of a submatrix axis before its further cuts: its blocks (or merged blocks),
+ * as block_axis_tiling(). */
+static int blocks_tiling(const struct stargemm__block_axis *ax, int nproc, int me,
+			 int64_t **sizes, int **proc, int64_t *count, int64_t *start)
 {
 	int64_t b0 = ax->first / ax->b, skip = ax->first % ax->b;
 
@@ -635,6 +634,51 @@ static int block_axis_tiling(const struct stargemm__block_axis *ax, int nproc, i
 		(*proc)[t] = (int)((ax->src + b0 + t) % nproc);
 	}
 	return 0;
+}
+
+/* Split the *count tiles of *sizes and *proc (replaced) where the axis's cuts cross
+ * them; the pieces stay on their tile's process. */
+static int split_tiles(const struct stargemm__block_axis *ax, int64_t **sizes, int **proc,
+		       int64_t *count)
+{
+	int64_t *ns = malloc((size_t)(*count + ax->ncuts + 1) * sizeof(*ns)), n = 0, lo = 0;
+	int *np = malloc((size_t)(*count + ax->ncuts + 1) * sizeof(*np));
+
+	if (!ns || !np) {
+		free(ns);
+		free(np);
+		return -ENOMEM;
+	}
+	for (int64_t t = 0, c = 0; t < *count; lo += (*sizes)[t], t++) {
+		int64_t at = lo;   /* the start of the tile's next piece */
+
+		for (; c < ax->ncuts && ax->cuts[c] <= lo; c++)
+			;
+		for (; c < ax->ncuts && ax->cuts[c] < lo + (*sizes)[t]; c++) {
+			ns[n] = ax->cuts[c] - at;
+			np[n++] = (*proc)[t];
+			at = ax->cuts[c];
+		}
+		ns[n] = lo + (*sizes)[t] - at;
+		np[n++] = (*proc)[t];
+	}
+	free(*sizes);
+	free(*proc);
+	*sizes = ns;
+	*proc = np;
+	*count = n;
+	return 0;
+}
+
+/* The tiling of a submatrix axis (src/internal.h): its tile sizes and their processes
+ * (*count of each, to free), and how many of process @p me's local elements precede the
+ * submatrix. -ENOMEM (no message) when out of memory. */
+static int block_axis_tiling(const struct stargemm__block_axis *ax, int nproc, int me,
+			     int64_t **sizes, int **proc, int64_t *count, int64_t *start)
+{
+	int ret = blocks_tiling(ax, nproc, me, sizes, proc, count, start);
+
+	return ret || !ax->ncuts ? ret : split_tiles(ax, sizes, proc, count);
 }
 
 /* The elements of an axis this process holds in its local array, up to the end of
@@ -719,8 +763,8 @@ int stargemm_matrix_create_local_type(struct stargemm_matrix **out, stargemm_typ
 		return stargemm__error(-EINVAL, "%s: unknown element type %d (expected "
 				       "STARGEMM_S, _D, _C or _Z)", fn, (int)type);
 	return stargemm__matrix_create_in_place(out, (int)type, &(struct stargemm__block_axis){
-							m, mb, 0, 0, 0, 0 },
-						&(struct stargemm__block_axis){ n, nb, 0, 0, 0, 0 },
+							m, mb, 0, 0, 0, 0, NULL, 0 },
+						&(struct stargemm__block_axis){ n, nb, 0, 0, 0, 0, NULL, 0 },
 						P, Q, NULL, local, lld, fn);
 }
 
@@ -730,8 +774,8 @@ int stargemm_matrix_create_submatrix(struct stargemm_matrix **out, stargemm_type
 				     int64_t lld)
 {
 	static const char fn[] = "stargemm_matrix_create_submatrix";
-	struct stargemm__block_axis rows = { m, mb, ia, rsrc, 0, 0 };
-	struct stargemm__block_axis cols = { n, nb, ja, csrc, 0, 0 };
+	struct stargemm__block_axis rows = { m, mb, ia, rsrc, 0, 0, NULL, 0 };
+	struct stargemm__block_axis cols = { n, nb, ja, csrc, 0, 0, NULL, 0 };
 
 	stargemm__clear_error();
 	if (!out)

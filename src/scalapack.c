@@ -9,19 +9,22 @@
  * records it), then runs on
  * stargemm when it can: the three operands are used in place as submatrices of the
  * processes' local arrays (stargemm__matrix_create_in_place(): IA/JA inside blocks,
- * RSRC/CSRC, LLD, both descriptor types, a first block IMB/INB no larger than MB/NB), multiplied by stargemm_gemm(), and the matrices dropped, which brings
- * C back. Otherwise the call goes to ScaLAPACK's own routine (the next definition of the
- * symbol, dlsym(RTLD_NEXT)), and the first such call of each reason is reported once on
- * rank 0's stderr. stargemm needs:
+ * RSRC/CSRC, LLD, both descriptor types), multiplied by stargemm_gemm(), and the
+ * matrices dropped, which brings C back. A tile product multiplies whole tiles, so two
+ * axes the product joins (op(A)'s columns and op(B)'s rows; C's rows and op(A)'s; C's
+ * columns and op(B)'s) must be tiled alike: when their blocks differ (other sizes or
+ * offsets) each is also cut where the other's blocks end, the pieces staying where
+ * their block lies (join()); when both lie on one process, several consecutive blocks
+ * make a tile. Otherwise the call goes to ScaLAPACK's own routine (the next definition
+ * of the symbol, dlsym(RTLD_NEXT)), and the first such call of each reason is reported
+ * once on rank 0's stderr. stargemm needs:
  *   - a grid of all the processes of MPI_COMM_WORLD, in any order: a row-major grid
  *     (Cblacs_gridinit's "Row"), a column-major one ("Col") or any Cblacs_gridmap of
  *     them all. The processes gather which rank each grid process (p, q) is, the grid
  *     map of the operands (struct stargemm_distribution's grid; world_grid() says why
  *     not from BLACS). A grid of some of the processes has processes that do not call,
  *     and stargemm's calls are collective on MPI_COMM_WORLD;
- *   - operands cut alike where the product joins them (op(A)'s columns and op(B)'s rows
- *     in blocks of the same size from the same offset; C's rows as op(A)'s, C's columns
- *     as op(B)'s), since a tile product multiplies whole tiles;
+ *   - first blocks IMB/INB no larger than MB/NB (struct stargemm__block_axis);
  *   - MPI started at MPI_THREAD_MULTIPLE, since StarPU-MPI's thread calls MPI while the
  *     program's BLACS calls do. With MPICH, this library asks for it when it is loaded
  *     (MPIR_CVAR_DEFAULT_THREAD_LEVEL, unless the environment sets it).
@@ -101,12 +104,13 @@ struct pgemm_call {
 };
 
 /* Why a call went to ScaLAPACK. */
-enum fallback { GRID, CUT, THREADS, INIT, SWITCHED_OFF, NFALLBACKS };
+enum fallback { GRID, FIRST_BLOCK, THREADS, INIT, REFUSED, SWITCHED_OFF, NFALLBACKS };
 static const char *const fallback_why[NFALLBACKS] = {
 	"the BLACS grid is not every process of MPI_COMM_WORLD",
-	"the operands are not cut alike where the product joins them",
+	"a first block is larger than the others (IMB > MB or INB > NB)",
 	"MPI runs below MPI_THREAD_MULTIPLE",
 	"stargemm could not start",
+	"stargemm refused the call",
 	"STARGEMM_SCALAPACK=off",
 };
 
@@ -254,38 +258,16 @@ static int world_grid(int ctxt, struct blacs_grid *g)
 	return 1;
 }
 
-/* The elements from submatrix index @p i (1-based) to the end of its block, on an axis
- * whose first block has @p b0 elements and the others @p b. */
-static int64_t to_boundary(int64_t i, int64_t b0, int64_t b)
+/* Whether every operand's first blocks are no larger than the others (struct
+ * stargemm__block_axis counts a smaller first block among blocks of the usual size). */
+static int first_blocks_fit(const struct pgemm_call *p)
 {
-	return i - 1 < b0 ? b0 - (i - 1) : b - (i - 1 - b0) % b;
-}
-
-/* Two axes of submatrices are cut alike: the same blocks from the same place. */
-static int cut_alike(int i1, const struct desc *d1, int rows1, int i2, const struct desc *d2,
-		     int rows2)
-{
-	int64_t b1 = d1->v[rows1 ? F_MB : F_NB], b2 = d2->v[rows2 ? F_MB : F_NB];
-
-	return b1 == b2 && to_boundary(i1, d1->v[rows1 ? F_IMB : F_INB], b1) ==
-				   to_boundary(i2, d2->v[rows2 ? F_IMB : F_INB], b2);
-}
-
-/* Whether stargemm's tiles of the three submatrices join: op(A)'s columns as op(B)'s
- * rows, C's rows as op(A)'s, C's columns as op(B)'s. And a first block no larger than
- * the others (stargemm__block_axis counts it among them). */
-static int operands_cut_alike(const struct pgemm_call *p)
-{
-	int ta = is_trans(p->ta), tb = is_trans(p->tb);
 	const struct desc *d[3] = { &p->da, &p->db, &p->dc };
 
 	for (int x = 0; x < 3; x++)
 		if (d[x]->v[F_IMB] > d[x]->v[F_MB] || d[x]->v[F_INB] > d[x]->v[F_NB])
 			return 0;
-	/* op(A)'s rows are A's rows (index ia), or its columns (ja) when transposed. */
-	return cut_alike(ta ? *p->ia : *p->ja, &p->da, ta, tb ? *p->jb : *p->ib, &p->db, !tb) &&
-	       cut_alike(ta ? *p->ja : *p->ia, &p->da, !ta, *p->ic, &p->dc, 1) &&
-	       cut_alike(tb ? *p->ib : *p->jb, &p->db, tb, *p->jc, &p->dc, 0);
+	return 1;
 }
 
 /* Where the call goes: -1 to stargemm (on grid @p g, g->rank to free), else the reason
@@ -301,8 +283,8 @@ static int route(const struct pgemm_call *p, struct blacs_grid *g)
 		return INIT;
 	if (!world_grid(desc_ctxt(p->descc), g))
 		return GRID;
-	if (!operands_cut_alike(p))
-		return CUT;
+	if (!first_blocks_fit(p))
+		return FIRST_BLOCK;
 	MPI_Query_thread(&provided);
 	if (provided < MPI_THREAD_MULTIPLE)
 		return THREADS;
@@ -352,52 +334,83 @@ static int start(void)
 	return 0;
 }
 
-/* One operand as a submatrix in place (a first block smaller than the others: as
- * many elements before the array's start in a block of the usual size), its row and
- * column blocks merged @p mr and @p mc to a tile (struct stargemm__block_axis). */
-static int operand(struct stargemm_matrix **X, stargemm_type type, int rows, int cols,
-		   int i, int j, const struct desc *d, const struct blacs_grid *g,
-		   int64_t mr, int64_t mc, const void *local)
+/* One axis of an operand's submatrix in place: @p n elements from index @p i (1-based)
+ * of the rows (or columns) of @p d; a first block smaller than the others counts as
+ * many elements before the array's start in a block of the usual size. */
+static struct stargemm__block_axis axis_of(int64_t n, int64_t i, const struct desc *d,
+					   int rows)
 {
-	int64_t lead_r = d->v[F_MB] - d->v[F_IMB], lead_c = d->v[F_NB] - d->v[F_INB];
-	struct stargemm__block_axis r = { rows, d->v[F_MB], i - 1 + lead_r, d->v[F_RSRC],
-					  lead_r, mr };
-	struct stargemm__block_axis c = { cols, d->v[F_NB], j - 1 + lead_c, d->v[F_CSRC],
-					  lead_c, mc };
+	int64_t b = d->v[rows ? F_MB : F_NB], lead = b - d->v[rows ? F_IMB : F_INB];
 
-	return stargemm__matrix_create_in_place(X, type, &r, &c, g->P, g->Q, g->rank,
-						(void *)local, d->v[F_LLD], "stargemm-scalapack");
+	return (struct stargemm__block_axis){ n, b, i - 1 + lead, (int)d->v[rows ? F_RSRC
+										  : F_CSRC],
+					      lead, 0, NULL, 0 };
 }
 
-/* Blocks of size @p b per tile on an axis of the product that lies on one process in
- * every operand that has it (@p procs1, @p procs2: that axis's process counts), so that
- * its tiles are about stargemm__host_tile() a side: on one process a ScaLAPACK array
- * holds that axis's blocks one after the other. 1 elsewhere (a tile per block). */
-static int64_t merge(int procs1, int procs2, int64_t b, int64_t tile)
+/* Where the blocks of axis @p x end inside it (offsets from its start): a new array. */
+static int64_t *block_ends(const struct stargemm__block_axis *x, int64_t *count)
 {
-	return procs1 == 1 && procs2 == 1 && tile > b ? tile / b : 1;
+	int64_t head = x->b - x->first % x->b, *ends;
+
+	*count = head < x->n ? (x->n - 1 - head) / x->b + 1 : 0;
+	ends = malloc((size_t)(*count > 0 ? *count : 1) * sizeof(*ends));
+	for (int64_t e = 0; ends && e < *count; e++)
+		ends[e] = head + e * x->b;
+	return ends;
+}
+
+/* Two axes that the product joins (op(A)'s columns and op(B)'s rows, say), on @p px and
+ * @p py processes. Cut alike (the same blocks from the same place), they keep them, or
+ * merge them about @p tile a side where both lie on one process (a ScaLAPACK array
+ * holds one process's blocks one after the other). Else each is also cut where the
+ * other's blocks end (x->cuts and y->cuts, to free): their tiles then join, each piece
+ * on its block's process, in place all the same. */
+static int join(struct stargemm__block_axis *x, int px, struct stargemm__block_axis *y,
+		int py, int64_t tile)
+{
+	if (x->b == y->b && x->first % x->b == y->first % y->b) {
+		x->merge = y->merge = px == 1 && py == 1 && tile > x->b ? tile / x->b : 1;
+		return 0;
+	}
+	x->cuts = block_ends(y, &x->ncuts);
+	y->cuts = block_ends(x, &y->ncuts);
+	return x->cuts && y->cuts ? 0 : -ENOMEM;
 }
 
 static int by_stargemm(const struct pgemm_call *p, const struct blacs_grid *g)
 {
 	struct stargemm_matrix *A = NULL, *B = NULL, *C = NULL;
-	int ta = is_trans(p->ta), tb = is_trans(p->tb), ret;
-	int64_t tile, mm, mn, mk;   /* blocks per tile of the product's m, n, k axes */
+	int ta = is_trans(p->ta), tb = is_trans(p->tb), P = g->P, Q = g->Q, ret;
+	/* The six axes: A's rows and columns, B's, C's. */
+	struct stargemm__block_axis x[6] = {
+		axis_of(ta ? p->k : p->m, *p->ia, &p->da, 1),
+		axis_of(ta ? p->m : p->k, *p->ja, &p->da, 0),
+		axis_of(tb ? p->n : p->k, *p->ib, &p->db, 1),
+		axis_of(tb ? p->k : p->n, *p->jb, &p->db, 0),
+		axis_of(p->m, *p->ic, &p->dc, 1), axis_of(p->n, *p->jc, &p->dc, 0),
+	};
+	int64_t tile;
 
 	if ((ret = stargemm__host_tile(&tile)))
 		return ret;
-	/* C's rows (P) and op(A)'s; C's columns (Q) and op(B)'s; op(A)'s columns and
-	 * op(B)'s rows. The operands are cut alike: each axis has one block size. */
-	mm = merge(g->P, ta ? g->Q : g->P, p->dc.v[F_MB], tile);
-	mn = merge(g->Q, tb ? g->P : g->Q, p->dc.v[F_NB], tile);
-	mk = merge(ta ? g->P : g->Q, tb ? g->Q : g->P, ta ? p->da.v[F_MB] : p->da.v[F_NB],
-		   tile);
-	ret = operand(&A, p->type, ta ? p->k : p->m, ta ? p->m : p->k, *p->ia, *p->ja, &p->da,
-		      g, ta ? mk : mm, ta ? mm : mk, p->a);
-	ret = ret ? ret : operand(&B, p->type, tb ? p->n : p->k, tb ? p->k : p->n, *p->ib,
-				  *p->jb, &p->db, g, tb ? mn : mk, tb ? mk : mn, p->b);
-	ret = ret ? ret : operand(&C, p->type, p->m, p->n, *p->ic, *p->jc, &p->dc, g, mm, mn,
-				  p->c);
+	/* op(A)'s rows are A's rows, or its columns when transposed; the same for B. C's
+	 * rows join op(A)'s, C's columns op(B)'s, op(A)'s columns op(B)'s rows. */
+	ret = join(&x[4], P, &x[ta ? 1 : 0], ta ? Q : P, tile);
+	ret = ret ? ret : join(&x[5], Q, &x[tb ? 2 : 3], tb ? P : Q, tile);
+	ret = ret ? ret : join(&x[ta ? 0 : 1], ta ? P : Q, &x[tb ? 3 : 2], tb ? Q : P, tile);
+	if (ret)
+		ret = stargemm__error(ret, "stargemm-scalapack: out of memory");
+	ret = ret ? ret : stargemm__matrix_create_in_place(&A, p->type, &x[0], &x[1], P, Q,
+							   g->rank, (void *)p->a,
+							   p->da.v[F_LLD], "stargemm-scalapack");
+	ret = ret ? ret : stargemm__matrix_create_in_place(&B, p->type, &x[2], &x[3], P, Q,
+							   g->rank, (void *)p->b,
+							   p->db.v[F_LLD], "stargemm-scalapack");
+	ret = ret ? ret : stargemm__matrix_create_in_place(&C, p->type, &x[4], &x[5], P, Q,
+							   g->rank, p->c, p->dc.v[F_LLD],
+							   "stargemm-scalapack");
+	for (int e = 0; e < 6; e++)
+		free((void *)x[e].cuts);
 	ret = ret ? ret : stargemm_gemm(p->ta, p->tb, p->alpha, A, B, p->beta, C);
 	/* Dropping the matrices brings C's tiles back to the arrays (with GPUs). */
 	stargemm_matrix_destroy(A);
@@ -466,7 +479,7 @@ static void pgemm(struct pgemm_call *p, const char *symbol)
 		if (stargemm_rank() == 0)
 			fprintf(stderr, "stargemm-scalapack: %s: %s; ScaLAPACK runs it\n", p->name,
 				stargemm_last_error());
-		why = INIT;
+		why = REFUSED;
 	} else if (why < 0) {
 		why = INIT;
 	}

@@ -1,11 +1,13 @@
 /*
  * tests/test_scalapack.c — a plain ScaLAPACK program (MPI_Init, BLACS grid, descinit_,
- * p?gemm_) linked with libstargemm-scalapack before ScaLAPACK: its calls go to stargemm
- * where the operands allow and to ScaLAPACK otherwise, and every result must equal
+ * p?gemm_) linked with libstargemm-scalapack before ScaLAPACK: its calls go to
+ * stargemm, and every result must equal
  * ScaLAPACK's own (the routine looked up in the ScaLAPACK library itself, on copies of
  * C), elementwise within the type's rounding, C's elements outside the submatrix
  * untouched. Cases: the four types, ops N/T/C, submatrices starting inside blocks,
- * first blocks off process (0, 0), a problem that is not cut alike (ScaLAPACK runs it),
+ * first blocks off process (0, 0), operands not cut alike where the product joins them
+ * (other offsets; other block sizes on all three joins), a one-process axis (blocks
+ * merged into tiles: one rank, 1 x Q and P x 1 grids),
  * and bad arguments reported through PB_Cabort with PBLAS's INFO (minus the argument's
  * position, or minus 100 x the descriptor's position + the entry). The grid's ranks go
  * in row-major order (Cblacs_gridinit's "Row"), column-major order ("Col") or, "map",
@@ -225,13 +227,14 @@ static int grid_init(const char *order, int P, int Q)
 int main(int argc, char **argv)
 {
 	const stargemm_type types[] = { STARGEMM_S, STARGEMM_D, STARGEMM_C, STARGEMM_Z };
-	/* Cut alike: stargemm runs them; the last one is not (ScaLAPACK runs it). */
+	/* Cut alike but the last two: other offsets, then other block sizes everywhere. */
 	const struct pcase cases[] = {
 		{ 'N', 'N', 97, 83, 71, 1, 1, 1, 1, 1, 1, 16, 16, 16, 16, 16, 16, 0, 0, 0 },
 		{ 'N', 'N', 97, 83, 71, 5, 11, 3, 8, 17, 15, 12, 8, 8, 7, 12, 7, 1, 0, 1 },
 		{ 'T', 'C', 64, 90, 77, 6, 2, 9, 6, 2, 9, 5, 8, 8, 5, 8, 8, 1, 1, 0 },
 		{ 'C', 'N', 50, 61, 45, 4, 7, 4, 1, 7, 7, 6, 6, 6, 6, 6, 6, 0, 1, 1 },
 		{ 'N', 'T', 60, 50, 40, 2, 3, 5, 7, 1, 1, 10, 10, 10, 10, 10, 10, 0, 0, 0 },
+		{ 'T', 'N', 70, 55, 63, 3, 4, 2, 5, 6, 2, 9, 7, 5, 11, 6, 8, 1, 0, 1 },
 	};
 	const char *order = argc > 3 ? argv[3] : "Row";
 	int provided, size, P, Q, good;
