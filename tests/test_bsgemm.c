@@ -476,13 +476,11 @@ static int root_only_errors_agreed(int P, int Q)
 	return good;
 }
 
-/* One bad pattern: refused with -EINVAL and a message containing @p want. */
-static int refused(const char *name, int64_t n, const int64_t *list, const char *want, int P,
-		   int Q)
+/* Whether a creation that returned @p ret and @p X was refused with -EINVAL, X NULL and
+ * a message containing @p want; prints a PASS/FAIL line named @p name on rank 0. */
+static int was_refused(const char *name, int ret, struct stargemm_matrix *X,
+		       const char *want)
 {
-	static const int64_t sizes[] = { 10, 10, 10 };
-	struct stargemm_matrix *X = (struct stargemm_matrix *)&X;
-	int ret = stargemm_matrix_create_sparse(&X, 3, sizes, 3, sizes, n, list, P, Q);
 	int good = ret == -EINVAL && X == NULL && strstr(stargemm_last_error(), want);
 
 	if (stargemm_rank() == 0)
@@ -493,6 +491,17 @@ static int refused(const char *name, int64_t n, const int64_t *list, const char 
 	return good;
 }
 
+/* One bad pattern: refused with -EINVAL and a message containing @p want. */
+static int refused(const char *name, int64_t n, const int64_t *list, const char *want, int P,
+		   int Q)
+{
+	static const int64_t sizes[] = { 10, 10, 10 };
+	struct stargemm_matrix *X = (struct stargemm_matrix *)&X;
+	int ret = stargemm_matrix_create_sparse(&X, 3, sizes, 3, sizes, n, list, P, Q);
+
+	return was_refused(name, ret, X, want);
+}
+
 /* A bad distribution: refused with -EINVAL and a message containing @p want. */
 static int refused_distribution(const char *name, const struct stargemm_distribution *d,
 				const char *want)
@@ -500,14 +509,8 @@ static int refused_distribution(const char *name, const struct stargemm_distribu
 	static const int64_t sizes[] = { 10, 10, 10 }, list[] = { 0, 0 };
 	struct stargemm_matrix *X = (struct stargemm_matrix *)&X;
 	int ret = stargemm_matrix_create_distributed(&X, 3, sizes, 3, sizes, 1, list, d);
-	int good = ret == -EINVAL && X == NULL && strstr(stargemm_last_error(), want);
 
-	if (stargemm_rank() == 0)
-		printf("%-26s refused: \"%s\" %s\n", name, stargemm_last_error(),
-		       good ? "PASS" : "FAIL");
-	if (ret == 0)
-		stargemm_matrix_destroy(X);
-	return good;
+	return was_refused(name, ret, X, want);
 }
 
 /* A process index outside the grid, in rows or columns, and a grid map that is not a
