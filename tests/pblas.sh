@@ -1,7 +1,8 @@
 #!/bin/sh
 # tests/pblas.sh — ScaLAPACK's own level-3 PBLAS testers (Debian's scalapack-mpi-test,
 # built with MPICH: {s,d,c,z}pb3tst) with libstargemm-scalapack preloaded, on 1, 2 and
-# 4 ranks: every GEMM case and every error exit must pass. Each run's grids are those
+# 4 ranks, and the double one on 8 (grids 2 x 4, 4 x 2, 8 x 1, every call on stargemm):
+# every GEMM case and every error exit must pass. Each run's grids are those
 # of its process count and smaller ones (the latter go to ScaLAPACK: a grid of a
 # subset of the processes). The testers' other routines (SYMM, SYRK, TRMM, ...) stay
 # ScaLAPACK's: the runs test GEMM only, but the double one on 4 ranks, which tests
@@ -22,12 +23,14 @@ grids() {
 	1) echo "1 1|1 1" ;;
 	2) echo "1 2 1|2 1 1" ;;
 	4) echo "2 1 4 1|2 4 1 2" ;;
+	8) echo "2 4 8|4 2 1" ;;
 	esac
 }
-for np in 1 2 4; do
+for np in 1 2 4 8; do
 	g=$(grids $np) ps=${g%|*} qs=${g#*|}
 	n=$(echo "$ps" | wc -w)
 	for t in s d c z; do
+		[ "$np" -lt 8 ] || [ "$t" = d ] || continue   # 8 ranks on few cores: double only
 		T=$(echo "$t" | tr sdcz SDCZ)
 		# Only the GEMM cases, but for the double run on 4 ranks: all its routines.
 		others='/^P.GEMM /!s/^\(P[SDCZ][A-Z0-9]*[[:space:]]*\)T/\1F/'
