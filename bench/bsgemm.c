@@ -5,13 +5,14 @@
  * size), one CSV line per repetition.
  *
  * C = A B (+ beta C), in any element type (--prec s|d|c|z; the same values, complex
- * ones with an imaginary part, bench/bsgen.c). C's pattern is the symbolic product of A's and B's
- * (stargemm_matrix_create_product(), timed with the product, as libDBCSR computes it
- * inside its multiply) unless --density-c gives one. The rate counts useful flops
- * only: 2 m n k over the tile products computed (8 m n k for complex types). The ratio
- * to dense OpenBLAS is the useful-flop rate over the rate of one dense ?gemm of the
- * type with the same flop count (n = (flops/2)^(1/3), or /8 complex), measured in the same run on the same cores (every rank's
- * CPU workers as BLAS threads, summed over ranks).
+ * ones with an imaginary part, bench/bsgen.c). C's pattern is the symbolic product of
+ * A's and B's (stargemm_matrix_create_product(), timed with the product, as libDBCSR
+ * computes it inside its multiply) unless --density-c gives one. The rate counts
+ * useful flops only: 2 m n k over the tile products computed (8 m n k for complex
+ * types). The ratio to dense OpenBLAS is the useful-flop rate over the rate of one
+ * dense ?gemm of the type with the same flop count (n = (flops/2)^(1/3), or /8
+ * complex), measured in the same run on the same cores (every rank's CPU workers as
+ * BLAS threads, summed over ranks).
  *
  * bench/compare_dbcsr.sh runs this program and the libDBCSR peer (bench/dbcsr_peer.c)
  * on the same problem.
@@ -59,8 +60,8 @@ static void usage(FILE *f)
 		"                        symbolic product of A's and B's patterns\n"
 		"  --seed S              generator seed (default 1)\n"
 		"Product:\n"
-		"  --prec T              element type: s, d (default), c or z (complex: op(A)\n"
-		"                        and op(B) as given, values with imaginary parts)\n"
+		"  --prec T              element type: s, d (default), c or z (complex values\n"
+		"                        have imaginary parts)\n"
 		"  --alpha X --beta X    (default 1, 0; real, in the element type)\n"
 		"  --eps X               norm filtering threshold (default 0: none)\n"
 		"  --P P --Q Q           process grid (default: ranks x 1)\n"
@@ -88,8 +89,8 @@ static void usage(FILE *f)
 		"Columns: impl,ranks,threads,m,n,k,lo,hi,density_a,density_b,density_c,seed,eps,\n"
 		"mt,nt,kt,products,iter,seconds,useful_gflop,gflops,residual,skipped,c_removed,\n"
 		"symbolic_s,inspect_s,dense_gflops,ratio_dense,dist,pred_loads,loads,\n"
-		"loads_ratio,peer_loads,prec (residual -1: not checked; pred_loads: the work list's\n"
-		"tile loads per device out of core, loads: measured, GPUs or disk -> RAM;\n"
+		"loads_ratio,peer_loads,prec (residual -1: not checked; pred_loads: the work\n"
+		"list's tile loads per device out of core, loads: measured, GPUs or disk -> RAM;\n"
 		"rank 0's devices).\n");
 }
 
@@ -182,8 +183,8 @@ static int parse(int argc, char **argv, struct bs_opts *o)
 		{ "sched", 1, 0, 's' }, { "b", 1, 0, 1001 }, { "c", 1, 0, 1002 },
 		{ "d", 1, 0, 1003 }, { "lookahead", 1, 0, 1004 }, { "device-mem", 1, 0, 1005 },
 		{ "ram-limit", 1, 0, 1006 }, { "disk", 1, 0, 1007 }, { "disk-mib", 1, 0, 1008 },
-		{ "dist", 1, 0, 'D' }, { "prec", 1, 0, 1009 }, { "no-dense", 0, 0, 'N' }, { "quiet", 0, 0, 'q' },
-		{ "help", 0, 0, 'H' }, { 0, 0, 0, 0 }
+		{ "dist", 1, 0, 'D' }, { "prec", 1, 0, 1009 }, { "no-dense", 0, 0, 'N' },
+		{ "quiet", 0, 0, 'q' }, { "help", 0, 0, 'H' }, { 0, 0, 0, 0 }
 	};
 	int c;
 

@@ -379,7 +379,6 @@ static int join(struct stargemm__block_axis *x, int px, struct stargemm__block_a
 
 static int by_stargemm(const struct pgemm_call *p, const struct blacs_grid *g)
 {
-	struct stargemm_matrix *A = NULL, *B = NULL, *C = NULL;
 	int ta = is_trans(p->ta), tb = is_trans(p->tb), P = g->P, Q = g->Q, ret;
 	/* The six axes: A's rows and columns, B's, C's. */
 	struct stargemm__block_axis x[6] = {
@@ -389,6 +388,9 @@ static int by_stargemm(const struct pgemm_call *p, const struct blacs_grid *g)
 		axis_of(tb ? p->k : p->n, *p->jb, &p->db, 0),
 		axis_of(p->m, *p->ic, &p->dc, 1), axis_of(p->n, *p->jc, &p->dc, 0),
 	};
+	const struct desc *d[3] = { &p->da, &p->db, &p->dc };
+	void *local[3] = { (void *)p->a, (void *)p->b, p->c };
+	struct stargemm_matrix *X[3] = { NULL, NULL, NULL };   /* A, B, C */
 	int64_t tile;
 
 	if ((ret = stargemm__host_tile(&tile)))
@@ -400,22 +402,16 @@ static int by_stargemm(const struct pgemm_call *p, const struct blacs_grid *g)
 	ret = ret ? ret : join(&x[ta ? 0 : 1], ta ? P : Q, &x[tb ? 3 : 2], tb ? Q : P, tile);
 	if (ret)
 		ret = stargemm__error(ret, "stargemm-scalapack: out of memory");
-	ret = ret ? ret : stargemm__matrix_create_in_place(&A, p->type, &x[0], &x[1], P, Q,
-							   g->rank, (void *)p->a,
-							   p->da.v[F_LLD], "stargemm-scalapack");
-	ret = ret ? ret : stargemm__matrix_create_in_place(&B, p->type, &x[2], &x[3], P, Q,
-							   g->rank, (void *)p->b,
-							   p->db.v[F_LLD], "stargemm-scalapack");
-	ret = ret ? ret : stargemm__matrix_create_in_place(&C, p->type, &x[4], &x[5], P, Q,
-							   g->rank, p->c, p->dc.v[F_LLD],
-							   "stargemm-scalapack");
+	for (int o = 0; o < 3 && !ret; o++)
+		ret = stargemm__matrix_create_in_place(&X[o], p->type, &x[2 * o], &x[2 * o + 1],
+						       P, Q, g->rank, local[o], d[o]->v[F_LLD],
+						       "stargemm-scalapack");
 	for (int e = 0; e < 6; e++)
 		free((void *)x[e].cuts);
-	ret = ret ? ret : stargemm_gemm(p->ta, p->tb, p->alpha, A, B, p->beta, C);
+	ret = ret ? ret : stargemm_gemm(p->ta, p->tb, p->alpha, X[0], X[1], p->beta, X[2]);
 	/* Dropping the matrices brings C's tiles back to the arrays (with GPUs). */
-	stargemm_matrix_destroy(A);
-	stargemm_matrix_destroy(B);
-	stargemm_matrix_destroy(C);
+	for (int o = 0; o < 3; o++)
+		stargemm_matrix_destroy(X[o]);
 	return ret;
 }
 
