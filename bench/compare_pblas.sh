@@ -99,6 +99,10 @@ for n in $sizes; do
 		die 2 "size $n: its three local matrices (${lr} x ${lc} on a ${P} x ${Q} grid) need $need bytes, beyond the tester's fixed memory (about 2,000,000 bytes per process); use smaller sizes or more ranks"
 done
 
+# StarPU's calibration files: the benchmarks' own place, as compare.sh's.
+export STARPU_HOME=${STARPU_HOME:-$HOME/.cache/stargemm/starpu-home}
+mkdir -p "$STARPU_HOME"
+
 # One core per rank when there are enough (both sides alike), else no binding.
 bind=(-bind-to core)
 [ "$ranks" -le "$(nproc)" ] || bind=(-bind-to none)
