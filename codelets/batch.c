@@ -1,21 +1,34 @@
 /*
- * codelets/batch.c — many small tile products in one task (CPU): with tiles of a few
- * tens of rows, one task per product C(i,j) += op(A)(i,k) op(B)(k,j) costs more in
- * the runtime than the product itself, so the inspector groups them (src/inspect.c,
- * batches; DBCSR's "stacks"). The task's buffers are the batch's tiles, each once;
- * the products run in list order, so a C tile's updates keep their k order and the
- * first one applies beta.
+ * codelets/batch.c — many small tile products in one task, on CPU and CUDA: with tiles
+ * of a few tens of rows, one task per product C(i,j) += op(A)(i,k) op(B)(k,j) costs
+ * more in the runtime than the product itself, so the inspector groups them
+ * (src/inspect.c, batches; DBCSR's "stacks"). The task's buffers are the batch's
+ * tiles, each once. A C tile's updates keep their k order and the first one applies
+ * beta: on the CPU the products run one after the other in list order; on a GPU they
+ * run as cublas?gemmBatched calls in the order codelets/batch_calls.c gives (the
+ * updates of one C tile in successive calls, one call per tile shape), on the worker's
+ * stream, asynchronously (STARPU_CUDA_ASYNC); every status is checked, and a failure is
+ * reported to stargemm_wait() as -EIO.
  *
  * Arguments (STARPU_VALUE, in order): char type (the element type's letter), transa,
  * transb; double _Complex alpha, beta; int64_t count; const struct stargemm__product
  * *products; const int32_t *slots (the buffers of each product's op(A), op(B), C: 3 per
  * product); const struct stargemm__batch_geometry *geometry (sizes from the tilings,
  * offsets of packed tiles in their buffers). All belong to the work list, which lives
- * until the tasks are done. Each product goes through codelets/smallgemm.c (libxsmm
- * where it has the kernel: single and double, else the type's BLAS).
+ * until the tasks are done. On the CPU each product goes through codelets/smallgemm.c
+ * (libxsmm where it has the kernel: single and double, else the type's BLAS).
  */
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+
 #include "../src/internal.h"
 #include "../src/worklist.h"
+
+#if defined(STARPU_USE_CUDA) && !defined(STARPU_SIMGRID)
+#include <cuda_runtime.h>
+#include <starpu_cublas_v2.h>
+#endif
 
 /* The first element of stored tile (i, j) of operand o in buffer @p buf. */
 static char *tile_at(const struct stargemm__batch_geometry *g, int o, void *buf, size_t es,
@@ -34,76 +47,194 @@ static int tile_ld(const struct stargemm__batch_geometry *g, int o, void *buf, i
 	return g->offset[o] ? rows : (int)STARPU_MATRIX_GET_LD(buf);
 }
 
-/* One tile product of the batch. */
-struct product {
+/* The arguments of a batch task (see above). */
+struct batch_args {
+	const struct stargemm__element *type;
 	char ta, tb;
-	int m, n, k;
-	const void *a, *b;
-	void *c;
-	int lda, ldb, ldc;
-	double _Complex beta;
+	double _Complex alpha, beta;
+	int64_t count;
+	const struct stargemm__product *products;
+	const int32_t *slots;
+	const struct stargemm__batch_geometry *g;
 };
 
-static void run(const struct stargemm__element *type, struct stargemm__small_cache *cache,
-		double _Complex alpha, const struct product *x)
+static void unpack(void *cl_arg, struct batch_args *x)
 {
-	stargemm__small_gemm(cache, type, x->ta, x->tb, x->m, x->n, x->k, alpha, x->a, x->lda,
-			     x->b, x->ldb, x->beta, x->c, x->ldc);
+	char letter;
+
+	starpu_codelet_unpack_args(cl_arg, &letter, &x->ta, &x->tb, &x->alpha, &x->beta,
+				   &x->count, &x->products, &x->slots, &x->g);
+	x->type = stargemm__element(letter);
+}
+
+/* Product e of the batch: its sizes from the tilings, its tiles in the buffers. */
+static struct stargemm__batch_item item_of(const struct batch_args *x, void *buffers[],
+					   int64_t e)
+{
+	const struct stargemm__product *p = &x->products[e];
+	const struct stargemm__batch_geometry *g = x->g;
+	void *abuf = buffers[x->slots[3 * e]], *bbuf = buffers[x->slots[3 * e + 1]];
+	void *cbuf = buffers[x->slots[3 * e + 2]];
+	size_t es = x->type->size;
+	struct stargemm__batch_item it;
+
+	it.m = (int)(g->row_off[p->i + 1] - g->row_off[p->i]);
+	it.n = (int)(g->col_off[p->j + 1] - g->col_off[p->j]);
+	it.k = (int)(g->k_off[p->k + 1] - g->k_off[p->k]);
+	it.a = x->ta == 'N' ? tile_at(g, 0, abuf, es, p->i, p->k)
+			    : tile_at(g, 0, abuf, es, p->k, p->i);
+	it.b = x->tb == 'N' ? tile_at(g, 1, bbuf, es, p->k, p->j)
+			    : tile_at(g, 1, bbuf, es, p->j, p->k);
+	it.c = tile_at(g, 2, cbuf, es, p->i, p->j);
+	it.lda = tile_ld(g, 0, abuf, x->ta == 'N' ? it.m : it.k);
+	it.ldb = tile_ld(g, 1, bbuf, x->tb == 'N' ? it.k : it.n);
+	it.ldc = tile_ld(g, 2, cbuf, it.m);
+	it.first = p->first;
+	return it;
 }
 
 static void batch_cpu(void *buffers[], void *cl_arg)
 {
-	const struct stargemm__product *products;
-	const struct stargemm__batch_geometry *g;
-	const struct stargemm__element *type;
-	const int32_t *slots;
 	struct stargemm__small_cache cache = { { 0 }, NULL };
-	double _Complex alpha, beta;
-	int64_t count;
-	char letter, ta, tb;
-	size_t es;
+	struct batch_args x;
 
-	starpu_codelet_unpack_args(cl_arg, &letter, &ta, &tb, &alpha, &beta, &count, &products,
-				   &slots, &g);
-	type = stargemm__element(letter);
-	es = type->size;
+	unpack(cl_arg, &x);
 	if (stargemm__fault(STARGEMM_FAULT_KERNEL)) {
 		stargemm__task_failed("batch of tile products: injected fault (STARGEMM_FAULT)");
 		return;
 	}
-	for (int64_t e = 0; e < count; e++) {
-		const struct stargemm__product *p = &products[e];
-		void *abuf = buffers[slots[3 * e]], *bbuf = buffers[slots[3 * e + 1]];
-		void *cbuf = buffers[slots[3 * e + 2]];
-		struct product x = { .ta = ta, .tb = tb };
+	for (int64_t e = 0; e < x.count; e++) {
+		struct stargemm__batch_item it = item_of(&x, buffers, e);
 
-		x.m = (int)(g->row_off[p->i + 1] - g->row_off[p->i]);
-		x.n = (int)(g->col_off[p->j + 1] - g->col_off[p->j]);
-		x.k = (int)(g->k_off[p->k + 1] - g->k_off[p->k]);
-		x.a = ta == 'N' ? tile_at(g, 0, abuf, es, p->i, p->k)
-				: tile_at(g, 0, abuf, es, p->k, p->i);
-		x.b = tb == 'N' ? tile_at(g, 1, bbuf, es, p->k, p->j)
-				: tile_at(g, 1, bbuf, es, p->j, p->k);
-		x.c = tile_at(g, 2, cbuf, es, p->i, p->j);
-		x.lda = tile_ld(g, 0, abuf, ta == 'N' ? x.m : x.k);
-		x.ldb = tile_ld(g, 1, bbuf, tb == 'N' ? x.k : x.n);
-		x.ldc = tile_ld(g, 2, cbuf, x.m);
-		x.beta = p->first ? beta : 1.0;
-		run(type, &cache, alpha, &x);
+		stargemm__small_gemm(&cache, x.type, x.ta, x.tb, it.m, it.n, it.k, x.alpha, it.a,
+				     it.lda, it.b, it.ldb, it.first ? x.beta : 1.0, it.c, it.ldc);
 	}
 }
 
-/* History-based (footprint: the sizes of the buffers), so that simulated runs know
- * how long a batch lasts. */
+#if defined(STARPU_SIMGRID)
+/* In SimGrid mode kernels are not run (the model gives the duration); StarPU 1.3
+ * still needs a CUDA function to consider CUDA workers. */
+static void batch_cuda(void *buffers[], void *cl_arg)
+{
+}
+#define HAVE_BATCH_CUDA 1
+#elif defined(STARPU_USE_CUDA)
+#define HAVE_BATCH_CUDA 1
+
+/* The calls on the worker's stream: one copy of the tile addresses to the device (the
+ * call's A, B and C arrays side by side, in the calls' order), then the calls in order.
+ * cudaMemcpyAsync from pageable memory has consumed @p host when it returns, so the
+ * caller may free it; the device array is freed in stream order. Returns a message,
+ * or NULL. */
+static const char *run_calls(const struct batch_args *x, const struct stargemm__batch_item *items,
+			     const int64_t *order, const struct stargemm__batch_call *calls,
+			     int64_t ncalls, const void **host, char *msg, size_t len)
+{
+	cudaStream_t stream = starpu_cuda_get_local_stream();
+	size_t bytes = (size_t)(3 * x->count) * sizeof(void *);
+	const void **dev = NULL;
+	cudaError_t ce;
+
+	for (int64_t i = 0; i < x->count; i++) {
+		host[i] = items[order[i]].a;
+		host[x->count + i] = items[order[i]].b;
+		host[2 * x->count + i] = items[order[i]].c;
+	}
+	if ((ce = cudaMallocAsync((void **)&dev, bytes, stream)) != cudaSuccess ||
+	    (ce = cudaMemcpyAsync(dev, host, bytes, cudaMemcpyHostToDevice, stream)) != cudaSuccess) {
+		snprintf(msg, len, "batch of tile products: the tile addresses (%zu bytes) did "
+			 "not reach the GPU: %s", bytes, cudaGetErrorString(ce));
+		if (dev)
+			cudaFreeAsync(dev, stream);
+		return msg;
+	}
+	for (int64_t c = 0; c < ncalls; c++) {
+		const struct stargemm__batch_call *k = &calls[c];
+		int st = x->type->cuda_gemm_batched(
+			starpu_cublas_get_local_handle(), x->ta, x->tb, k->m, k->n, k->k, x->alpha,
+			dev + k->start, k->lda, dev + x->count + k->start, k->ldb,
+			k->first ? x->beta : 1.0, (void *const *)(dev + 2 * x->count + k->start),
+			k->ldc, (int)k->count);
+
+		if (st != 0) {
+			snprintf(msg, len, "cublas%cgemmBatched(%c%c, %d x %d x %d, %" PRId64
+				 " products) returned status %d", x->type->letter - 'a' + 'A',
+				 x->ta, x->tb, k->m, k->n, k->k, k->count, st);
+			break;
+		}
+	}
+	cudaFreeAsync(dev, stream);
+	return msg[0] ? msg : NULL;
+}
+
+/* The batch as cublas?gemmBatched calls (codelets/batch_calls.c: the updates of one C
+ * tile in successive calls, one call per shape), on the worker's stream. */
+static void batch_cuda(void *buffers[], void *cl_arg)
+{
+	struct stargemm__batch_item *items;
+	struct stargemm__batch_call *calls;
+	int64_t *order, ncalls = -ENOMEM;
+	struct batch_args x;
+	const void **host;
+	char msg[192] = "";
+	const char *err = "batch of tile products: out of host memory for its calls";
+
+	unpack(cl_arg, &x);
+	items = malloc((size_t)x.count * sizeof(*items));
+	calls = malloc((size_t)x.count * sizeof(*calls));
+	order = malloc((size_t)x.count * sizeof(*order));
+	host = malloc((size_t)(3 * x.count) * sizeof(*host));
+	if (items && calls && order && host) {
+		for (int64_t e = 0; e < x.count; e++)
+			items[e] = item_of(&x, buffers, e);
+		ncalls = stargemm__batch_calls(items, x.count, order, calls);
+	}
+	if (ncalls >= 0)
+		err = run_calls(&x, items, order, calls, ncalls, host, msg, sizeof(msg));
+	if (err)
+		stargemm__task_failed(err);
+	free(items);
+	free(calls);
+	free(order);
+	free(host);
+}
+#endif
+
+/* The work of a batch as the model's size: its products' m n k, weighed by the element
+ * type (codelets/model.c), so that one regression predicts batches of any content. */
+static size_t batch_work(struct starpu_task *task, unsigned nimpl)
+{
+	struct batch_args x;
+	double work = 0.0;
+
+	(void)nimpl;
+	unpack(task->cl_arg, &x);
+	for (int64_t e = 0; e < x.count; e++) {
+		const struct stargemm__product *p = &x.products[e];
+
+		work += (double)(x.g->row_off[p->i + 1] - x.g->row_off[p->i]) *
+			(double)(x.g->col_off[p->j + 1] - x.g->col_off[p->j]) *
+			(double)(x.g->k_off[p->k + 1] - x.g->k_off[p->k]);
+	}
+	return (size_t)(work * x.type->model_weight);
+}
+
+/* Duration a * work^b + c (simulated runs: perfmodels/), or the history of the
+ * buffers' shapes. */
 static struct starpu_perfmodel batch_model = {
-	.type = STARPU_HISTORY_BASED,
+	.type = STARPU_NL_REGRESSION_BASED,
 	.symbol = "stargemm_dgemm_batch",
+	.size_base = batch_work,
 	.footprint = stargemm__model_typed_footprint,
 };
 
 struct starpu_codelet stargemm_batch_cl = {
 	.name = "dgemm_batch",
 	.cpu_funcs = { batch_cpu },
+#ifdef HAVE_BATCH_CUDA
+	.cuda_funcs = { batch_cuda },
+	.cuda_flags = { STARPU_CUDA_ASYNC },
+#endif
 	.nbuffers = STARPU_VARIABLE_NBUFFERS,
 	.model = &batch_model,
 };

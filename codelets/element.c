@@ -4,10 +4,10 @@
  *
  * Everything else in stargemm is written once and asks this table what it needs: the
  * element size (storage, transfers, the planner's bytes), the flops of a multiply-add
- * (2, or 8 for complex types), the CPU and cuBLAS GEMMs, a tile's scaling and
- * Frobenius norm, and how to store a value. Each entry's functions are a few lines
- * that call the BLAS routine of their type; scalars arrive as double _Complex (see
- * struct stargemm__element) and are narrowed here.
+ * (2, or 8 for complex types), the CPU and cuBLAS GEMMs (one tile, or a batch of
+ * tiles), a tile's scaling and Frobenius norm, and how to store a value. Each entry's
+ * functions are a few lines that call the BLAS routine of their type; scalars arrive as
+ * double _Complex (see struct stargemm__element) and are narrowed here.
  */
 #include <cblas.h>
 #include <complex.h>
@@ -112,11 +112,68 @@ static int zgemm_cuda(void *handle, char ta, char tb, int m, int n, int k,
 	return (int)cublasZgemm(handle, cublas_op(ta), cublas_op(tb), m, n, k, &al, a, lda, b,
 				ldb, &be, c, ldc);
 }
+
+/* Batched: the same, on @p count tiles whose addresses are arrays in device memory. */
+static int sgemm_batched(void *handle, char ta, char tb, int m, int n, int k,
+			 double _Complex alpha, const void *const *a, int lda,
+			 const void *const *b, int ldb, double _Complex beta, void *const *c,
+			 int ldc, int count)
+{
+	float al = (float)creal(alpha), be = (float)creal(beta);
+
+	return (int)cublasSgemmBatched(handle, cublas_op(ta), cublas_op(tb), m, n, k, &al,
+				       (const float *const *)a, lda, (const float *const *)b,
+				       ldb, &be, (float *const *)c, ldc, count);
+}
+
+static int dgemm_batched(void *handle, char ta, char tb, int m, int n, int k,
+			 double _Complex alpha, const void *const *a, int lda,
+			 const void *const *b, int ldb, double _Complex beta, void *const *c,
+			 int ldc, int count)
+{
+	double al = creal(alpha), be = creal(beta);
+
+	return (int)cublasDgemmBatched(handle, cublas_op(ta), cublas_op(tb), m, n, k, &al,
+				       (const double *const *)a, lda, (const double *const *)b,
+				       ldb, &be, (double *const *)c, ldc, count);
+}
+
+static int cgemm_batched(void *handle, char ta, char tb, int m, int n, int k,
+			 double _Complex alpha, const void *const *a, int lda,
+			 const void *const *b, int ldb, double _Complex beta, void *const *c,
+			 int ldc, int count)
+{
+	cuComplex al = make_cuComplex((float)creal(alpha), (float)cimag(alpha));
+	cuComplex be = make_cuComplex((float)creal(beta), (float)cimag(beta));
+
+	return (int)cublasCgemmBatched(handle, cublas_op(ta), cublas_op(tb), m, n, k, &al,
+				       (const cuComplex *const *)a, lda,
+				       (const cuComplex *const *)b, ldb, &be,
+				       (cuComplex *const *)c, ldc, count);
+}
+
+static int zgemm_batched(void *handle, char ta, char tb, int m, int n, int k,
+			 double _Complex alpha, const void *const *a, int lda,
+			 const void *const *b, int ldb, double _Complex beta, void *const *c,
+			 int ldc, int count)
+{
+	cuDoubleComplex al = make_cuDoubleComplex(creal(alpha), cimag(alpha));
+	cuDoubleComplex be = make_cuDoubleComplex(creal(beta), cimag(beta));
+
+	return (int)cublasZgemmBatched(handle, cublas_op(ta), cublas_op(tb), m, n, k, &al,
+				       (const cuDoubleComplex *const *)a, lda,
+				       (const cuDoubleComplex *const *)b, ldb, &be,
+				       (cuDoubleComplex *const *)c, ldc, count);
+}
 #else
 #define sgemm_cuda NULL
 #define dgemm_cuda NULL
 #define cgemm_cuda NULL
 #define zgemm_cuda NULL
+#define sgemm_batched NULL
+#define dgemm_batched NULL
+#define cgemm_batched NULL
+#define zgemm_batched NULL
 #endif
 
 /* ---- scaling: beta = 0 writes zeros without reading (NaNs do not survive) ---------- */
@@ -254,14 +311,14 @@ static double _Complex zload(const void *p)
 }
 
 static const struct stargemm__element elements[] = {
-	{ 's', "single", sizeof(float), 0, 2.0, 0.5, sgemm_cpu, sgemm_cuda, sscale, snorm,
-	  sstore, sload },
-	{ 'd', "double", sizeof(double), 0, 2.0, 1.0, dgemm_cpu, dgemm_cuda, dscale, dnorm,
-	  dstore, dload },
+	{ 's', "single", sizeof(float), 0, 2.0, 0.5, sgemm_cpu, sgemm_cuda, sgemm_batched,
+	  sscale, snorm, sstore, sload },
+	{ 'd', "double", sizeof(double), 0, 2.0, 1.0, dgemm_cpu, dgemm_cuda, dgemm_batched,
+	  dscale, dnorm, dstore, dload },
 	{ 'c', "single complex", sizeof(float _Complex), 1, 8.0, 2.0, cgemm_cpu, cgemm_cuda,
-	  cscale, cnorm, cstore, cload },
+	  cgemm_batched, cscale, cnorm, cstore, cload },
 	{ 'z', "double complex", sizeof(double _Complex), 1, 8.0, 4.0, zgemm_cpu, zgemm_cuda,
-	  zscale, znorm, zstore, zload },
+	  zgemm_batched, zscale, znorm, zstore, zload },
 };
 
 const struct stargemm__element *stargemm__element(int t)

@@ -16,6 +16,14 @@ reg_minx=1                  # any tile (size >= 1) ...
 reg_maxx=281474976710656    # ... up to 2^48 (m n k of 65536^3, or elements)
 reg_nsample=10
 gemm_overhead_us=0          # c of the GEMM regression: none, every shape at the DGEMM rate
+# A batch of small tile products (codelets/batch.c) runs at a share of the device's
+# DGEMM rate (small tiles do not reach it: on a CPU core libxsmm ran tiles of 20-60 at
+# ~0.6 of dense OpenBLAS, doc/performance.md; cuBLAS's batched calls on a GPU are not
+# measured yet), plus a fixed cost per batch (the tile addresses' upload and one
+# launch per call on a GPU).
+batch_gpu_share=0.25
+batch_cpu_share=0.6
+batch_overhead_us=20
 # machine: name ncpus ngpus gpu_mem_bytes gpu_dgemm_gflops cpu_core_dgemm_gflops
 #          host_link_GBps gpu_gpu_same_group_GBps gpu_gpu_other_group_GBps gpus_per_group
 #          host_aggregate_GBps host_lat_us peer_lat_us tile_GBps
@@ -122,12 +130,12 @@ comb() { # index devtype devid a_us c_us
 	printf '# not multiple-regression-base\n0\n'
 	printf '# hash\t\tsize\t\tflops\t\tmean (us)\tdev (us)\tsum\t\tsum2\t\tn\n\n'
 }
-# Microseconds per unit of size, full precision: per m n k at a DGEMM rate (2 flops),
-# or per element at a tile bandwidth (8 bytes).
-per_unit() { # gemm|tile rate(GFLOP/s or GB/s)
-	awk -v w="$1" -v r="$2" 'BEGIN { printf "%.17e", (w == "gemm" ? 2.0 : 8.0) / (r * 1e3) }'
+# Microseconds per unit of size, full precision: per m n k at a DGEMM rate (2 flops:
+# a GEMM or a batch), or per element at a tile bandwidth (8 bytes).
+per_unit() { # gemm|batch|tile rate(GFLOP/s or GB/s)
+	awk -v w="$1" -v r="$2" 'BEGIN { printf "%.17e", (w == "tile" ? 8.0 : 2.0) / (r * 1e3) }'
 }
-codelet() { # gemm|tile ngpus gpu_rate cpu_rate c_us
+codelet() { # gemm|batch|tile ngpus gpu_rate cpu_rate c_us
 	local what=$1 G=$2 gpu=$3 cpu=$4 c=$5
 	printf '##################\n# Performance Model Version\n45\n\n'
 	printf '####################\n# COMBs\n# number of combinations\n%d\n' $((G + 1))
@@ -143,6 +151,9 @@ while read -r name ncpus G mem gflops cpu host same other pg agg hl pl tilebw; d
 	matrix "$G" 3 "${p[@]}" >"$out/bus/$name.bandwidth"
 	matrix "$G" 4 "${p[@]}" >"$out/bus/$name.latency"
 	codelet gemm "$G" "$gflops" "$cpu" "$gemm_overhead_us" >"$out/codelets/45/stargemm_dgemm.$name"
+	codelet batch "$G" "$(awk -v r="$gflops" -v f="$batch_gpu_share" 'BEGIN { print r * f }')" \
+		"$(awk -v r="$cpu" -v f="$batch_cpu_share" 'BEGIN { print r * f }')" \
+		"$batch_overhead_us" >"$out/codelets/45/stargemm_dgemm_batch.$name"
 	# Tile-wise codelets run on CPUs only; the same rate is written for every device.
 	for c in fill scale norm copy; do
 		codelet tile "$G" "$tilebw" "$tilebw" 0 >"$out/codelets/45/stargemm_$c.$name"

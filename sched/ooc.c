@@ -227,6 +227,15 @@ static void prefetch_inputs(struct starpu_task *task, unsigned node, int prio)
 	}
 }
 
+/* The priority of the prefetches of the seq-th task to arrive in queue q (see
+ * prefetch_ready()). */
+static int run_priority(const struct fifo *q, const struct starpu_task *task, int64_t seq)
+{
+	if (!may_run(q, task_block(task)))
+		return 0;
+	return seq < INT_MAX / 2 ? (int)(INT_MAX / 2 - seq) : 1;
+}
+
 /* A GEMM that is ready has its inputs fetched to its device (prefetch_inputs()): its C
  * tile (unless the task only writes it) — which nothing else may prefetch, since the
  * task holds it — and A and B tiles that the executor could not prefetch earlier
@@ -235,7 +244,8 @@ static void prefetch_inputs(struct starpu_task *task, unsigned node, int prio)
  * lookahead's prefetches (priority <= 0): what runs next is copied first. Except the
  * GEMMs of prefetch class HELD, whose A and B tiles the executor holds on the device
  * itself (src/execute.c, hold_block()); and a GEMM that leaves its A tile to a peer
- * (leave_a_to_peer()). A GEMM held back (next block, prefetch_held()) gets priority 0,
+ * (leave_a_to_peer()); and a batch (class ALL), which prefetches all its buffers in one
+ * task prefetch. A GEMM held back (next block, prefetch_held()) gets priority 0,
  * below every GEMM that may run: it arrives when its block's first chunk is inserted,
  * before the current block's last GEMMs (each becomes ready only when the GEMM before
  * it on its C tile ends), and with an earlier rank it took the copy engine from them —
@@ -250,12 +260,17 @@ static void prefetch_ready(const struct ooc_data *d, struct fifo *q, struct star
 
 	if (!info || info->prefetch == STARGEMM_PREFETCH_HELD)
 		return;
+	if (info->prefetch == STARGEMM_PREFETCH_ALL) {
+		if (q->node != STARPU_MAIN_RAM)
+			starpu_prefetch_task_input_on_node_prio(task, q->node,
+								run_priority(q, task, seq));
+		return;
+	}
 	if (leave_a_to_peer(d, task, q->node)) {
 		info->deferred = 1;
 		return;
 	}
-	prefetch_inputs(task, q->node, !may_run(q, task_block(task)) ? 0
-				       : seq < INT_MAX / 2 ? (int)(INT_MAX / 2 - seq) : 1);
+	prefetch_inputs(task, q->node, run_priority(q, task, seq));
 }
 
 /* Whether a GEMM held back prefetches its inputs all the same: those of the block right

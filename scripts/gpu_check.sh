@@ -11,14 +11,17 @@
 #            a ragged irregular product checked in core and out of core (256 MiB of
 #            GPU memory), then paper 000's synthetic problem (tiles 512-2048, A and B
 #            half full, 49,152^3) in core and out of core with 8 GiB of GPU memory
-#            (A + B + C = 4.5x that): useful-flop rate and loads against the work list
+#            (A + B + C = 4.5x that): useful-flop rate and loads against the work list;
+#            small irregular tiles (20-60) as batches of cuBLAS batched calls, checked
+#            in double and double complex, and 8000^3 batched and not (rates)
 #   small    bench/compare_gpu.sh, N = 32,768, t = 2048, 4 GiB of GPU memory (c2)
 #   large    bench/compare_gpu.sh, N = 65,536, t = 2048, 16 GiB (the issue's case; the
 #            host needs ~100 GiB: three 32 GiB matrices, one program at a time)
 # Every log goes to ${OUT:-/tmp/stargemm-gpu-out}; the summary is printed last.
 # GPU_CHECK_OOC_SIZE and GPU_CHECK_OOC_LIMIT (MiB) change the forced-(c2) run's size
 # and GPU memory, GPU_CHECK_SPARSE_SIZE and GPU_CHECK_SPARSE_LIMIT the synthetic sparse
-# problem's (tests/gpu_bundle.sh runs the bundle small on machines without GPU).
+# problem's, GPU_CHECK_BATCH_SIZE the small-tile one's (tests/gpu_bundle.sh runs the
+# bundle small on machines without GPU).
 # Exit status: 0 when every phase passed.
 set -u
 
@@ -91,6 +94,21 @@ phase_sparse() {
 	# shellcheck disable=SC2086
 	step bs_ooc_check env STARPU_LIMIT_CUDA_MEM=256 "$bsbench" $ragged --alpha 1.5 \
 		--beta 0.5 --ooc --niter 1 --warmup 0 --check --no-dense --csv
+	# small irregular tiles: batches of cublas?gemmBatched calls (codelets/batch.c)
+	small="--m 1500 --n 1400 --k 1300 --lo 20 --hi 60 --density-a 0.3 --density-b 0.3"
+	# shellcheck disable=SC2086
+	step bs_batch_check "$bsbench" $small --alpha 1.5 --beta 0.5 --niter 1 --warmup 0 \
+		--check --no-dense --csv
+	# shellcheck disable=SC2086
+	step bs_batch_check_z "$bsbench" $small --prec z --alpha 1.5 --beta 0.5 --niter 1 \
+		--warmup 0 --check --no-dense --csv
+	small=${GPU_CHECK_BATCH_SIZE:-"--m 8000 --n 8000 --k 8000 --lo 20 --hi 60 \
+		--density-a 0.3 --density-b 0.3"}
+	# shellcheck disable=SC2086
+	step bs_batch_perf "$bsbench" $small --niter 3 --warmup 1 --no-dense --csv
+	# shellcheck disable=SC2086
+	step bs_nobatch_perf env STARGEMM_BATCH_FLOPS=0 "$bsbench" $small --niter 3 --warmup 1 \
+		--no-dense --csv
 	# shellcheck disable=SC2086
 	step bs_incore_perf "$bsbench" $sparse_size --niter 2 --warmup 1 --no-dense --csv
 	# shellcheck disable=SC2086

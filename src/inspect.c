@@ -836,6 +836,7 @@ struct batcher {
 	int64_t *stamp[3];
 	int64_t id;                  /* the current batch */
 	int64_t kg, i0, j0;          /* k of its first step; local row, column of its corner */
+	int device;                  /* of its products on this rank */
 	const struct stargemm__axis *rows, *cols;   /* C's distribution */
 };
 
@@ -941,8 +942,8 @@ static int batch_products(struct inspector *in, const struct grid_columns *gc,
 				if (key >= end)
 					break;
 				i = bt->rows->at[bt->rows->start[p] + key % gc->L];
-				ret = add_product(&in->bd, i, j, k, is_local(r, i, j) ? 0 : -1,
-						  STARGEMM_PREFETCH_READY, -1, 0);
+				ret = add_product(&in->bd, i, j, k, is_local(r, i, j) ? bt->device : -1,
+						  STARGEMM_PREFETCH_ALL, -1, 0);
 			}
 		}
 	}
@@ -974,7 +975,9 @@ static int add_batch(struct inspector *in, const struct grid_columns *gc, struct
 	return ret ? ret : end_batch(in, bt, &b, cap_batches, cap_slots);
 }
 
-/* In core with batches of side s (one device: the host). */
+/* In core with batches of side s. The devices (GPUs) are dealt runs of s local C
+ * columns in turn, so that the batches of a C tile, one per s steps of k, run on one
+ * device, and the devices share the columns as in the in-core list. */
 static int inspect_batched(struct inspector *in, int64_t s)
 {
 	const struct stargemm__request *r = in->r;
@@ -988,11 +991,13 @@ static int inspect_batched(struct inspector *in, int64_t s)
 		ret = batcher_init(&bt, r);
 	for (bt.kg = 0; bt.kg < r->kt && !ret; bt.kg += s)
 		for (int q = 0; q < r->c.grid.Q && !ret; q++)
-			for (bt.j0 = 0; bt.j0 < nloc && !ret; bt.j0 += s)
+			for (bt.j0 = 0; bt.j0 < nloc && !ret; bt.j0 += s) {
+				bt.device = (int)((bt.j0 / s) % r->ndevices);
 				for (int p = 0; p < r->c.grid.P && !ret; p++)
 					for (bt.i0 = 0; bt.i0 < gc.L && !ret; bt.i0 += s)
 						ret = add_batch(in, &gc, &bt, p, q, &cap_batches,
 								&cap_slots);
+			}
 	wl->chunks[0].count = wl->nproducts;
 	batcher_free(&bt);
 	free(gc.start);
@@ -1023,7 +1028,7 @@ static int pack_products(struct inspector *in, int64_t I, int64_t J, const int64
 				continue;
 			for (int64_t e = e0; e < start[k + 1] && rows[e] < i1 && !ret; e++)
 				ret = add_product(&in->bd, rows[e], j, k, local ? 0 : -1,
-						  STARGEMM_PREFETCH_READY, -1, 0);
+						  STARGEMM_PREFETCH_ALL, -1, 0);
 		}
 	}
 	return ret;
@@ -1068,6 +1073,24 @@ static int inspect_packed(struct inspector *in)
 	return ret;
 }
 
+/* With several devices per rank, at most the side that gives each device of every
+ * rank a run of local C columns (inspect_batched() deals the runs to the devices), but
+ * not below 2 (below, batches of one product: none). */
+static int64_t device_side(const struct inspector *in, int64_t s)
+{
+	const struct stargemm__axis *cols = in->ccol;
+	int64_t fewest = INT64_MAX, cap;
+	int G = in->r->ndevices;
+
+	if (G < 2)
+		return s;
+	for (int q = 0; q < cols->nproc; q++)
+		if (cols->start[q + 1] - cols->start[q] < fewest)
+			fewest = cols->start[q + 1] - cols->start[q];
+	cap = fewest / G > 2 ? fewest / G : 2;
+	return s < cap ? s : cap;
+}
+
 /* Small tiles: the in-core list again, as batches (its product count sets their size);
  * always when an operand is packed (its tiles have no handle of their own). */
 static int rebatch(struct inspector *in)
@@ -1075,7 +1098,7 @@ static int rebatch(struct inspector *in)
 	const struct stargemm__request *r = in->r;
 	struct stargemm__worklist *wl = in->bd.wl;
 	int packed = r->a.pack || r->b.pack || r->c.pack;
-	int64_t s = batch_side(r, (double)wl->nproducts);
+	int64_t s = device_side(in, batch_side(r, (double)wl->nproducts));
 
 	if (s <= 1 && !packed)
 		return 0;

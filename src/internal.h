@@ -43,6 +43,12 @@ struct stargemm__element {
 	int (*cuda_gemm)(void *handle, char ta, char tb, int m, int n, int k,
 			 double _Complex alpha, const void *a, int lda, const void *b, int ldb,
 			 double _Complex beta, void *c, int ldc);
+	/* @p count such products at once (cublas?gemmBatched): a, b and c are arrays of
+	 * @p count tile addresses, in device memory; NULL in builds without CUDA. */
+	int (*cuda_gemm_batched)(void *handle, char ta, char tb, int m, int n, int k,
+				 double _Complex alpha, const void *const *a, int lda,
+				 const void *const *b, int ldb, double _Complex beta,
+				 void *const *c, int ldc, int count);
 	/* T = beta T on a rows x cols tile of leading dimension ld (beta = 0 writes zeros
 	 * without reading T). */
 	void (*scale)(void *t, int64_t ld, int64_t rows, int64_t cols, double _Complex beta);
@@ -315,7 +321,9 @@ struct stargemm__gemm {
  * name overrides it (a number >= 0; 0: at every ell + 1 chunks). */
 #define STARGEMM_AGREE_FLOPS 1e10
 
-/* Batches of small tile products (src/inspect.c, codelets/batch.c), in core on CPUs.
+/* Batches of small tile products (src/inspect.c, codelets/batch.c), in core, on the
+ * CPU workers or the GPUs. The thresholds were measured on CPUs; on GPUs they are the
+ * same until measured there.
  * Tile products below STARGEMM_BATCH_BELOW flops are batched: 2 * 256^3, the size up
  * to which batching (libxsmm, no task per product) was measured faster than one BLAS
  * task per product (doc/performance.md). A batch holds about STARGEMM_BATCH_FLOPS
@@ -494,5 +502,28 @@ void stargemm__small_gemm(struct stargemm__small_cache *cache,
 			  int k, double _Complex alpha, const void *a, int lda, const void *b,
 			  int ldb, double _Complex beta, void *c, int ldc);
 void stargemm__small_init(void);   /* before StarPU's threads start (stargemm_init) */
+
+/* One tile product of a batch, where its tiles lie (codelets/batch.c): C (m x n) =
+ * alpha op(A) op(B) + (first ? beta : 1) C, inner dimension k. Products with the same
+ * @p c update the same C tile. */
+struct stargemm__batch_item {
+	int m, n, k;
+	int lda, ldb, ldc;
+	int first;
+	const void *a, *b;
+	void *c;
+};
+/* A batched call: the products items[order[start .. start + count)], all of this shape
+ * and beta (first: beta, else 1), none updating the same C tile. */
+struct stargemm__batch_call {
+	int m, n, k, lda, ldb, ldc, first;
+	int64_t start, count;
+};
+/* The batched calls that run the @p n items of a batch in a correct order
+ * (codelets/batch_calls.c): fills order[] (n entries: the items, call after call) and
+ * calls[] (at most n), in the order they must run. The updates of one C tile go to
+ * successive calls, in list order. Returns the number of calls, or -ENOMEM. */
+int64_t stargemm__batch_calls(const struct stargemm__batch_item *items, int64_t n,
+			      int64_t *order, struct stargemm__batch_call *calls);
 
 #endif /* STARGEMM_INTERNAL_H */

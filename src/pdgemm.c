@@ -272,6 +272,12 @@ int stargemm__batch_insert(const struct stargemm__gemm *p, const struct stargemm
 		descr[e].handle = stargemm__ref_handle(p, t->operand, t->r, t->c);
 		descr[e].mode = t->operand == STARGEMM_OP_C ? STARPU_RW : STARPU_R;
 	}
+	/* A C tile whose chain starts in this batch with beta = 0 is only written (its
+	 * first update overwrites it whole): StarPU neither transfers nor reads the old C,
+	 * as for a single product (stargemm_gemm_overwrite_cl). */
+	for (int64_t e = 0; e < b->count && p->beta == 0.0; e++)
+		if (products[e].first)
+			descr[slots[3 * e + 2]].mode = STARPU_W;
 	if (p->skip)
 		ret = insert_skipped(descr, (int)b->nrefs);
 	else if (!ret)
@@ -287,7 +293,7 @@ int stargemm__batch_insert(const struct stargemm__gemm *p, const struct stargemm
 					     STARPU_VALUE, &geometry, sizeof(geometry),
 					     STARPU_DATA_MODE_ARRAY, descr, (int)b->nrefs,
 					     STARPU_TASK_SCHED_DATA, &wl->products[b->first].info,
-					     STARPU_EXECUTE_WHERE, (unsigned long long)STARPU_CPU,
+					     STARPU_EXECUTE_WHERE, (unsigned long long)p->where,
 					     STARPU_CALLBACK, callback, 0);
 	if (!ret)
 		return 0;

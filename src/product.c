@@ -39,11 +39,10 @@ static int make_request(const struct stargemm__gemm *g, struct stargemm__request
 	r->gpus = starpu_cuda_worker_get_count() > 0;
 	r->beta_zero = g->beta == 0.0;
 	r->is_complex = g->type->is_complex;
-	/* Small tiles on CPUs: many tile products per task (codelets/batch.c). With GPUs
-	 * no matrix is packed (src/matrix.c), so every product has a handle per tile. */
-	if (r->gpus)
-		return 0;
-	r->workers = stargemm_ncpu_workers() * stargemm_nranks();
+	/* Small tiles: many tile products per task (codelets/batch.c), on the CPU workers
+	 * or on each GPU (with GPUs no matrix is packed, src/matrix.c: the batches' buffers
+	 * are tiles). */
+	r->workers = (r->gpus ? r->ndevices : stargemm_ncpu_workers()) * stargemm_nranks();
 	return stargemm__batch_settings(&r->batch_below, &r->batch_flops);
 }
 

@@ -31,7 +31,14 @@
 #     once it is requested on the device (1.096 before); the rest are tiles whose task
 #     starts while they are on their way from the host and the peer holds them;
 #   * the 1-GPU case with STARGEMM_DEVICE_POOL=0: loads in the band and below 70% of
-#     the model's peak (54.7%), so that the switch is known to turn the pool off.
+#     the model's peak (54.7%), so that the switch is known to turn the pool off;
+#   * small tiles (20-60, 30% of A's and B's tiles) in core on the 4-GPU H100 node:
+#     batched (codelets/batch.c: cublas?gemmBatched calls, 25 batches per GPU) the
+#     product takes at most a third of its time with a task per tile product
+#     (STARGEMM_BATCH_FLOPS=0; 0.072 s against 0.515 s), every GPU runs batches, and it
+#     loads at most 1.05 times the tiles the unbatched run loads (1.003; a C tile
+#     first written by a batch with beta = 0 is not loaded: 1.64 times when it was).
+#     The batch model (perfmodels/generate.sh) is an assumption, not a measurement.
 # Efficiency: useful flops over the product's simulated time (seconds - symbolic_s: the
 # symbolic C pattern's time is the simulated pinning of C's host memory) over the
 # GPUs' DGEMM rate in perfmodels/generate.sh. The simulation is deterministic.
@@ -70,10 +77,21 @@ run irr2 summit 2 1000 7200 --m 20480 --n 20480 --k 20480 --lo 512 --hi 2048
 # per load of a new shape.
 extra_env=STARGEMM_DEVICE_POOL=0
 run irrnopool summit 1 1000 7200 --m 16384 --n 16384 --k 16384 --lo 512 --hi 2048
+# Small tiles in core on 4 GPUs, batched and not; in core: no --ooc, all the memory.
+common="--niter 1 --warmup 0 --density-a 0.3 --density-b 0.3 --csv"
+small="--m 4000 --n 4000 --k 4000 --lo 20 --hi 60"
+extra_env="STARPU_WORKER_STATS=1"
+# shellcheck disable=SC2086
+run small h100x4 4 80000 57000 $small 2>&1 | grep -A1 '^CUDA' | grep -c 'task(s)' |
+	sed 's/^/small: CUDA workers with tasks: /' | tee -a "$out"
+extra_env=STARGEMM_BATCH_FLOPS=0
+# shellcheck disable=SC2086
+run smallnobatch h100x4 4 80000 57000 $small
 extra_env=
 
 awk -F, '
 	/^impl,/ { for (i = 1; i <= NF; i++) col[$i] = i; next }
+	/^small: CUDA workers with tasks:/ { busy = substr($0, 33) + 0; next }
 	/^==/ || NF < 10 { next }
 	{
 		# The label, GPUs and rate were put before the CSV line: shift by 2.
@@ -82,6 +100,12 @@ awk -F, '
 		t = $(col["seconds"] + c) - $(col["symbolic_s"] + c)
 		flops = $(col["useful_gflop"] + c)
 		eff = t > 0 ? 100 * flops / t / (g * rate) : 0
+		if (label == "small" || label == "smallnobatch") {
+			product[label] = t; loads[label] = $(col["loads"] + c)
+			printf "%-12s %.6f s  loads %s  peer %s\n", label, t, loads[label],
+				$(col["peer_loads"] + c)
+			next
+		}
 		r = $(col["loads_ratio"] + c)
 		printf "%-8s loads %s / model %s = %s  peer %s  %.1f%% of the model peak\n",
 			label, $(col["loads"] + c), $(col["pred_loads"] + c), r,
@@ -101,9 +125,16 @@ awk -F, '
 	}
 	END {
 		if (n["reg"] != 1 || n["h100reg"] != 1 || n["irr"] != 1 || n["irr2"] != 1 ||
-		    n["irrnopool"] != 1) {
+		    n["irrnopool"] != 1 || n["small"] != 1 || n["smallnobatch"] != 1) {
 			print "missing runs"; exit 1
 		}
+		if (!(product["small"] > 0) || product["small"] * 3 > product["smallnobatch"]) {
+			print "small tiles: batched not 3 times faster than unbatched"; bad = 1
+		}
+		if (loads["small"] > 1.05 * loads["smallnobatch"]) {
+			print "small tiles: batched loads more than 1.05 times unbatched"; bad = 1
+		}
+		if (busy != 4) { print "small tiles: " busy " of 4 GPUs ran batches"; bad = 1 }
 		exit bad
 	}' "$out"
 echo "simulated block-sparse product OK"

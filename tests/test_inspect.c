@@ -753,7 +753,7 @@ static int64_t *inspect_batched(struct stargemm__request *r, struct stargemm__wo
 
 	r->batch_below = 1e9;
 	r->batch_flops = 2e6;
-	r->workers = 2;
+	r->workers = r->ndevices > 1 ? r->ndevices * r->c.grid.P * r->c.grid.Q : 2;
 	if (stargemm__inspect(r, wl)) {
 		ok(0, what, stargemm_last_error());
 		return NULL;
@@ -764,12 +764,47 @@ static int64_t *inspect_batched(struct stargemm__request *r, struct stargemm__wo
 	return chain;
 }
 
+/* Devices of a batched list on its rank: every batch of this rank on one device, every
+ * update of a C tile on the same one (its chain stays there), other ranks' batches on
+ * none (-1), and the products' prefetch class ALL (their buffers have no fixed roles).
+ * Counts this rank's batches per device in @p per_device (G entries). */
+static int batch_devices_ok(const struct stargemm__request *r, const struct stargemm__worklist *wl,
+			    int64_t *per_device)
+{
+	int *dev = malloc((size_t)(r->mt * r->nt) * sizeof(*dev));
+	int good = dev != NULL;
+
+	for (int64_t t = 0; dev && t < r->mt * r->nt; t++)
+		dev[t] = -2;
+	for (int64_t e = 0; good && e < wl->nbatches; e++) {
+		const struct stargemm__batch *b = &wl->batches[e];
+		int d = wl->products[b->first].info.device;
+
+		if (d >= 0 && d < r->ndevices)
+			per_device[d]++;
+		for (int64_t q = b->first; good && q < b->first + b->count; q++) {
+			const struct stargemm__product *x = &wl->products[q];
+			int64_t t = x->i + x->j * r->mt;
+			int mine = stargemm__operand_owner(&r->c, x->i, x->j) == r->me;
+
+			good = x->info.device == d && x->info.prefetch == STARGEMM_PREFETCH_ALL &&
+			       (mine ? d >= 0 && d < r->ndevices : d == -1) &&
+			       (dev[t] == -2 || dev[t] == d);
+			dev[t] = d;
+		}
+	}
+	free(dev);
+	return good;
+}
+
 /* Small tiles in core: the products (every one, as without batches: same set, same
  * per-chain order) are cut into consecutive batches; each batch writes C tiles of one
- * rank, and its slots name the product's own tiles among distinct buffers. */
-static void batched_case(int P, int Q, double density, unsigned seed, int dist)
+ * rank, and its slots name the product's own tiles among distinct buffers. With G
+ * devices (GPUs) per rank, the batches are dealt to them (batch_devices_ok()). */
+static void batched_case(int P, int Q, double density, unsigned seed, int dist, int G)
 {
-	struct problem p = { .P = P, .Q = Q, .G = 1 };
+	struct problem p = { .P = P, .Q = Q, .G = G };
+	int64_t per_device[8] = { 0 }, fewest;
 	struct stargemm__axis rows = { 0 }, cols = { 0 };
 	struct stargemm__request r;
 	struct stargemm__worklist plain, wl;
@@ -825,6 +860,15 @@ static void batched_case(int P, int Q, double density, unsigned seed, int dist)
 	ok(slots_ok && distinct_ok, "  slots name each product's tiles, among distinct buffers",
 	   "");
 	ok(order_ok, "  each chain in increasing k, beta on its first product", "");
+	snprintf(name, sizeof(name), "  on %d device(s): each batch and C tile on one device "
+		 "of its rank, prefetch class ALL", G);
+	ok(batch_devices_ok(&r, &wl, per_device), name, "");
+	fewest = per_device[0];
+	for (int g = 1; g < G; g++)
+		fewest = per_device[g] < fewest ? per_device[g] : fewest;
+	snprintf(name, sizeof(name), "  every device of rank 0 has batches (fewest: %lld)",
+		 (long long)fewest);
+	ok(fewest > 0, name, "");
 	free(chain);
 	free(pa);
 	free(pb);
@@ -1408,11 +1452,13 @@ int main(void)
 	sparse_case(1, 0, 0, 0.0, 10, 0);
 	sparse_case(1, 0, 1, 0.4, 14, 1);
 	sparse_case(0, 1, 0, 0.4, 15, 1);
-	batched_case(1, 1, 0.5, 11, 0);
-	batched_case(2, 3, 0.3, 12, 0);
-	batched_case(3, 2, 1.0, 13, 0);
-	batched_case(2, 3, 0.4, 16, 1);
-	batched_case(3, 2, 0.8, 17, 1);
+	batched_case(1, 1, 0.5, 11, 0, 1);
+	batched_case(2, 3, 0.3, 12, 0, 1);
+	batched_case(3, 2, 1.0, 13, 0, 1);
+	batched_case(2, 3, 0.4, 16, 1, 1);
+	batched_case(3, 2, 0.8, 17, 1, 1);
+	batched_case(1, 1, 0.5, 18, 0, 3);
+	batched_case(2, 3, 0.4, 19, 1, 2);
 	packed_case(1, 1, 0, 0, 0.5, 21);
 	packed_case(2, 3, 1, 0, 0.3, 22);
 	packed_case(3, 2, 0, 1, 0.8, 23);
