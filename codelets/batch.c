@@ -67,7 +67,18 @@ static void unpack(void *cl_arg, struct batch_args *x)
 	x->type = stargemm__element(letter);
 }
 
-/* Product e of the batch: its sizes from the tilings, its tiles in the buffers. */
+/* The sizes of product e from the tilings: C is m x n, the inner dimension k. */
+static void sizes_of(const struct batch_args *x, int64_t e, int *m, int *n, int *k)
+{
+	const struct stargemm__product *p = &x->products[e];
+	const struct stargemm__batch_geometry *g = x->g;
+
+	*m = (int)(g->row_off[p->i + 1] - g->row_off[p->i]);
+	*n = (int)(g->col_off[p->j + 1] - g->col_off[p->j]);
+	*k = (int)(g->k_off[p->k + 1] - g->k_off[p->k]);
+}
+
+/* Product e of the batch: its sizes, its tiles in the buffers. */
 static struct stargemm__batch_item item_of(const struct batch_args *x, void *buffers[],
 					   int64_t e)
 {
@@ -78,9 +89,7 @@ static struct stargemm__batch_item item_of(const struct batch_args *x, void *buf
 	size_t es = x->type->size;
 	struct stargemm__batch_item it;
 
-	it.m = (int)(g->row_off[p->i + 1] - g->row_off[p->i]);
-	it.n = (int)(g->col_off[p->j + 1] - g->col_off[p->j]);
-	it.k = (int)(g->k_off[p->k + 1] - g->k_off[p->k]);
+	sizes_of(x, e, &it.m, &it.n, &it.k);
 	it.a = x->ta == 'N' ? tile_at(g, 0, abuf, es, p->i, p->k)
 			    : tile_at(g, 0, abuf, es, p->k, p->i);
 	it.b = x->tb == 'N' ? tile_at(g, 1, bbuf, es, p->k, p->j)
@@ -210,11 +219,10 @@ static size_t batch_work(struct starpu_task *task, unsigned nimpl)
 	(void)nimpl;
 	unpack(task->cl_arg, &x);
 	for (int64_t e = 0; e < x.count; e++) {
-		const struct stargemm__product *p = &x.products[e];
+		int m, n, k;
 
-		work += (double)(x.g->row_off[p->i + 1] - x.g->row_off[p->i]) *
-			(double)(x.g->col_off[p->j + 1] - x.g->col_off[p->j]) *
-			(double)(x.g->k_off[p->k + 1] - x.g->k_off[p->k]);
+		sizes_of(&x, e, &m, &n, &k);
+		work += (double)m * (double)n * (double)k;
 	}
 	return (size_t)(work * x.type->model_weight);
 }

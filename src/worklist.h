@@ -62,7 +62,8 @@ struct stargemm__block {
 
 /* Small tiles: tile products run many per task. Products [first, first + count) of the
  * list are one task, whose buffers are the tiles (or packs) refs[ref_first .. ref_first
- * + nrefs) (each once, C's in RW, the others in R); the list's slots[3p], [3p + 1],
+ * + nrefs) (each once, the others in R, C's in RW, or in W when the tile's chain starts
+ * in the batch with beta = 0: src/pdgemm.c); the list's slots[3p], [3p + 1],
  * [3p + 2] are the buffers of product p's op(A), op(B) and C tiles. The products of a
  * batch write C tiles of one rank, in list order (a C tile's chain stays in k order).
  * When C is packed, every batch writes one C pack, the scales cover every C pack

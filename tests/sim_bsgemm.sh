@@ -36,7 +36,8 @@
 #     batched (codelets/batch.c: cublas?gemmBatched calls, 25 batches per GPU) the
 #     product takes at most a third of its time with a task per tile product
 #     (STARGEMM_BATCH_FLOPS=0; 0.072 s against 0.515 s), every GPU runs batches, and it
-#     loads at most 1.05 times the tiles the unbatched run loads (1.003; a C tile
+#     loads at most 1.05 times the tiles the unbatched run loads (1.004-1.007 over
+#     repeated runs: with 4 GPUs the batched run varies by a few loads; a C tile
 #     first written by a batch with beta = 0 is not loaded: 1.64 times when it was).
 #     The batch model (perfmodels/generate.sh) is an assumption, not a measurement.
 # Efficiency: useful flops over the product's simulated time (seconds - symbolic_s: the
