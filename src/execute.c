@@ -161,25 +161,11 @@ static int insertion_failed(struct stargemm__executor *ex)
 	return 0;
 }
 
-/* In core, small tiles: the batches instead of the products (not throttled). */
-static void insert_batches(struct stargemm__executor *ex)
-{
-	for (int64_t b = 0; b < ex->wl->nbatches; b++) {
-		int counted = ex->progress && local_batch(ex->wl, b);
-
-		while (stargemm__batch_insert(ex->gemm, ex->wl, b, ex->descr,
-					      counted && !ex->gemm->skip ?
-					      stargemm__progress_task_done : NULL) &&
-		       insertion_failed(ex))
-			;
-	}
-}
-
-/* The callback of a product's task: the chunk counter (throttled), the progress line
- * (in core, when counted), or none. */
+/* The callback of a task: the chunk counter (throttled), the progress line (in core,
+ * when counted), or none. */
 typedef void (*callback_fn)(void *);
 
-static callback_fn product_callback(const struct stargemm__executor *ex, int local)
+static callback_fn task_callback(const struct stargemm__executor *ex, int local)
 {
 	if (!local)
 		return NULL;
@@ -188,12 +174,16 @@ static callback_fn product_callback(const struct stargemm__executor *ex, int loc
 	return ex->progress ? stargemm__progress_task_done : NULL;
 }
 
-/* Insert product @p p of chunk @p n; a local one of a throttled list is counted in the
- * chunk and announced to the policy, unless the rest is skipped. */
-static int insert_product(struct stargemm__executor *ex, int64_t n, int64_t p)
+/* Insert chunk @p n's product @p p, or its batch @p b (b >= 0; p its first product);
+ * a local task of a throttled list is counted in the chunk and announced to the
+ * policy, unless the rest is skipped. */
+static int insert_task(struct stargemm__executor *ex, int64_t n, int64_t p, int64_t b)
 {
 	struct stargemm__product *x = &ex->wl->products[p];
-	int counted = x->info.device >= 0 && ex->wl->throttled && !ex->gemm->skip;
+	int local = x->info.device >= 0, prio = task_priority(ex->wl->chunks[n].block);
+	int counted = local && ex->wl->throttled && !ex->gemm->skip;
+	callback_fn cb = ex->gemm->skip ? NULL : task_callback(ex, local);
+	void *arg = counted ? &ex->refs[n] : NULL;
 	int ret;
 
 	if (counted) {
@@ -203,10 +193,9 @@ static int insert_product(struct stargemm__executor *ex, int64_t n, int64_t p)
 		if ((ret = stargemm__sched_expect(x->info.device, x->info.block)))
 			goto uncount;
 	}
-	ret = stargemm__gemm_insert(ex->gemm, x->i, x->j, x->k, x->first,
-				    task_priority(ex->wl->chunks[n].block), &x->info,
-				    ex->gemm->skip ? NULL : product_callback(ex, x->info.device >= 0),
-				    counted ? &ex->refs[n] : NULL);
+	ret = b >= 0 ? stargemm__batch_insert(ex->gemm, ex->wl, b, ex->descr, prio, cb, arg)
+		     : stargemm__gemm_insert(ex->gemm, x->i, x->j, x->k, x->first, prio,
+					     &x->info, cb, arg);
 	if (!ret || !counted)
 		return ret;
 	stargemm__sched_forget(x->info.device, x->info.block);
@@ -217,16 +206,20 @@ uncount:
 	return ret;
 }
 
+/* The chunk's batches (small tiles), or its products. */
 static void insert_chunk(struct stargemm__executor *ex, int64_t n)
 {
-	const struct stargemm__chunk *ch = &ex->wl->chunks[n];
+	const struct stargemm__worklist *wl = ex->wl;
+	const struct stargemm__chunk *ch = &wl->chunks[n];
 
-	if (ex->wl->nbatches > 0) {
-		insert_batches(ex);
+	if (wl->nbatches > 0) {
+		for (int64_t b = ch->batch_first; b < ch->batch_first + ch->batch_count; b++)
+			while (insert_task(ex, n, wl->batches[b].first, b) && insertion_failed(ex))
+				;
 		return;
 	}
 	for (int64_t p = ch->first; p < ch->first + ch->count; p++)
-		while (insert_product(ex, n, p) && insertion_failed(ex))
+		while (insert_task(ex, n, p, -1) && insertion_failed(ex))
 			;
 }
 

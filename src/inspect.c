@@ -46,6 +46,11 @@
  * In core (no plan): one chunk with every product, k outer, devices by column
  * (local column mod G), nothing prefetched, released or held by the executor.
  *
+ * Small tiles (an average tile product below batch_below flops) run as batches, many
+ * tile products per task: in core the list is made again as batches (rebatch()); out
+ * of core each chunk's products are regrouped into batches inside the chunk, which
+ * keeps everything else of the list (batch_ooc()).
+ *
  * Pure: no MPI, no StarPU. Unit-tested in tests/test_inspect.c.
  */
 #include <errno.h>
@@ -251,69 +256,87 @@ static int is_local(const struct stargemm__request *r, int64_t i, int64_t j)
 	return owned(&r->c, r->me, i, j);
 }
 
-/* This rank's process column in C's grid. */
-static int my_column(const struct stargemm__request *r)
+/* The process column of rank @p rank in C's grid. */
+static int column_of(const struct stargemm__request *r, int rank)
 {
 	int u, v;
 
-	stargemm__grid_coords(&r->c.grid, r->me, &u, &v);
+	stargemm__grid_coords(&r->c.grid, rank, &u, &v);
 	return v;
 }
 
-/* Total area of the block's split tiles on this rank (L: its local columns). */
+/* Total area of the block's split tiles of rank @p rank (L: its local columns). */
 static int64_t split_area(const struct stargemm__request *r, const struct stargemm__axis *cols,
-			  const struct block *b, int64_t L)
+			  const struct block *b, int64_t L, int rank)
 {
 	int64_t total = 0, t = 0;
-	int v = my_column(r);
+	int v = column_of(r, rank);
 
 	for (int64_t jj = 0; jj < b->ncols; jj++) {
 		if (cols->proc[b->cols[jj]] != v)
 			continue;
 		if (is_split(t, L, r->ndevices))
 			for (int64_t ii = 0; ii < b->nrows; ii++)
-				if (is_local(r, b->rows[ii], b->cols[jj]))
+				if (owned(&r->c, rank, b->rows[ii], b->cols[jj]))
 					total += tile_area(r, b->rows[ii], b->cols[jj]);
 		t++;
 	}
 	return total;
 }
 
-/* The device of each of this rank's C tiles of the block (see the top of the file);
+/* The device of each C tile of the block that rank @p rank owns (see the top of the
+ * file), into @p dev (ii * ncols + jj; the other tiles' entries are left as they are);
  * @p cols: C's column axis. */
-static void deal_block(const struct stargemm__request *r, const struct stargemm__axis *cols,
-		       struct block *b)
+static void deal_rank(const struct stargemm__request *r, const struct stargemm__axis *cols,
+		      const struct block *b, int rank, int *dev)
 {
-	int v = my_column(r), G = r->ndevices;
+	int v = column_of(r, rank), G = r->ndevices;
 	int64_t L = 0, t = 0, before = 0, total;
 
 	for (int64_t jj = 0; jj < b->ncols; jj++)
 		L += cols->proc[b->cols[jj]] == v;
-	total = split_area(r, cols, b, L);
-	memset(b->row_mask, 0, (size_t)b->nrows * sizeof(*b->row_mask));
+	total = split_area(r, cols, b, L, rank);
 	for (int64_t jj = 0; jj < b->ncols; jj++) {
 		int64_t j = b->cols[jj];
-		int local_col = cols->proc[j] == v, split = local_col && is_split(t, L, G);
+		int split = is_split(t, L, G);
 
-		b->col_mask[jj] = 0;
+		if (cols->proc[j] != v)
+			continue;
 		for (int64_t ii = 0; ii < b->nrows; ii++) {
 			int64_t i = b->rows[ii];
-			int *dev = &b->device[ii * b->ncols + jj];
 
-			*dev = -1;
-			if (!is_local(r, i, j))
+			if (!owned(&r->c, rank, i, j))
 				continue;
 			if (split) {
-				*dev = stargemm__split_device(before, total, G);
+				dev[ii * b->ncols + jj] = stargemm__split_device(before, total, G);
 				before += tile_area(r, i, j);
 			} else {
-				*dev = (int)(cols->local[j] % G);
+				dev[ii * b->ncols + jj] = (int)(cols->local[j] % G);
 			}
-			b->col_mask[jj] |= UINT64_C(1) << *dev;
-			b->row_mask[ii] |= UINT64_C(1) << *dev;
 		}
-		t += local_col;
+		t++;
 	}
+}
+
+/* This rank's devices of the block's C tiles (-1: another rank's or absent), and the
+ * devices with tiles in each row and column. */
+static void deal_block(const struct stargemm__request *r, const struct stargemm__axis *cols,
+		       struct block *b)
+{
+	for (int64_t e = 0; e < b->nrows * b->ncols; e++)
+		b->device[e] = -1;
+	deal_rank(r, cols, b, r->me, b->device);
+	memset(b->row_mask, 0, (size_t)b->nrows * sizeof(*b->row_mask));
+	memset(b->col_mask, 0, (size_t)b->ncols * sizeof(*b->col_mask));
+	for (int64_t ii = 0; ii < b->nrows; ii++)
+		for (int64_t jj = 0; jj < b->ncols; jj++) {
+			int dev = b->device[ii * b->ncols + jj];
+
+			if (dev < 0)
+				continue;
+			b->col_mask[jj] |= UINT64_C(1) << dev;
+			b->row_mask[ii] |= UINT64_C(1) << dev;
+		}
 }
 
 /* ---- the lists of a chunk ------------------------------------------------------- */
@@ -739,6 +762,15 @@ static int inspect_in_core(struct inspector *in)
  * smallest whose expected flops (at the list's density of products) reach the target,
  * and at most what leaves every worker 8 batches. 1: no batching (products of
  * batch_below flops or more on average, or too few to share). */
+/* Flops of the request's average tile product (over every triple of tiles). */
+static double average_product(const struct stargemm__request *r)
+{
+	double cube = (double)r->mt * (double)r->nt * (double)r->kt;
+
+	return cube < 1 ? 0.0 : fma_flops(r) * (double)r->row_off[r->mt] *
+				(double)r->col_off[r->nt] * (double)r->k_off[r->kt] / cube;
+}
+
 static int64_t batch_side(const struct stargemm__request *r, double products)
 {
 	double cube = (double)r->mt * (double)r->nt * (double)r->kt, avg, share, target;
@@ -746,8 +778,7 @@ static int64_t batch_side(const struct stargemm__request *r, double products)
 
 	if (r->batch_below <= 0 || r->batch_flops <= 0 || products < 1 || cube < 1)
 		return 1;
-	avg = fma_flops(r) * (double)r->row_off[r->mt] * (double)r->col_off[r->nt] *
-	      (double)r->k_off[r->kt] / cube;           /* flops of an average tile product */
+	avg = average_product(r);
 	share = avg * products / (8.0 * (r->workers > 0 ? r->workers : 1));
 	target = r->batch_flops < share ? r->batch_flops : share;
 	if (avg >= r->batch_below || avg >= target)
@@ -888,19 +919,19 @@ static int batch_slot(struct inspector *in, struct batcher *bt, struct stargemm_
 	return 0;
 }
 
-/* Products [b->first, nproducts) get their slots; the next batch starts afresh. */
+/* Products [b->first, end) get their slots; the next batch starts afresh. */
 static int close_batch(struct inspector *in, struct batcher *bt, struct stargemm__batch *b,
-		       int64_t *cap_slots)
+		       int64_t end, int64_t *cap_slots)
 {
 	struct stargemm__worklist *wl = in->bd.wl;
 	int ret = 0;
 
-	b->count = wl->nproducts - b->first;
+	b->count = end - b->first;
 	if (b->count == 0)
 		return 0;
 	if (grow((void **)&wl->slots, cap_slots, 3 * wl->nproducts, sizeof(int32_t)))
 		return -ENOMEM;
-	for (int64_t p = b->first; p < wl->nproducts && !ret; p++) {
+	for (int64_t p = b->first; p < end && !ret; p++) {
 		const struct stargemm__product *x = &wl->products[p];
 		int32_t *sl = &wl->slots[3 * p];
 
@@ -950,12 +981,12 @@ static int batch_products(struct inspector *in, const struct grid_columns *gc,
 	return ret;
 }
 
-/* The products listed since @p b began become a batch of the list (none: no batch). */
+/* Products [b->first, end) become a batch of the list (none: no batch). */
 static int end_batch(struct inspector *in, struct batcher *bt, struct stargemm__batch *b,
-		     int64_t *cap_batches, int64_t *cap_slots)
+		     int64_t end, int64_t *cap_batches, int64_t *cap_slots)
 {
 	struct stargemm__worklist *wl = in->bd.wl;
-	int ret = close_batch(in, bt, b, cap_slots);
+	int ret = close_batch(in, bt, b, end, cap_slots);
 
 	if (ret || b->count == 0)
 		return ret;
@@ -972,7 +1003,7 @@ static int add_batch(struct inspector *in, const struct grid_columns *gc, struct
 	struct stargemm__batch b = { .first = wl->nproducts, .ref_first = wl->nrefs };
 	int ret = batch_products(in, gc, bt, p, q);
 
-	return ret ? ret : end_batch(in, bt, &b, cap_batches, cap_slots);
+	return ret ? ret : end_batch(in, bt, &b, wl->nproducts, cap_batches, cap_slots);
 }
 
 /* In core with batches of side s. The devices (GPUs) are dealt runs of s local C
@@ -1042,7 +1073,7 @@ static int add_pack_batch(struct inspector *in, struct batcher *bt, int64_t I, i
 	struct stargemm__batch b = { .first = wl->nproducts, .ref_first = wl->nrefs };
 	int ret = pack_products(in, I, J, start, rows);
 
-	return ret ? ret : end_batch(in, bt, &b, cap_batches, cap_slots);
+	return ret ? ret : end_batch(in, bt, &b, wl->nproducts, cap_batches, cap_slots);
 }
 
 /* In core with C packed: one batch per C pack (every rank's) with all its products,
@@ -1089,6 +1120,215 @@ static int64_t device_side(const struct inspector *in, int64_t s)
 			fewest = cols->start[q + 1] - cols->start[q];
 	cap = fewest / G > 2 ? fewest / G : 2;
 	return s < cap ? s : cap;
+}
+
+/* ---- out of core, small tiles: batches within each chunk ------------------------- */
+
+/* Out of core, the chunks stay as inspected (the same products, prefetches, releases and
+ * holds); when tile products are small they are regrouped inside each chunk into
+ * batches: the C tiles of each rank's device, walked as the block (columns outer, rows
+ * inner), are cut into runs of about the target flops, and a run's batch holds all the
+ * chunk's products of its tiles, k outer. The batches of a chunk write distinct C
+ * tiles and may run side by side; a C tile's chain goes from its batch in one chunk to
+ * its batch in the next. Every rank deals every rank's tiles (deal_rank()), so that all
+ * list the same batches. */
+struct chunk_batcher {
+	struct batcher bt;
+	int *dev;              /* per block tile (ii * ncols + jj): its owner's device */
+	int64_t *run;          /* per block tile: its batch in the chunk */
+	double *flops;         /* per block tile: its products' flops in the chunk */
+	int64_t *row_pos, *col_pos;   /* ii of each row of C, jj of each column, in the block */
+	int64_t *open;         /* per (rank, device): the batch being filled, or -1 */
+	double *open_flops;    /* ... and its flops */
+	int64_t *start;        /* per batch of the chunk: where its products go */
+	struct stargemm__product *sorted;
+	int64_t cap_batches, cap_slots, cap_start, cap_sorted;
+	int groups;            /* ranks x devices */
+};
+
+/* Out of core: whether tile products are batched: an average one below batch_below,
+ * and an average chunk's batches (chunk_runs()) would hold two of them or more. */
+static int ooc_batched(const struct stargemm__request *r, const struct stargemm__worklist *wl)
+{
+	double avg = average_product(r), share;
+
+	if (r->batch_below <= 0 || r->batch_flops <= 0 || avg <= 0 || avg >= r->batch_below ||
+	    wl->nchunks < 1)
+		return 0;
+	share = wl->flops / (double)wl->nchunks / (16.0 * (r->workers > 0 ? r->workers : 1));
+	return 2.0 * avg <= (share < r->batch_flops ? share : r->batch_flops);
+}
+
+static int chunk_batcher_init(struct inspector *in, struct chunk_batcher *cb)
+{
+	const struct stargemm__request *r = in->r;
+	int64_t tiles = in->plan->b * r->c.grid.P * in->plan->c * r->c.grid.Q;
+
+	tiles = tiles > 0 ? tiles : 1;
+	cb->groups = r->c.grid.P * r->c.grid.Q * r->ndevices;
+	cb->dev = malloc((size_t)tiles * sizeof(*cb->dev));
+	cb->run = malloc((size_t)tiles * sizeof(*cb->run));
+	cb->flops = calloc((size_t)tiles, sizeof(*cb->flops));
+	cb->row_pos = malloc((size_t)(r->mt > 0 ? r->mt : 1) * sizeof(*cb->row_pos));
+	cb->col_pos = malloc((size_t)(r->nt > 0 ? r->nt : 1) * sizeof(*cb->col_pos));
+	cb->open = malloc((size_t)cb->groups * sizeof(*cb->open));
+	cb->open_flops = malloc((size_t)cb->groups * sizeof(*cb->open_flops));
+	if (!cb->dev || !cb->run || !cb->flops || !cb->row_pos || !cb->col_pos || !cb->open ||
+	    !cb->open_flops)
+		return -ENOMEM;
+	return batcher_init(&cb->bt, r);
+}
+
+static void chunk_batcher_free(struct chunk_batcher *cb)
+{
+	batcher_free(&cb->bt);
+	free(cb->dev);
+	free(cb->run);
+	free(cb->flops);
+	free(cb->row_pos);
+	free(cb->col_pos);
+	free(cb->open);
+	free(cb->open_flops);
+	free(cb->start);
+	free(cb->sorted);
+}
+
+/* Block @p id's rows and columns in in->blk, their positions, and every rank's deal. */
+static void batch_block(struct inspector *in, struct chunk_batcher *cb, int64_t id)
+{
+	const struct stargemm__request *r = in->r;
+	struct block *b = &in->blk;
+
+	b->ncols = block_indices(id / in->plan->X, in->plan->c, in->ccol, b->cols);
+	b->nrows = block_indices(id % in->plan->X, in->plan->b, in->crow, b->rows);
+	for (int64_t ii = 0; ii < b->nrows; ii++)
+		cb->row_pos[b->rows[ii]] = ii;
+	for (int64_t jj = 0; jj < b->ncols; jj++)
+		cb->col_pos[b->cols[jj]] = jj;
+	for (int64_t e = 0; e < b->nrows * b->ncols; e++)
+		cb->dev[e] = -1;
+	for (int p = 0; p < r->c.grid.P; p++)
+		for (int q = 0; q < r->c.grid.Q; q++)
+			deal_rank(r, in->ccol, b, stargemm__grid_rank(&r->c.grid, p, q), cb->dev);
+}
+
+static int64_t block_tile(const struct chunk_batcher *cb, const struct block *b,
+			  const struct stargemm__product *x)
+{
+	return cb->row_pos[x->i] * b->ncols + cb->col_pos[x->j];
+}
+
+/* The chunk's C tiles cut into runs (see above); returns their number. */
+static int64_t chunk_runs(struct inspector *in, struct chunk_batcher *cb,
+			  const struct stargemm__chunk *ch)
+{
+	const struct stargemm__request *r = in->r;
+	const struct stargemm__worklist *wl = in->bd.wl;
+	const struct block *b = &in->blk;
+	double total = 0.0, target;
+	int64_t nruns = 0;
+
+	for (int64_t q = ch->first; q < ch->first + ch->count; q++) {
+		const struct stargemm__product *x = &wl->products[q];
+		double f = product_flops(r, x->i, x->j, x->k);
+
+		cb->flops[block_tile(cb, b, x)] += f;
+		total += f;
+	}
+	/* About 16 batches per worker and chunk, none above batch_flops. A batch's
+	 * buffers are all on its device while it runs: small batches keep that a few
+	 * percent of the device (simulated H100 of 60 MiB, 4000^3, tiles 20-60, 30%: 4
+	 * batches of ~10 MiB per chunk and GPU and the run stopped after the first one,
+	 * StarPU never ending the next one's fetch; with 16 of ~2.5 MiB it ran through). */
+	target = total / (16.0 * (r->workers > 0 ? r->workers : 1));
+	target = target < r->batch_flops ? target : r->batch_flops;
+	for (int g = 0; g < cb->groups; g++)
+		cb->open[g] = -1;
+	for (int64_t jj = 0; jj < b->ncols; jj++)
+		for (int64_t ii = 0; ii < b->nrows; ii++) {
+			int64_t t = ii * b->ncols + jj;
+			int g;
+
+			if (cb->flops[t] <= 0.0)
+				continue;
+			g = stargemm__operand_owner(&r->c, b->rows[ii], b->cols[jj]) * r->ndevices +
+			    cb->dev[t];
+			if (cb->open[g] < 0 || cb->open_flops[g] >= target) {
+				cb->open[g] = nruns++;
+				cb->open_flops[g] = 0.0;
+			}
+			cb->run[t] = cb->open[g];
+			cb->open_flops[g] += cb->flops[t];
+			cb->flops[t] = 0.0;
+		}
+	return nruns;
+}
+
+/* The chunk's products in the order of their runs, each run's in list order; the
+ * first product of run u at ch->first + cb->start[u] (u < nruns; start[nruns]: the end). */
+static int sort_chunk(struct inspector *in, struct chunk_batcher *cb,
+		      const struct stargemm__chunk *ch, int64_t nruns)
+{
+	struct stargemm__worklist *wl = in->bd.wl;
+	const struct block *b = &in->blk;
+
+	if (grow((void **)&cb->start, &cb->cap_start, nruns + 1, sizeof(*cb->start)) ||
+	    grow((void **)&cb->sorted, &cb->cap_sorted, ch->count, sizeof(*cb->sorted)))
+		return -ENOMEM;
+	memset(cb->start, 0, (size_t)(nruns + 1) * sizeof(*cb->start));
+	for (int64_t q = ch->first; q < ch->first + ch->count; q++)
+		cb->start[cb->run[block_tile(cb, b, &wl->products[q])] + 1]++;
+	for (int64_t u = 0; u < nruns; u++)
+		cb->start[u + 1] += cb->start[u];
+	for (int64_t q = ch->first; q < ch->first + ch->count; q++) {
+		struct stargemm__product *x = &wl->products[q];
+
+		x->info.prefetch = STARGEMM_PREFETCH_ALL;
+		cb->sorted[cb->start[cb->run[block_tile(cb, b, x)]]++] = *x;
+	}
+	memcpy(wl->products + ch->first, cb->sorted, (size_t)ch->count * sizeof(*cb->sorted));
+	for (int64_t u = nruns; u > 0; u--)   /* the cursors ended at the next run's start */
+		cb->start[u] = cb->start[u - 1];
+	cb->start[0] = 0;
+	return 0;
+}
+
+/* Chunk @p n's products as its batches. */
+static int batch_chunk(struct inspector *in, struct chunk_batcher *cb, int64_t n)
+{
+	struct stargemm__worklist *wl = in->bd.wl;
+	struct stargemm__chunk *ch = &wl->chunks[n];
+	int64_t nruns = chunk_runs(in, cb, ch);
+	int ret = sort_chunk(in, cb, ch, nruns);
+
+	ch->batch_first = wl->nbatches;
+	for (int64_t u = 0; u < nruns && !ret; u++) {
+		struct stargemm__batch b = { .first = ch->first + cb->start[u],
+					     .ref_first = wl->nrefs };
+
+		ret = end_batch(in, &cb->bt, &b, ch->first + cb->start[u + 1], &cb->cap_batches,
+				&cb->cap_slots);
+	}
+	ch->batch_count = wl->nbatches - ch->batch_first;
+	return ret;
+}
+
+/* Out of core, small tiles: every chunk's products as batches. */
+static int batch_ooc(struct inspector *in)
+{
+	struct stargemm__worklist *wl = in->bd.wl;
+	struct chunk_batcher cb = { 0 };
+	int ret = chunk_batcher_init(in, &cb);
+
+	for (int64_t id = 0; id < wl->nblocks && !ret; id++) {
+		const struct stargemm__block *bk = &wl->blocks[id];
+
+		batch_block(in, &cb, id);
+		for (int64_t n = bk->first_chunk; n < bk->first_chunk + bk->nchunks && !ret; n++)
+			ret = batch_chunk(in, &cb, n);
+	}
+	chunk_batcher_free(&cb);
+	return ret;
 }
 
 /* Small tiles: the in-core list again, as batches (its product count sets their size);
@@ -1193,6 +1433,10 @@ int stargemm__inspect(const struct stargemm__request *r,
 				      "multiplied in core only");
 	if (ret == 0 && !r->plan)
 		ret = rebatch(&in);
+	if (ret == 0 && r->plan && ooc_batched(r, wl))
+		ret = batch_ooc(&in);
+	if (ret == 0 && !r->plan)
+		wl->chunks[0].batch_count = wl->nbatches;
 	set_geometry(r, wl);
 	if (ret == 0)
 		ret = add_scales(&in);

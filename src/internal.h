@@ -399,12 +399,12 @@ int stargemm__gemm_insert(const struct stargemm__gemm *p, int64_t i, int64_t j, 
 			  void (*callback)(void *), void *callback_arg);
 /* Insert one batch of tile products of a work list (the products' op(A), op(B) and C
  * tiles are the batch's refs, the buffers of the task, described in @p descr: room for
- * the largest batch's refs), with an optional callback (argument NULL) run on the rank
- * that executes it. */
+ * the largest batch's refs), with a StarPU priority (the task info is its first
+ * product's) and an optional callback run on the rank that executes it. */
 struct stargemm__worklist;
 int stargemm__batch_insert(const struct stargemm__gemm *p, const struct stargemm__worklist *wl,
-			   int64_t batch, struct starpu_data_descr *descr,
-			   void (*callback)(void *));
+			   int64_t batch, struct starpu_data_descr *descr, int priority,
+			   void (*callback)(void *), void *callback_arg);
 /* Insert C(i, j) = beta C(i, j), for a C tile that no product updates (for a packed C:
  * its pack (i, j), every tile).
  * The three inserts return -EIO with a message when the task cannot be inserted (or

@@ -255,7 +255,8 @@ int stargemm__gemm_insert(const struct stargemm__gemm *p, int64_t i, int64_t j, 
 }
 
 int stargemm__batch_insert(const struct stargemm__gemm *p, const struct stargemm__worklist *wl,
-			   int64_t batch, struct starpu_data_descr *descr, void (*callback)(void *))
+			   int64_t batch, struct starpu_data_descr *descr, int priority,
+			   void (*callback)(void *), void *callback_arg)
 {
 	const struct stargemm__batch *b = &wl->batches[batch];
 	const struct stargemm__product *products = wl->products + b->first;
@@ -292,9 +293,10 @@ int stargemm__batch_insert(const struct stargemm__gemm *p, const struct stargemm
 					     STARPU_VALUE, &slots, sizeof(slots),
 					     STARPU_VALUE, &geometry, sizeof(geometry),
 					     STARPU_DATA_MODE_ARRAY, descr, (int)b->nrefs,
+					     STARPU_PRIORITY, priority,
 					     STARPU_TASK_SCHED_DATA, &wl->products[b->first].info,
 					     STARPU_EXECUTE_WHERE, (unsigned long long)p->where,
-					     STARPU_CALLBACK, callback, 0);
+					     STARPU_CALLBACK_WITH_ARG_NFREE, callback, callback_arg, 0);
 	if (!ret)
 		return 0;
 	snprintf(what, sizeof(what), "a batch of %" PRId64 " tile products", b->count);

@@ -52,6 +52,7 @@ struct stargemm__chunk {
 	int64_t prefetch_first, prefetch_count;  /* refs to prefetch ... */
 	int prefetch_before;                 /* ... before inserting the products (1) or after */
 	int64_t release_first, release_count;    /* inputs to let go once the chunk is done */
+	int64_t batch_first, batch_count;    /* its batches, when the list has batches */
 };
 
 struct stargemm__block {
@@ -65,7 +66,9 @@ struct stargemm__block {
  * + nrefs) (each once, the others in R, C's in RW, or in W when the tile's chain starts
  * in the batch with beta = 0: src/pdgemm.c); the list's slots[3p], [3p + 1],
  * [3p + 2] are the buffers of product p's op(A), op(B) and C tiles. The products of a
- * batch write C tiles of one rank, in list order (a C tile's chain stays in k order).
+ * batch write C tiles of one rank, on one device, in list order (a C tile's chain
+ * stays in k order), and lie in one chunk; a chunk's batches are consecutive. When the
+ * list has batches, every product is in one (the executor inserts the batches).
  * When C is packed, every batch writes one C pack, the scales cover every C pack
  * (beta applied before any product) and no product applies beta. */
 struct stargemm__batch {
@@ -92,7 +95,7 @@ struct stargemm__worklist {
 	struct stargemm__tile_ref *refs;
 	/* C tiles that no product updates (every rank's): C = beta C, inserted first. */
 	int64_t scale_first, scale_count;
-	int64_t nbatches;       /* > 0: the products run as these batches (in core) */
+	int64_t nbatches;       /* > 0: the products run as these batches */
 	struct stargemm__batch *batches;
 	int32_t *slots;         /* 3 per product when batched */
 	struct stargemm__batch_geometry geometry;
@@ -153,10 +156,11 @@ struct stargemm__request {
 	 * product, k outer, not throttled, no prefetch or release. */
 	const struct stargemm_plan *plan;
 	int64_t tile_bytes;     /* the plan's tile footprint (need_bytes, budget_bytes) */
-	/* In core: products are batched when an average tile product holds fewer than
+	/* Products are batched when an average tile product holds fewer than
 	 * @p batch_below flops (0: one task per product); a batch then holds about
-	 * @p batch_flops, at most 1/8 of a worker's share. @p workers: CPU workers over
-	 * all ranks. */
+	 * @p batch_flops, in core at most 1/8 of a worker's share, out of core at most 1/4
+	 * of a worker's share of its chunk. @p workers: workers over all ranks (CPU
+	 * workers, or one per GPU). */
 	double batch_below, batch_flops;
 	int workers;
 };

@@ -26,6 +26,9 @@
  *    absent tile;
  *  - small tiles in core: batches cover the same products, write one rank's C tiles
  *    each, and name each product's tiles;
+ *  - small tiles out of core: each chunk's products (the unbatched chunk's, chains in
+ *    k order) as consecutive batches of one rank's device each, writing distinct C
+ *    tiles, the same on every rank, with the unbatched list's devices and loads;
  *  - packed operands (src/pack.c): layouts hold each present tile once; batches cover
  *    the same products, write one C pack each and name the products' packs.
  *  - the footprint of a list (bytes a device needs) is the window's distinct tiles
@@ -879,6 +882,199 @@ static void batched_case(int P, int Q, double density, unsigned seed, int dist, 
 	free_problem(&p);
 }
 
+/* A batched out-of-core list against the unbatched one of the same request: the same
+ * chunks (ranges, blocks, devices of every C tile), each chunk's products a
+ * permutation of the unbatched chunk's that keeps every chain in increasing k, with
+ * beta on its first product; the chunk's batches consecutive and covering it; each
+ * batch one rank's C tiles on one device, its slots naming its products' tiles among
+ * distinct buffers; no C tile in two batches of a chunk; the same predicted loads.
+ * @p chain, @p dev, @p owner_dev: a scratch entry per C tile. Explains a failure in
+ * @p why. */
+static int ooc_batches_ok(const struct stargemm__request *r, const struct stargemm__worklist *plain,
+			  const struct stargemm__worklist *wl, int64_t *chain, int *dev,
+			  int64_t *seen, char *why, size_t len)
+{
+	int64_t ntiles = r->mt * r->nt, expect = 0;
+	double l0[8] = { 0 }, l1[8] = { 0 };
+
+	for (int64_t t = 0; t < ntiles; t++) {
+		chain[t] = -1;
+		dev[t] = -2;
+		seen[t] = -1;
+	}
+	for (int64_t q = 0; q < plain->nproducts; q++)
+		dev[plain->products[q].i + plain->products[q].j * r->mt] =
+			plain->products[q].info.device;
+	if (wl->nchunks != plain->nchunks || wl->nproducts != plain->nproducts ||
+	    wl->flops != plain->flops) {
+		snprintf(why, len, "%lld chunks, %lld products (unbatched: %lld, %lld)",
+			 (long long)wl->nchunks, (long long)wl->nproducts,
+			 (long long)plain->nchunks, (long long)plain->nproducts);
+		return 0;
+	}
+	for (int64_t n = 0; n < wl->nchunks; n++) {
+		const struct stargemm__chunk *ch = &wl->chunks[n], *c0 = &plain->chunks[n];
+		int64_t next = ch->first;
+
+		if (ch->first != c0->first || ch->count != c0->count || ch->block != c0->block ||
+		    ch->batch_first != expect) {
+			snprintf(why, len, "chunk %lld: products %lld+%lld, batches from %lld",
+				 (long long)n, (long long)ch->first, (long long)ch->count,
+				 (long long)ch->batch_first);
+			return 0;
+		}
+		expect += ch->batch_count;
+		for (int64_t e = ch->batch_first; e < ch->batch_first + ch->batch_count; e++) {
+			const struct stargemm__batch *b = &wl->batches[e];
+			const struct stargemm__product *x0 = &wl->products[b->first];
+			int owner = stargemm__operand_owner(&r->c, x0->i, x0->j);
+
+			if (b->first != next || b->count < 1 || !refs_distinct(wl, b)) {
+				snprintf(why, len, "chunk %lld batch %lld: products %lld+%lld, expected "
+					 "from %lld, or repeated buffers", (long long)n, (long long)e,
+					 (long long)b->first, (long long)b->count, (long long)next);
+				return 0;
+			}
+			next += b->count;
+			for (int64_t q = b->first; q < b->first + b->count; q++) {
+				const struct stargemm__product *x = &wl->products[q];
+				const int32_t *sl = &wl->slots[3 * q];
+				int64_t t = x->i + x->j * r->mt;
+
+				if (x->info.chunk != n || x->info.block != ch->block ||
+				    x->info.device != x0->info.device || x->info.device != dev[t] ||
+				    stargemm__operand_owner(&r->c, x->i, x->j) != owner ||
+				    x->info.prefetch != STARGEMM_PREFETCH_ALL ||
+				    x->k <= chain[t] || x->first != (chain[t] < 0) ||
+				    (seen[t] >= ch->batch_first && seen[t] != e) ||
+				    !ref_is(batch_ref(wl, b, sl[0]), STARGEMM_OP_A, x->i, x->k) ||
+				    !ref_is(batch_ref(wl, b, sl[1]), STARGEMM_OP_B, x->k, x->j) ||
+				    !ref_is(batch_ref(wl, b, sl[2]), STARGEMM_OP_C, x->i, x->j)) {
+					snprintf(why, len, "chunk %lld batch %lld: product C(%lld,%lld) "
+						 "k=%lld (device %d, unbatched %d, last k %lld)",
+						 (long long)n, (long long)e, (long long)x->i,
+						 (long long)x->j, (long long)x->k, x->info.device, dev[t],
+						 (long long)chain[t]);
+					return 0;
+				}
+				chain[t] = x->k;
+				seen[t] = e;
+			}
+		}
+		if (next != ch->first + ch->count) {
+			snprintf(why, len, "chunk %lld: batches cover %lld of %lld products",
+				 (long long)n, (long long)(next - ch->first), (long long)ch->count);
+			return 0;
+		}
+	}
+	stargemm__worklist_loads(plain, 1, l0);
+	stargemm__worklist_loads(wl, 1, l1);
+	for (int g = 0; g < r->ndevices && g < 8; g++)
+		if (l0[g] != l1[g]) {
+			snprintf(why, len, "device %d loads %.0f tiles, unbatched %.0f", g, l1[g], l0[g]);
+			return 0;
+		}
+	return expect == wl->nbatches;
+}
+
+/* Whether two lists hold the same batches of the same products (every rank's list). */
+static int same_batches(const struct stargemm__worklist *a, const struct stargemm__worklist *b)
+{
+	if (a->nbatches != b->nbatches || !same_sequence(a, b))
+		return 0;
+	for (int64_t e = 0; e < a->nbatches; e++)
+		if (a->batches[e].first != b->batches[e].first ||
+		    a->batches[e].count != b->batches[e].count)
+			return 0;
+	return 1;
+}
+
+/* Small tiles out of core: every rank's list batched within its chunks
+ * (ooc_batches_ok()), the same batches on every rank, several products per batch. */
+static void ooc_batched_case(int P, int Q, int G, int ta, int tb, double density, unsigned seed,
+			     int dist)
+{
+	static const int64_t sizes[] = { 12, 7, 20, 9, 15, 11, 4 };
+	struct problem p = { .P = P, .Q = Q, .G = G };
+	struct stargemm__axis rows = { 0 }, cols = { 0 };
+	struct stargemm__worklist first = { 0 };
+	uint8_t *pa, *pb;
+	int64_t *chain, *seen;
+	int *dev, good = 1, same = 1;
+	char name[200] = "ooc batched", why[200] = "";
+
+	p.mt = 53;
+	p.nt = 47;
+	p.kt = 41;
+	p.row_off = irregular(p.mt, sizes, 7);
+	p.col_off = irregular(p.nt, sizes + 1, 6);
+	p.k_off = irregular(p.kt, sizes + 2, 5);
+	pa = pattern(p.mt * p.kt, density, &seed);
+	pb = pattern(p.kt * p.nt, density, &seed);
+	chain = malloc((size_t)(p.mt * p.nt) * sizeof(*chain));
+	seen = malloc((size_t)(p.mt * p.nt) * sizeof(*seen));
+	dev = malloc((size_t)(p.mt * p.nt) * sizeof(*dev));
+	make_plan(&p, 400, 0, 0, 0);
+	if (dist) {
+		struct stargemm__request r0;
+
+		request(&p, 0, 1, ta, tb, 1, &r0);
+		good = skewed(&p, &r0, &rows, &cols) == 0;
+	}
+	for (int me = 0; me < P * Q && good; me++) {
+		struct stargemm__request r;
+		struct stargemm__worklist plain, wl;
+
+		request(&p, me, 1, ta, tb, 1, &r);
+		r.a.present = pa;
+		r.a.ld = ta ? p.kt : p.mt;
+		r.b.present = pb;
+		r.b.ld = tb ? p.nt : p.kt;
+		r.c.rows = dist ? &rows : NULL;
+		r.c.cols = dist ? &cols : NULL;
+		if (stargemm__inspect(&r, &plain)) {
+			ok(0, "ooc batched: inspected", stargemm_last_error());
+			good = 0;
+			break;
+		}
+		r.batch_below = 1e9;
+		r.batch_flops = 1e5;
+		r.workers = G * P * Q;
+		if (stargemm__inspect(&r, &wl)) {
+			ok(0, "ooc batched: inspected", stargemm_last_error());
+			stargemm__worklist_free(&plain);
+			good = 0;
+			break;
+		}
+		good = ooc_batches_ok(&r, &plain, &wl, chain, dev, seen, why, sizeof(why));
+		if (me == 0) {
+			snprintf(name, sizeof(name), "ooc batched %dx%d G=%d %c%c density %.1f%s: "
+				 "%lld products in %lld chunks, %lld batches", P, Q, G, ta ? 'T' : 'N',
+				 tb ? 'T' : 'N', density, dist ? " skewed" : "",
+				 (long long)wl.nproducts, (long long)wl.nchunks, (long long)wl.nbatches);
+			first = wl;
+		} else {
+			same &= same_batches(&first, &wl);
+			stargemm__worklist_free(&wl);
+		}
+		stargemm__worklist_free(&plain);
+	}
+	ok(good && first.nbatches > first.nchunks && first.nbatches * 2 < first.nproducts, name,
+	   why);
+	ok(good, "  each chunk's products as batches: one rank's device each, chains in k "
+	   "order, distinct C tiles, the unbatched devices and loads", why);
+	ok(same && good, "  every rank lists the same batches", "");
+	stargemm__worklist_free(&first);
+	free(chain);
+	free(seen);
+	free(dev);
+	free(pa);
+	free(pb);
+	stargemm__axis_free(&rows);
+	stargemm__axis_free(&cols);
+	free_problem(&p);
+}
+
 /* The pack layout of a stored matrix of @p mt x @p nt tiles (src/pack.c), every axis
  * of tiles below 64 packed into groups of >= 60 elements; NULL on failure. */
 static struct stargemm__packing *layout(int64_t mt, int64_t nt, const int64_t *row_off,
@@ -1459,6 +1655,10 @@ int main(void)
 	batched_case(3, 2, 0.8, 17, 1, 1);
 	batched_case(1, 1, 0.5, 18, 0, 3);
 	batched_case(2, 3, 0.4, 19, 1, 2);
+	ooc_batched_case(1, 1, 1, 0, 0, 0.5, 41, 0);
+	ooc_batched_case(2, 3, 2, 1, 0, 0.4, 42, 0);
+	ooc_batched_case(2, 2, 3, 0, 1, 0.8, 43, 1);
+	ooc_batched_case(1, 2, 1, 1, 1, 1.0, 44, 0);
 	packed_case(1, 1, 0, 0, 0.5, 21);
 	packed_case(2, 3, 1, 0, 0.3, 22);
 	packed_case(3, 2, 0, 1, 0.8, 23);
