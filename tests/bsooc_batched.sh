@@ -20,17 +20,20 @@ run() { # label ranks [env...]
 	label=$1 np=$2
 	shift 2
 	dir="$BUILDDIR/tests/bsooc_batched.$label.dir"
+	# Names that make clean removes (tests/*.out, tests/*.err): make distcheck fails on
+	# files left in the build tree.
+	csv="$BUILDDIR/tests/bsooc_batched.$label.out" err="$BUILDDIR/tests/bsooc_batched.$label.err"
 	rm -rf "$dir" && mkdir -p "$dir"
 	# shellcheck disable=SC2086
 	if ! env STARGEMM_PROGRESS=force "$@" "$SRCDIR/tests/mpirun.sh" "$np" "$bench" $problem \
 		--niter 2 --warmup 0 --ooc --ram-limit 8 --disk "$dir" --check --csv \
-		>"$out.csv" 2>"$out.err"; then
+		>"$csv" 2>"$err"; then
 		echo "$label: the benchmark failed (a residual above its bound exits 1)"
-		cat "$out.csv" "$out.err"
+		cat "$csv" "$err"
 		exit 1
 	fi
-	sed "s/^stargemm,/$label,/" "$out.csv" >>"$out"
-	tr '\r' '\n' <"$out.err" | grep '^stargemm: .* tasks' | tail -n 1 |
+	sed "s/^stargemm,/$label,/" "$csv" >>"$out"
+	tr '\r' '\n' <"$err" | grep '^stargemm: .* tasks' | tail -n 1 |
 		sed "s/^stargemm:/$label tasks:/" >>"$out"
 	rm -rf "$dir"
 }
