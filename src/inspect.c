@@ -1291,7 +1291,9 @@ static int sort_chunk(struct inspector *in, struct chunk_batcher *cb,
 		x->info.prefetch = STARGEMM_PREFETCH_ALL;
 		cb->sorted[cb->start[cb->run[block_tile(cb, b, x)]]++] = *x;
 	}
-	memcpy(wl->products + ch->first, cb->sorted, (size_t)ch->count * sizeof(*cb->sorted));
+	if (ch->count)   /* an empty chunk may have no sort buffer yet */
+		memcpy(wl->products + ch->first, cb->sorted,
+		       (size_t)ch->count * sizeof(*cb->sorted));
 	for (int64_t u = nruns; u > 0; u--)   /* the cursors ended at the next run's start */
 		cb->start[u] = cb->start[u - 1];
 	cb->start[0] = 0;
