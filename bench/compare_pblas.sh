@@ -23,7 +23,9 @@
 #   --trans      transposes (op(A) op(B)) of each size (default "NN TN")
 #   --rounds K   run each side K times, interleaved; medians over the rounds (default 3)
 # Environment: PBLAS_TIMING_DIR (default Debian's .../mpich-tests/PBLAS/TIMING),
-# STARGEMM_SCALAPACK_LIB (default: libstargemm-scalapack.so of this build or install).
+# STARGEMM_SCALAPACK_LIB (default: libstargemm-scalapack.so of this build or install),
+# STARGEMM_SCALAPACK_MIN_FLOPS (default 0 here: stargemm runs every call, though the
+# library alone sends calls this small to ScaLAPACK; set it to measure that routing).
 # Prints, per case, the median Mflops of each side and stargemm / ScaLAPACK, and how
 # many calls stargemm ran (STARGEMM_SCALAPACK=count).
 # Exit status: 0; 1 if a run failed; 2 on a usage error; 77 if the tester or the
@@ -180,7 +182,8 @@ write_dat() {
 run() {
 	local side=$1 round=$2 out=$work/$1.$2.out status=0
 	local -a pre=()
-	[ "$side" = stargemm ] && pre=(env LD_PRELOAD="$lib" STARGEMM_SCALAPACK=count)
+	[ "$side" = stargemm ] && pre=(env LD_PRELOAD="$lib" STARGEMM_SCALAPACK=count
+		STARGEMM_SCALAPACK_MIN_FLOPS="${STARGEMM_SCALAPACK_MIN_FLOPS-0}")
 	(cd "$work" && OPENBLAS_NUM_THREADS=1 STARPU_SILENT=1 STARPU_FXT_TRACE=0 \
 		mpiexec.mpich -n "$ranks" "${bind[@]}" "${pre[@]}" "$tester" >"$out" 2>"$out.err") ||
 		status=$?

@@ -154,7 +154,7 @@ void bench_print_row(const struct bench_opts *o, int nranks, int workers, int it
 {
 	double rate = bench_gflop(o) / seconds;
 
-	printf("%s,%lld,%lld,%lld,%lld,%d,%d,%c,%c,%g,%g,%d,%d,%d,%.4f,%.2f,%.2f,%.1f,",
+	printf("%s,%lld,%lld,%lld,%lld,%d,%d,%c,%c,%g,%g,%d,%d,%d,%.6f,%.2f,%.2f,%.1f,",
 	       o->impl, (long long)o->m, (long long)o->n, (long long)o->k, (long long)o->nb,
 	       o->P, o->Q, o->transA, o->transB, o->alpha, o->beta, nranks, workers, iter,
 	       seconds, rate, peak, peak > 0 ? 100.0 * rate / peak : 0.0);

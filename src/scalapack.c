@@ -28,6 +28,8 @@
  *   - MPI started at MPI_THREAD_MULTIPLE, since StarPU-MPI's thread calls MPI while the
  *     program's BLACS calls do. With MPICH, this library asks for it when it is loaded
  *     (MPIR_CVAR_DEFAULT_THREAD_LEVEL, unless the environment sets it).
+ * It also sends ScaLAPACK the calls too small to gain from it: fewer flops per process
+ * than STARGEMM_SCALAPACK_MIN_FLOPS (MIN_FLOPS by default), silently.
  * stargemm starts at the first call it runs (stargemm_init() on MPI_COMM_WORLD, each
  * process with its share of the node's cores unless STARPU_NCPU is set) and stops in
  * MPI_Finalize(), which this library wraps (the PMPI profiling interface).
@@ -103,9 +105,18 @@ struct pgemm_call {
 	struct desc da, db, dc;      /* the descriptors, read (once checked) */
 };
 
+/* Calls of fewer flops per process than this go to ScaLAPACK: stargemm's cost per call
+ * (registering the tiles, inserting and waiting for the tasks, synchronising the ranks)
+ * exceeds what it gains below it. Measured on CPUs (doc/performance.md, "Where the
+ * drop-in starts to pay"); STARGEMM_SCALAPACK_MIN_FLOPS sets another (0: every call). */
+#define MIN_FLOPS 3e9
+
 /* Why a call went to ScaLAPACK. */
-enum fallback { GRID, FIRST_BLOCK, THREADS, INIT, REFUSED, SWITCHED_OFF, NFALLBACKS };
+enum fallback { SMALL, SETTING, GRID, FIRST_BLOCK, THREADS, INIT, REFUSED, SWITCHED_OFF,
+		NFALLBACKS };
 static const char *const fallback_why[NFALLBACKS] = {
+	"fewer flops per process than STARGEMM_SCALAPACK_MIN_FLOPS",
+	"STARGEMM_SCALAPACK_MIN_FLOPS is not a number >= 0",
 	"the BLACS grid is not every process of MPI_COMM_WORLD",
 	"a first block is larger than the others (IMB > MB or INB > NB)",
 	"MPI runs below MPI_THREAD_MULTIPLE",
@@ -270,17 +281,33 @@ static int first_blocks_fit(const struct pgemm_call *p)
 	return 1;
 }
 
+/* Whether the call is too small for stargemm (the same answer on every process: m, n
+ * and k are the call's); -1 when STARGEMM_SCALAPACK_MIN_FLOPS does not parse. */
+static int is_small(const struct pgemm_call *p)
+{
+	const struct stargemm__element *e = stargemm__element(p->type);
+	double least, flops = e->fma_flops * (double)p->m * (double)p->n * (double)p->k;
+	int size;
+
+	if (stargemm__env_setting("STARGEMM_SCALAPACK_MIN_FLOPS", MIN_FLOPS, &least))
+		return -1;
+	MPI_Comm_size(MPI_COMM_WORLD, &size);
+	return flops / size < least;
+}
+
 /* Where the call goes: -1 to stargemm (on grid @p g, g->rank to free), else the reason
  * it goes to ScaLAPACK. */
 static int route(const struct pgemm_call *p, struct blacs_grid *g)
 {
 	const char *env = getenv("STARGEMM_SCALAPACK");
-	int provided;
+	int provided, small;
 
 	if (env && !strcmp(env, "off"))
 		return SWITCHED_OFF;
 	if (lib.failed)
 		return INIT;
+	if ((small = is_small(p)))
+		return small > 0 ? SMALL : SETTING;
 	if (!world_grid(desc_ctxt(p->descc), g))
 		return GRID;
 	if (!first_blocks_fit(p))
@@ -425,7 +452,9 @@ static int world_rank(void)
 
 static void report_fallback(int why)
 {
-	if (lib.by_scalapack[why]++ == 0 && world_rank() == 0 && why != SWITCHED_OFF)
+	/* Calls sent on purpose are not news. */
+	if (lib.by_scalapack[why]++ == 0 && world_rank() == 0 && why != SWITCHED_OFF &&
+	    why != SMALL)
 		fprintf(stderr, "stargemm-scalapack: a call goes to ScaLAPACK: %s (said once)\n",
 			fallback_why[why]);
 }

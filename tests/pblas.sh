@@ -6,7 +6,9 @@
 # of its process count and smaller ones (the latter go to ScaLAPACK: a grid of a
 # subset of the processes). The testers' other routines (SYMM, SYRK, TRMM, ...) stay
 # ScaLAPACK's: the runs test GEMM only, but the double one on 4 ranks, which tests
-# them all (they must pass too). Skipped (77) without the testers or ScaLAPACK.
+# them all (they must pass too). The testers' calls are all small, which the library
+# would send to ScaLAPACK: STARGEMM_SCALAPACK_MIN_FLOPS=0 keeps them on stargemm.
+# Skipped (77) without the testers or ScaLAPACK.
 set -e
 testers=/usr/lib/x86_64-linux-gnu/scalapack/mpich-tests/PBLAS
 data=/usr/share/scalapack/PBLAS
@@ -45,7 +47,7 @@ for np in 1 2 4 8; do
 			"$data/P${T}BLAS3TST.dat" >"P${T}BLAS3TST.dat"
 		out="$dir/${t}_$np.out"
 		LD_LIBRARY_PATH="$BUILDDIR/.libs${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}" \
-		OPENBLAS_NUM_THREADS=1 STARPU_SILENT=1 STARGEMM_SCALAPACK=count \
+		OPENBLAS_NUM_THREADS=1 STARPU_SILENT=1 STARGEMM_SCALAPACK=count STARGEMM_SCALAPACK_MIN_FLOPS=0 \
 			timeout "${TEST_TIMEOUT:-600}" "$MPIEXEC" -n "$np" \
 			env LD_PRELOAD="$lib" "$testers/${t}pb3tst" >"$out" 2>"$out.err" ||
 			{ tail -n 20 "$out" "$out.err"; echo "${t}pb3tst on $np ranks failed"; exit 1; }

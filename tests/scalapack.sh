@@ -4,7 +4,11 @@
 # or not where the product joins them), with ScaLAPACK's results, on 1, 2 (both grid shapes)
 # and 4 ranks, the grid's ranks in row-major order, and on 2 and 4 ranks in
 # column-major order (BLACS's "Col") and in reverse (Cblacs_gridmap): every order runs
-# on stargemm. Skipped (77) where ScaLAPACK was not found at configure time.
+# on stargemm (STARGEMM_SCALAPACK_MIN_FLOPS=0: the calls are small). Then the routing
+# of small calls on 2 ranks: by default they all go to ScaLAPACK, silently, with the
+# same results; a threshold between the program's call sizes splits them; a setting
+# that does not parse sends them to ScaLAPACK with one message naming it. Skipped (77)
+# where ScaLAPACK was not found at configure time.
 set -e
 prog="$BUILDDIR/tests/test_scalapack"
 [ -x "$prog" ] || { echo "SKIP: built without ScaLAPACK (libscalapack-mpich-dev)"; exit 77; }
@@ -12,7 +16,8 @@ out="$BUILDDIR/tests/scalapack.out"
 for grid in "1 1 1 Row" "2 2 1 Row" "2 1 2 Row" "4 2 2 Row" "2 1 2 Col" "2 2 1 map" \
 	"4 2 2 Col" "4 2 2 map"; do
 	set -- $grid
-	STARGEMM_SCALAPACK=count "$SRCDIR/tests/mpirun.sh" "$1" "$prog" "$2" "$3" "$4" >"$out" 2>"$out.err" ||
+	STARGEMM_SCALAPACK=count STARGEMM_SCALAPACK_MIN_FLOPS=0 \
+		"$SRCDIR/tests/mpirun.sh" "$1" "$prog" "$2" "$3" "$4" >"$out" 2>"$out.err" ||
 		{ cat "$out" "$out.err"; exit 1; }
 	cat "$out"
 	# Every call went to stargemm, the operands cut alike or not.
@@ -21,3 +26,32 @@ for grid in "1 1 1 Row" "2 2 1 Row" "2 1 2 Row" "4 2 2 Row" "2 1 2 Col" "2 2 1 m
 	grep -q "thread level 3 (MPI_THREAD_MULTIPLE = 3)" "$out" ||
 		{ echo "MPI did not start at MPI_THREAD_MULTIPLE"; exit 1; }
 done
+# routed SETTING EXPECTED: the 2-rank run with STARGEMM_SCALAPACK_MIN_FLOPS=SETTING
+# ("default": unset) passes and rank 0's count line matches EXPECTED.
+routed() {
+	setting=$1 expected=$2
+	if [ "$setting" = default ]; then
+		env -u STARGEMM_SCALAPACK_MIN_FLOPS STARGEMM_SCALAPACK=count \
+			"$SRCDIR/tests/mpirun.sh" 2 "$prog" 1 2 >"$out" 2>"$out.err"
+	else
+		STARGEMM_SCALAPACK=count STARGEMM_SCALAPACK_MIN_FLOPS=$setting \
+			"$SRCDIR/tests/mpirun.sh" 2 "$prog" 1 2 >"$out" 2>"$out.err"
+	fi || { cat "$out" "$out.err"; echo "the run with MIN_FLOPS=$setting failed"; exit 1; }
+	grep -q "$expected" "$out.err" ||
+		{ cat "$out.err"; echo "MIN_FLOPS=$setting: expected '$expected'"; exit 1; }
+	grep "calls by stargemm" "$out.err"
+}
+small="fewer flops per process than STARGEMM_SCALAPACK_MIN_FLOPS"
+routed default "stargemm-scalapack: 0 calls by stargemm, 24 by ScaLAPACK ($small)$"
+! grep -q "goes to ScaLAPACK" "$out.err" || { cat "$out.err"; echo "small calls reported"; exit 1; }
+# Between the program's smallest and largest calls: some each way, 24 in all.
+routed 3e5 "stargemm-scalapack: [1-9][0-9]* calls by stargemm, [1-9][0-9]* by ScaLAPACK ($small)$"
+line=$(grep "calls by stargemm" "$out.err")
+[ "$(echo "$line" | sed 's/[^0-9 ]//g' | awk '{ print $1 + $2 }')" -eq 24 ] ||
+	{ echo "expected 24 calls in all: $line"; exit 1; }
+bad="STARGEMM_SCALAPACK_MIN_FLOPS is not a number >= 0"
+routed fast "stargemm-scalapack: 0 calls by stargemm, 24 by ScaLAPACK ($bad)$"
+[ "$(grep -c "a call goes to ScaLAPACK: $bad (said once)" "$out.err")" -eq 1 ] ||
+	{ cat "$out.err"; echo "the bad setting is not reported once"; exit 1; }
+rm -f "$out" "$out.err"
+echo "scalapack.sh OK"
