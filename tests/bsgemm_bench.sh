@@ -67,23 +67,21 @@ awk -F, '/^stargemm,/ && $13 == 0 && $22 < 0 { bad = 1 } END { exit bad }' "$out
 awk -F, '/^stargemm,/ && $13 > 0 && $23 > 0 && $17 > 0 { ok = 1 } END { exit !ok }' "$out" ||
 	{ echo "filtering skipped nothing, or everything"; exit 1; }
 # Bad options: exit 2 and a message naming the option or the constraint.
-refuse() {
+. "$SRCDIR/tests/refuse.sh"
+bad() {
 	msg=$1
 	shift
-	if "$bench" --niter 1 --warmup 0 "$@" >/dev/null 2>"$err"; then
-		echo "accepted $*"; exit 1
-	fi
-	grep -q -e "$msg" "$err" || { echo "no clear error for $*"; cat "$err"; exit 1; }
+	refuse "$err" "$msg" "$bench" --niter 1 --warmup 0 "$@"
 }
-refuse "--lo needs an integer >= 1" --lo abc
-refuse "--m needs an integer >= 0" --m 12x
-refuse "densities must lie in \[0, 1\]" --density-a 1.5
-refuse "1 <= lo <= hi" --lo 10 --hi 5
-refuse "filter_eps must be finite and >= 0" --m 100 --n 100 --k 100 --eps -1
-refuse "needs the symbolic C pattern" --check --eps 1e-3
-refuse "unexpected argument" --m 100 extra
-refuse "--dist must be cyclic or balanced" --dist blocked
-refuse "--prec must be s, d, c or z" --prec q
+bad "--lo needs an integer >= 1" --lo abc
+bad "--m needs an integer >= 0" --m 12x
+bad "densities must lie in \[0, 1\]" --density-a 1.5
+bad "1 <= lo <= hi" --lo 10 --hi 5
+bad "filter_eps must be finite and >= 0" --m 100 --n 100 --k 100 --eps -1
+bad "needs the symbolic C pattern" --check --eps 1e-3
+bad "unexpected argument" --m 100 extra
+bad "--dist must be cyclic or balanced" --dist blocked
+bad "--prec must be s, d, c or z" --prec q
 # A bad batching setting is refused by the product itself (exit 1), and its message
 # survives the wait for the tasks already submitted; a bad packing setting by the
 # matrix creation; a bad device pool setting by stargemm_init() (read with or without

@@ -24,13 +24,8 @@ cat "$out"
 	{ echo "expected 3 rows with three times"; exit 1; }
 grep -q "^48 2.21e+05 " "$out" && grep -q "^40 2.56e+05 " "$out" ||
 	{ echo "wrong flops per process"; exit 1; }
-refuse() {
-	msg=$1
-	shift
-	if "$script" "$@" >/dev/null 2>"$out.err"; then echo "accepted $*"; exit 1; fi
-	grep -q -e "$msg" "$out.err" || { echo "no clear error for $*"; cat "$out.err"; exit 1; }
-}
-refuse "want integers >= 1" --sizes "64 x"
-refuse "want integers >= 1" --ranks 0
+. "$SRCDIR/tests/refuse.sh"
+refuse "$out.err" "want integers >= 1" "$script" --sizes "64 x"
+refuse "$out.err" "want integers >= 1" "$script" --ranks 0
 rm -f "$out.err"
 echo "compare_dropin.sh OK"

@@ -25,16 +25,11 @@ grep -q "^# Dpb3tim, 1 ranks on a 1 x 1 grid" "$out" && grep -q "^# Zpb3tim, 2 r
 	{ echo "missing a header"; exit 1; }
 [ "$(grep -c "stargemm-scalapack: [0-9]* calls by stargemm$" "$out")" -eq 2 ] ||
 	{ echo "a call did not run on stargemm"; exit 1; }
-refuse() {
-	msg=$1
-	shift
-	if "$script" "$@" >/dev/null 2>"$out.err"; then echo "accepted $*"; exit 1; fi
-	grep -q -e "$msg" "$out.err" || { echo "no clear error for $*"; cat "$out.err"; exit 1; }
-}
-refuse "--prec must be s, d, c or z" --prec q
-refuse "beyond the tester's fixed memory" --sizes 2000
-refuse "--trans wants pairs of N, T or C" --trans NX
-refuse "want integers >= 1" --ranks 0
-refuse "the tester takes at most 20 problems" --sizes "8 9 10 11 12 13 14 15 16 17" --trans "NN TN"
+. "$SRCDIR/tests/refuse.sh"
+refuse "$out.err" "--prec must be s, d, c or z" "$script" --prec q
+refuse "$out.err" "beyond the tester's fixed memory" "$script" --sizes 2000
+refuse "$out.err" "--trans wants pairs of N, T or C" "$script" --trans NX
+refuse "$out.err" "want integers >= 1" "$script" --ranks 0
+refuse "$out.err" "the tester takes at most 20 problems" "$script" --sizes "8 9 10 11 12 13 14 15 16 17" --trans "NN TN"
 rm -f "$out.err"
 echo "compare_pblas.sh OK"

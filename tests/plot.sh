@@ -84,26 +84,24 @@ mixed="$dir/mixed.csv"
 images png "$dir/img/both_ratio.png" "$dir/img/both_size.png"
 
 # Bad input: exit 2 and a message naming the file and line, the column, the plot.
-refuse() {
+. "$SRCDIR/tests/refuse.sh"
+bad() {
 	msg=$1
 	shift
-	if "$plot" --out "$dir/img" "$@" >/dev/null 2>"$dir/err"; then
-		echo "accepted: plot.sh $*"; exit 1
-	fi
-	grep -q -e "$msg" "$dir/err" || { echo "no clear error for: plot.sh $*"; cat "$dir/err"; exit 1; }
+	refuse "$dir/err" "$msg" "$plot" --out "$dir/img" "$@"
 	echo "refused: $(cat "$dir/err")"
 }
 sed 's/gflops/rate/' "$dense" >"$dir/nocol.csv"
-refuse 'nocol.csv:1: the header has no column "gflops"' "$dir/nocol.csv"
+bad 'nocol.csv:1: the header has no column "gflops"' "$dir/nocol.csv"
 sed '3s/,[^,]*$//' "$dense" >"$dir/short.csv"
-refuse 'short.csv:3: 35 fields, but the header (line 1) has 36' "$dir/short.csv"
+bad 'short.csv:3: 35 fields, but the header (line 1) has 36' "$dir/short.csv"
 sed '2s/^\(\([^,]*,\)\{15\}\)[^,]*/\1fast/' "$dense" >"$dir/nan.csv"
-refuse 'nan.csv:2: column "gflops" is "fast", not a number' "$dir/nan.csv"
+bad 'nan.csv:2: column "gflops" is "fast", not a number' "$dir/nan.csv"
 sed 1d "$dense" >"$dir/noheader.csv"
-refuse 'noheader.csv:1: data before any header line' "$dir/noheader.csv"
-refuse 'no ratio plot: it needs rows of impl stargemm and of a peer' --plots ratio "$sparse"
-refuse 'missing.csv: no such readable file' "$dir/missing.csv"
-refuse "--format: 'jpg' is neither png nor svg" --format jpg "$dense"
-refuse "no CSV file given"
+bad 'noheader.csv:1: data before any header line' "$dir/noheader.csv"
+bad 'no ratio plot: it needs rows of impl stargemm and of a peer' --plots ratio "$sparse"
+bad 'missing.csv: no such readable file' "$dir/missing.csv"
+bad "--format: 'jpg' is neither png nor svg" --format jpg "$dense"
+bad "no CSV file given"
 rm -rf "$dir"
 echo "plots OK"
