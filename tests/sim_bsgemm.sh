@@ -24,14 +24,19 @@
 #     simulated cudaFree and cudaMalloc. Neither: 47.2%; the fit alone 54.7%
 #     (STARGEMM_DEVICE_POOL=0); the pool alone 93.7%;
 #   * the same on 2 GPUs: some loads from the other GPU, at least 80% of the model's
-#     peak (82.5%; neither 31.1%, the pool alone 78.2%) and no more than 1.10 times the
-#     predicted loads (1.084): a tile requested on a GPU from the host and from the
+#     peak (81.4%; neither 31.1%, the pool alone 78.2%) and no more than 1.10 times the
+#     predicted loads (1.041): a tile requested on a GPU from the host and from the
 #     other GPU at once arrives twice (StarPU 1.3 merges a request only with one from
 #     the same source node, coherency.c). sched/ooc.c no longer requests a tile again
 #     once it is requested on the device (1.096 before); the rest are tiles whose task
 #     starts while they are on their way from the host and the peer holds them;
 #   * the 1-GPU case with STARGEMM_DEVICE_POOL=0: loads in the band and below 70% of
 #     the model's peak (54.7%), so that the switch is known to turn the pool off;
+#   * few tiles per block (30% of the tiles, 600 MiB, 4 x 6 blocks): loads at most 1.05
+#     times the prediction (0.915: the cache keeps tiles the model reloads) and at least
+#     85% of the model's peak (89.2%). A tile of a block's rows or columns that meets no
+#     tile of the other operand at a k is not loaded (src/inspect.c, readers()): 1.075
+#     and 84.8% when every present tile of the block's rows and columns was prefetched;
 #   * small tiles (20-60, 30% of A's and B's tiles) in core on the 4-GPU H100 node:
 #     batched (codelets/batch.c: cublas?gemmBatched calls, 25 batches per GPU) the
 #     product takes at most a third of its time with a task per tile product
@@ -87,6 +92,11 @@ run irr2 summit 2 1000 7200 --m 20480 --n 20480 --k 20480 --lo 512 --hi 2048
 # per load of a new shape.
 extra_env=STARGEMM_DEVICE_POOL=0
 run irrnopool summit 1 1000 7200 --m 16384 --n 16384 --k 16384 --lo 512 --hi 2048
+# Few tiles per block: 30% of the tiles, 600 MiB (A + B + C ~ 4.5 times it), 4 x 6
+# blocks.
+extra_env=
+common="--niter 1 --warmup 0 --ooc --density-a 0.3 --density-b 0.3 --csv"
+run irr600 summit 1 600 7200 --m 16384 --n 16384 --k 16384 --lo 512 --hi 2048
 # Small tiles in core on 4 GPUs, batched and not; in core: no --ooc, all the memory.
 common="--niter 1 --warmup 0 --density-a 0.3 --density-b 0.3 --csv"
 small="--m 4000 --n 4000 --k 4000 --lo 20 --hi 60"
@@ -145,11 +155,14 @@ awk -F, '
 		printf "%-8s loads %s / model %s = %s  peer %s  %.1f%% of the model peak\n",
 			label, $(col["loads"] + c), $(col["pred_loads"] + c), r,
 			$(col["peer_loads"] + c), eff
-		if (label != "irr2" && (r < 0.90 || r > 1.05)) {
+		if (label != "irr2" && label != "irr600" && (r < 0.90 || r > 1.05)) {
 			print "  loads outside [0.90, 1.05] of the model"; bad = 1
 		}
+		if (label == "irr600" && r > 1.05) {
+			print "  more than 1.05 times the predicted loads"; bad = 1
+		}
 		if (r > 1.10) { print "  more than 1.10 times the predicted loads"; bad = 1 }
-		floor = label == "reg" ? 95 : label == "irr" ? 95 : label == "irr2" ? 80 : 0
+		floor = label == "irr2" ? 80 : label == "irr600" ? 85 : label ~ /^(reg|irr)$/ ? 95 : 0
 		if (eff < floor) { printf "  below %d%% of the model peak\n", floor; bad = 1 }
 		if (label == "irrnopool" && eff >= 70) {
 			print "  as fast with STARGEMM_DEVICE_POOL=0: the pool is not off"; bad = 1
@@ -160,7 +173,7 @@ awk -F, '
 	}
 	END {
 		if (n["reg"] != 1 || n["h100reg"] != 1 || n["irr"] != 1 || n["irr2"] != 1 ||
-		    n["irrnopool"] != 1 || n["small"] != 1 || n["smallnobatch"] != 1 ||
+		    n["irrnopool"] != 1 || n["irr600"] != 1 || n["small"] != 1 || n["smallnobatch"] != 1 ||
 		    n["smallooc"] != 1 || n["smalloocnobatch"] != 1 || n["smallooc60"] != 1) {
 			print "missing runs"; exit 1
 		}
