@@ -505,7 +505,7 @@ static int add_first_chunk_prefetches(struct inspector *in)
 	int64_t k_end = chunk_end(in, 0);
 	int prio = INT_MAX - 1, ret = 0;
 	/* seen[x * k_end + k]: A(rows[x], k) listed (x < nrows), or B(k, cols[x - nrows]) */
-	char *seen = calloc((size_t)((b->nrows + b->ncols) * k_end), 1);
+	char *seen = calloc((size_t)((b->nrows + b->ncols) * k_end) + 1, 1);
 
 	if (!seen)
 		return -ENOMEM;
