@@ -47,9 +47,9 @@ static void widen(struct tile_space *s, int operand, int64_t r, int64_t c)
 	*cols = c + 1 > *cols ? c + 1 : *cols;
 }
 
-/* The index spaces of the tiles @p wl's products read and its blocks hold (a block may
- * hold a tile no product reads), and @p s->last for its devices. Returns 0 or
- * -ENOMEM. */
+/* The index spaces of the tiles @p wl's products read (a block holds only tiles its
+ * products read, src/inspect.c readers()), and @p s->last for its devices. Returns 0
+ * or -ENOMEM. */
 static int space_init(const struct stargemm__worklist *wl, struct tile_space *s)
 {
 	int64_t n;
@@ -61,10 +61,6 @@ static int space_init(const struct stargemm__worklist *wl, struct tile_space *s)
 		widen(s, STARGEMM_OP_A, x->i, x->k);
 		widen(s, STARGEMM_OP_B, x->k, x->j);
 	}
-	for (int64_t b = 0; b < wl->nblocks; b++)
-		for (int64_t e = wl->blocks[b].hold_first;
-		     e < wl->blocks[b].hold_first + wl->blocks[b].hold_count; e++)
-			widen(s, wl->refs[e].operand, wl->refs[e].r, wl->refs[e].c);
 	s->na = s->mt * s->kt;
 	s->nb = s->kt * s->nt;
 	s->per = s->na + s->nb + s->mt * s->nt;

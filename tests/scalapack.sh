@@ -30,13 +30,12 @@ done
 # ("default": unset) passes and rank 0's count line matches EXPECTED.
 routed() {
 	setting=$1 expected=$2
-	if [ "$setting" = default ]; then
-		env -u STARGEMM_SCALAPACK_MIN_FLOPS STARGEMM_SCALAPACK=count \
-			"$SRCDIR/tests/mpirun.sh" 2 "$prog" 1 2 >"$out" 2>"$out.err"
-	else
-		STARGEMM_SCALAPACK=count STARGEMM_SCALAPACK_MIN_FLOPS=$setting \
-			"$SRCDIR/tests/mpirun.sh" 2 "$prog" 1 2 >"$out" 2>"$out.err"
-	fi || { cat "$out" "$out.err"; echo "the run with MIN_FLOPS=$setting failed"; exit 1; }
+	(
+		unset STARGEMM_SCALAPACK_MIN_FLOPS
+		[ "$setting" = default ] || export STARGEMM_SCALAPACK_MIN_FLOPS="$setting"
+		STARGEMM_SCALAPACK=count exec "$SRCDIR/tests/mpirun.sh" 2 "$prog" 1 2
+	) >"$out" 2>"$out.err" ||
+		{ cat "$out" "$out.err"; echo "the run with MIN_FLOPS=$setting failed"; exit 1; }
 	grep -q "$expected" "$out.err" ||
 		{ cat "$out.err"; echo "MIN_FLOPS=$setting: expected '$expected'"; exit 1; }
 	grep "calls by stargemm" "$out.err"

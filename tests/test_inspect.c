@@ -1439,34 +1439,50 @@ static void footprints(void)
 }
 
 /* A ragged last K tile's A and B tiles are held for a whole block where products read
- * them: with A empty, none is, and the footprint is nothing. */
+ * them, and the footprint counts them with the block's C tiles. With A empty, nothing
+ * is held and the footprint is nothing; with A present at the ragged K only, a block
+ * keeps its C tiles (100 x 100) and its held A and B tiles (100 x 50, 50 x 100). */
 static void footprint_holds(void)
 {
 	struct problem p = { .P = 1, .Q = 1, .G = 1 };
 	struct stargemm__request r;
 	struct stargemm__worklist wl;
-	uint8_t *none;
-	int64_t peak[1], held = 0;
+	uint8_t *a;
 
 	p.row_off = regular(300, 100, &p.mt);
 	p.col_off = regular(300, 100, &p.nt);
 	p.k_off = regular(250, 100, &p.kt);
 	make_plan(&p, 10, 0, 0, 0);
 	request(&p, 0, 1, 0, 0, 1, &r);
-	none = calloc((size_t)(p.mt * p.kt), 1);
-	r.a.present = none;
+	a = calloc((size_t)(p.mt * p.kt), 1);
+	r.a.present = a;
 	r.a.ld = p.mt;
-	if (stargemm__inspect(&r, &wl)) {
-		ok(0, "footprint of holds: inspected", stargemm_last_error());
-		return;
+	for (int present = 0; present < 2; present++) {
+		int64_t peak[1], held = 0, want = 0;
+
+		for (int64_t i = 0; i < p.mt; i++)
+			a[i + (p.kt - 1) * p.mt] = (uint8_t)present;
+		if (stargemm__inspect(&r, &wl)) {
+			ok(0, "footprint of holds: inspected", stargemm_last_error());
+			break;
+		}
+		for (int64_t b = 0; b < wl.nblocks; b++) {
+			int64_t prods = 0, sum;
+
+			for (int64_t q = 0; q < wl.nproducts; q++)
+				prods += wl.products[q].info.block == b;
+			sum = prods * 100 * 100 * 8 + wl.blocks[b].hold_count * 100 * 50 * 8;
+			held += wl.blocks[b].hold_count;
+			want = sum > want ? sum : want;
+		}
+		ok(wl.holds && (present ? wl.nproducts > 0 && held > 0 : wl.nproducts == 0 &&
+				held == 0) &&
+		   stargemm__worklist_footprint(&wl, p.row_off, p.col_off, p.k_off, 8, peak) == 0 &&
+		   peak[0] == want, present ? "footprint: A at the ragged K only, its C tiles and "
+		   "held tiles" : "footprint: A empty, no tile of the ragged K held", "");
+		stargemm__worklist_free(&wl);
 	}
-	for (int64_t b = 0; b < wl.nblocks; b++)
-		held += wl.blocks[b].hold_count;
-	ok(wl.nproducts == 0 && wl.holds && held == 0 &&
-	   stargemm__worklist_footprint(&wl, p.row_off, p.col_off, p.k_off, 8, peak) == 0 &&
-	   peak[0] == 0, "footprint: A empty, no tile of the ragged K held", "");
-	stargemm__worklist_free(&wl);
-	free(none);
+	free(a);
 	free_problem(&p);
 }
 
