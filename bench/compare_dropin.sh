@@ -84,6 +84,8 @@ run() {
 	"$mpiexec" -n "$ranks" "${bind[@]}" "${pre[@]}" "$bench" --impl scalapack --m "$n" \
 		--n "$n" --k "$n" --nb 64 --niter 5 --warmup 2 --peak 1 --quiet "$@" \
 		>"$work/out" 2>"$work/err" || { cat "$work/err" >&2; die 1 "the $side run of $n failed"; }
+	grep -q "^scalapack," "$work/out" ||
+		{ cat "$work/out" "$work/err" >&2; die 1 "the $side run of $n printed no result"; }
 	grep "^scalapack," "$work/out" | cut -d, -f15 >>"$work/$side.$n"
 }
 
@@ -103,5 +105,5 @@ for n in $sizes; do
 	s=$(median <"$work/scalapack.$n") f=$(median <"$work/forced.$n") d=$(median <"$work/default.$n")
 	awk -v n="$n" -v r="$ranks" -v s="$s" -v f="$f" -v d="$d" -v fma="$fma" 'BEGIN {
 		printf "%d %.3g %.3f %.3f %.3f %.2f %.2f\n", n, fma * n * n * n / r, 1e3 * s,
-			1e3 * f, 1e3 * d, f / s, d / s }'
+			1e3 * f, 1e3 * d, (s > 0 ? f / s : 0), (s > 0 ? d / s : 0) }'
 done

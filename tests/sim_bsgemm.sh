@@ -48,7 +48,7 @@
 #   * the same small tiles out of core on one H100 of 40 MiB: batched within each chunk
 #     (src/inspect.c, batch_ooc()), the product takes at most a third of its time with a
 #     task per tile product (0.42 s against 1.78 s) and loads within [0.90, 1.05] of
-#     the prediction (1.000; unbatched 1.136, not asserted);
+#     the prediction (1.000; unbatched 1.124, not asserted: doc/performance.md says why);
 #   * and on one H100 of 60 MiB it runs to the end (0.37 s) and loads at most 1.05 times
 #     the prediction (0.879: the cache keeps tiles the model reloads). It stopped at
 #     the fourth block while the finished block's C tiles went back by prefetch

@@ -1486,6 +1486,73 @@ static void footprint_holds(void)
 	free_problem(&p);
 }
 
+/* Block @p b's bytes in the case of footprint_window(): its C tiles, its held tiles
+ * (100 x 50) and the distinct op(A) and op(B) tiles its products read at k = 0 (100 x
+ * 100), the only ones not held. */
+static int64_t window_want(const struct stargemm__worklist *wl, int64_t b, int64_t mt,
+			   int64_t nt)
+{
+	uint8_t *seen = calloc((size_t)(mt * nt + mt + nt), 1);
+	int64_t tiles = 0;
+
+	for (int64_t q = 0; seen && q < wl->nproducts; q++) {
+		const struct stargemm__product *x = &wl->products[q];
+		int64_t idx[3] = { x->i + x->j * mt, mt * nt + x->i, mt * nt + mt + x->j };
+
+		for (int o = 0; o < 3 && x->info.block == b; o++)
+			if ((o == 0 || x->k == 0) && !seen[idx[o]]) {
+				seen[idx[o]] = 1;
+				tiles++;
+			}
+	}
+	free(seen);
+	return seen ? tiles * 100 * 100 * 8 + wl->blocks[b].hold_count * 100 * 50 * 8 : -1;
+}
+
+/* Holds count with their block, in every chunk of it: A at k = 0 and at the ragged K
+ * only (6 chunks of depth 1 per block, the middle ones empty, more than the lookahead
+ * window), so that the chunk of k = 0 is in flight while the ragged K's tiles are held
+ * but not read. Counted with the chunk that reads them, as the other inputs are, the
+ * peak would miss either the held tiles or the k = 0 inputs. */
+static void footprint_window(void)
+{
+	struct problem p = { .P = 1, .Q = 1, .G = 1 };
+	struct stargemm__request r;
+	struct stargemm__worklist wl;
+	int64_t peak[1], want = 0, held = 0;
+	uint8_t *a;
+
+	p.row_off = regular(300, 100, &p.mt);
+	p.col_off = regular(300, 100, &p.nt);
+	p.k_off = regular(550, 100, &p.kt);
+	make_plan(&p, 10, 0, 0, 1);
+	request(&p, 0, 1, 0, 0, 1, &r);
+	a = calloc((size_t)(p.mt * p.kt), 1);
+	for (int64_t i = 0; a && i < p.mt; i++)
+		a[i] = a[i + (p.kt - 1) * p.mt] = 1;
+	r.a.present = a;
+	r.a.ld = p.mt;
+	if (!a || stargemm__inspect(&r, &wl)) {
+		ok(0, "footprint of holds over chunks: inspected", stargemm_last_error());
+		free(a);
+		free_problem(&p);
+		return;
+	}
+	for (int64_t b = 0; b < wl.nblocks; b++) {
+		int64_t w = window_want(&wl, b, p.mt, p.nt);
+
+		want = w > want ? w : want;
+		held += wl.blocks[b].hold_count;
+	}
+	ok(wl.holds && held > 0 && wl.nchunks == 6 * wl.nblocks && wl.lookahead + 1 < 5 &&
+	   want > 0 &&
+	   stargemm__worklist_footprint(&wl, p.row_off, p.col_off, p.k_off, 8, peak) == 0 &&
+	   peak[0] == want, "footprint: held tiles counted in every chunk of their block", "");
+	stargemm__worklist_free(&wl);
+	free(a);
+	free_problem(&p);
+}
+
 /* A "reduction" that says another rank needs a third more than this one. */
 static int other_rank_more(int64_t *value, void *arg)
 {
@@ -1715,6 +1782,7 @@ int main(void)
 	balanced_columns();
 	footprints();
 	footprint_holds();
+	footprint_window();
 	fit_dense();
 	fit_same_loads();
 	fit_sparse(1, 0.5, 31);
