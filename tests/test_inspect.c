@@ -1442,22 +1442,35 @@ static void footprints(void)
  * them, and the footprint counts them with the block's C tiles. With A empty, nothing
  * is held and the footprint is nothing; with A present at the ragged K only, a block
  * keeps its C tiles (100 x 100) and its held A and B tiles (100 x 50, 50 x 100). */
+/* The problem of the holds' footprint cases: 300 x 300 in tiles of 100, K = @p k in
+ * tiles of 100 (a ragged last one), one device of 10 tiles, chunks of depth @p d (0:
+ * the plan's); A's pattern empty, returned (NULL: out of memory), B dense. */
+static uint8_t *holds_problem(struct problem *p, int64_t k, int64_t d,
+			      struct stargemm__request *r)
+{
+	uint8_t *a;
+
+	p->row_off = regular(300, 100, &p->mt);
+	p->col_off = regular(300, 100, &p->nt);
+	p->k_off = regular(k, 100, &p->kt);
+	make_plan(p, 10, 0, 0, d);
+	request(p, 0, 1, 0, 0, 1, r);
+	a = calloc((size_t)(p->mt * p->kt), 1);
+	r->a.present = a;
+	r->a.ld = p->mt;
+	return a;
+}
+
 static void footprint_holds(void)
 {
 	struct problem p = { .P = 1, .Q = 1, .G = 1 };
 	struct stargemm__request r;
 	struct stargemm__worklist wl;
-	uint8_t *a;
+	uint8_t *a = holds_problem(&p, 250, 0, &r);
 
-	p.row_off = regular(300, 100, &p.mt);
-	p.col_off = regular(300, 100, &p.nt);
-	p.k_off = regular(250, 100, &p.kt);
-	make_plan(&p, 10, 0, 0, 0);
-	request(&p, 0, 1, 0, 0, 1, &r);
-	a = calloc((size_t)(p.mt * p.kt), 1);
-	r.a.present = a;
-	r.a.ld = p.mt;
-	for (int present = 0; present < 2; present++) {
+	if (!a)
+		ok(0, "footprint of holds: the problem", "out of memory");
+	for (int present = 0; a && present < 2; present++) {
 		int64_t peak[1], held = 0, want = 0;
 
 		for (int64_t i = 0; i < p.mt; i++)
@@ -1520,18 +1533,10 @@ static void footprint_window(void)
 	struct stargemm__request r;
 	struct stargemm__worklist wl;
 	int64_t peak[1], want = 0, held = 0;
-	uint8_t *a;
+	uint8_t *a = holds_problem(&p, 550, 1, &r);
 
-	p.row_off = regular(300, 100, &p.mt);
-	p.col_off = regular(300, 100, &p.nt);
-	p.k_off = regular(550, 100, &p.kt);
-	make_plan(&p, 10, 0, 0, 1);
-	request(&p, 0, 1, 0, 0, 1, &r);
-	a = calloc((size_t)(p.mt * p.kt), 1);
 	for (int64_t i = 0; a && i < p.mt; i++)
 		a[i] = a[i + (p.kt - 1) * p.mt] = 1;
-	r.a.present = a;
-	r.a.ld = p.mt;
 	if (!a || stargemm__inspect(&r, &wl)) {
 		ok(0, "footprint of holds over chunks: inspected", stargemm_last_error());
 		free(a);
