@@ -8,8 +8,9 @@
  * first blocks off process (0, 0), operands not cut alike where the product joins them
  * (other offsets; other block sizes on all three joins), a one-process axis (blocks
  * merged into tiles: one rank, 1 x Q and P x 1 grids),
- * and bad arguments reported through PB_Cabort with PBLAS's INFO (minus the argument's
- * position, or minus 100 x the descriptor's position + the entry). The grid's ranks go
+ * StarPU's workers paused between calls (idle_between_calls()), and bad arguments
+ * reported through PB_Cabort with PBLAS's INFO (minus the argument's position, or minus
+ * 100 x the descriptor's position + the entry). The grid's ranks go
  * in row-major order (Cblacs_gridinit's "Row"), column-major order ("Col") or, "map",
  * in reverse row-major order (Cblacs_gridmap): stargemm runs the calls on each.
  *
@@ -24,6 +25,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
+#include <time.h>
 
 #include "../src/scalapack.h"
 #include "check.h"
@@ -165,6 +168,30 @@ static int product_case(stargemm_type t, const struct pcase *pc)
 	return good;
 }
 
+/* Between two calls the library keeps StarPU's workers paused: while the program
+ * sleeps, its process uses at most a quarter of the time in CPU (an idle StarPU worker
+ * polls for tasks and alone would use all of it). Checked on every process. */
+static int idle_between_calls(void)
+{
+	const struct timespec nap = { 0, 200000000 };
+	struct rusage before, after;
+	double wall = MPI_Wtime(), cpu;
+	int good;
+
+	getrusage(RUSAGE_SELF, &before);
+	nanosleep(&nap, NULL);
+	getrusage(RUSAGE_SELF, &after);
+	wall = MPI_Wtime() - wall;
+	cpu = (double)(after.ru_utime.tv_sec - before.ru_utime.tv_sec) +
+	      (double)(after.ru_stime.tv_sec - before.ru_stime.tv_sec) +
+	      1e-6 * (double)(after.ru_utime.tv_usec - before.ru_utime.tv_usec) +
+	      1e-6 * (double)(after.ru_stime.tv_usec - before.ru_stime.tv_usec);
+	good = cpu <= 0.25 * wall;
+	printf("process (%d, %d) between calls: %.3f s of CPU in %.3f s %s\n", grid[2],
+	       grid[3], cpu, wall, good ? "PASS" : "FAIL");
+	return good;
+}
+
 /* A bad argument: the program's pxerbla_ gets PBLAS's INFO, C is untouched. */
 static int bad_case(const char *what, char ta, int lld_a, int mb_b, int ia, int expect)
 {
@@ -252,6 +279,7 @@ int main(int argc, char **argv)
 	for (size_t t = 0; t < sizeof(types) / sizeof(types[0]); t++)
 		for (size_t c = 0; c < sizeof(cases) / sizeof(cases[0]); c++)
 			good &= product_case(types[t], &cases[c]);
+	good &= idle_between_calls();
 	good &= bad_case("transa 'X'", 'X', 0, 0, 1, -1);
 	good &= bad_case("LLD of A below its local rows", 'N', 1, 0, 1, -(10 * 100 + 9));
 	good &= bad_case("MB of B < 1", 'N', 0, -1, 1, -(14 * 100 + 5));
