@@ -84,9 +84,9 @@ run() {
 	"$mpiexec" -n "$ranks" "${bind[@]}" "${pre[@]}" "$bench" --impl scalapack --m "$n" \
 		--n "$n" --k "$n" --nb 64 --niter 5 --warmup 2 --peak 1 --quiet "$@" \
 		>"$work/out" 2>"$work/err" || { cat "$work/err" >&2; die 1 "the $side run of $n failed"; }
-	grep -q "^scalapack," "$work/out" ||
+	grep "^scalapack," "$work/out" >"$work/rows" ||
 		{ cat "$work/out" "$work/err" >&2; die 1 "the $side run of $n printed no result"; }
-	grep "^scalapack," "$work/out" | cut -d, -f15 >>"$work/$side.$n"
+	cut -d, -f15 "$work/rows" >>"$work/$side.$n"
 }
 
 # The median of the values on stdin, one per line.

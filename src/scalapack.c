@@ -345,8 +345,7 @@ static int cpu_share(void)
  * paused (pgemm() resumes them for the call it runs): an idle StarPU 1.3 keeps a worker
  * polling for tasks, on the cores the program computes on between its calls
  * (tests/test_scalapack.c: 0.100 s of CPU over a 0.2 s sleep of the program, 0.002 s
- * paused; a dgemm on the program's thread of a process bound to one core took 1.9
- * times as long beside the idle workers). */
+ * paused). */
 static int start(void)
 {
 	struct stargemm_config cfg;

@@ -1438,10 +1438,6 @@ static void footprints(void)
 	}
 }
 
-/* A ragged last K tile's A and B tiles are held for a whole block where products read
- * them, and the footprint counts them with the block's C tiles. With A empty, nothing
- * is held and the footprint is nothing; with A present at the ragged K only, a block
- * keeps its C tiles (100 x 100) and its held A and B tiles (100 x 50, 50 x 100). */
 /* The problem of the holds' footprint cases: 300 x 300 in tiles of 100, K = @p k in
  * tiles of 100 (a ragged last one), one device of 10 tiles, chunks of depth @p d (0:
  * the plan's); A's pattern empty, returned (NULL: out of memory), B dense. */
@@ -1461,6 +1457,36 @@ static uint8_t *holds_problem(struct problem *p, int64_t k, int64_t d,
 	return a;
 }
 
+/* Block @p b's bytes in the holds' footprint cases, where A's tiles lie at k = 0 and at
+ * the ragged K only: its C tiles (100 x 100), its held tiles (100 x 50 or 50 x 100) and
+ * the distinct op(A) and op(B) tiles its products read at k = 0 (100 x 100), the only
+ * ones not held. -1: out of memory. */
+static int64_t holds_want(const struct stargemm__worklist *wl, int64_t b, int64_t mt,
+			  int64_t nt)
+{
+	uint8_t *seen = calloc((size_t)(mt * nt + mt + nt), 1);
+	int64_t tiles = 0;
+
+	if (!seen)
+		return -1;
+	for (int64_t q = 0; q < wl->nproducts; q++) {
+		const struct stargemm__product *x = &wl->products[q];
+		int64_t idx[3] = { x->i + x->j * mt, mt * nt + x->i, mt * nt + mt + x->j };
+
+		for (int o = 0; o < 3 && x->info.block == b; o++)
+			if ((o == 0 || x->k == 0) && !seen[idx[o]]) {
+				seen[idx[o]] = 1;
+				tiles++;
+			}
+	}
+	free(seen);
+	return tiles * 100 * 100 * 8 + wl->blocks[b].hold_count * 100 * 50 * 8;
+}
+
+/* A ragged last K tile's A and B tiles are held for a whole block where products read
+ * them, and the footprint counts them with the block's C tiles. With A empty, nothing
+ * is held and the footprint is nothing; with A present at the ragged K only, a block
+ * keeps its C tiles (100 x 100) and its held A and B tiles (100 x 50, 50 x 100). */
 static void footprint_holds(void)
 {
 	struct problem p = { .P = 1, .Q = 1, .G = 1 };
@@ -1480,11 +1506,8 @@ static void footprint_holds(void)
 			break;
 		}
 		for (int64_t b = 0; b < wl.nblocks; b++) {
-			int64_t prods = 0, sum;
+			int64_t sum = holds_want(&wl, b, p.mt, p.nt);
 
-			for (int64_t q = 0; q < wl.nproducts; q++)
-				prods += wl.products[q].info.block == b;
-			sum = prods * 100 * 100 * 8 + wl.blocks[b].hold_count * 100 * 50 * 8;
 			held += wl.blocks[b].hold_count;
 			want = sum > want ? sum : want;
 		}
@@ -1497,29 +1520,6 @@ static void footprint_holds(void)
 	}
 	free(a);
 	free_problem(&p);
-}
-
-/* Block @p b's bytes in the case of footprint_window(): its C tiles, its held tiles
- * (100 x 50) and the distinct op(A) and op(B) tiles its products read at k = 0 (100 x
- * 100), the only ones not held. */
-static int64_t window_want(const struct stargemm__worklist *wl, int64_t b, int64_t mt,
-			   int64_t nt)
-{
-	uint8_t *seen = calloc((size_t)(mt * nt + mt + nt), 1);
-	int64_t tiles = 0;
-
-	for (int64_t q = 0; seen && q < wl->nproducts; q++) {
-		const struct stargemm__product *x = &wl->products[q];
-		int64_t idx[3] = { x->i + x->j * mt, mt * nt + x->i, mt * nt + mt + x->j };
-
-		for (int o = 0; o < 3 && x->info.block == b; o++)
-			if ((o == 0 || x->k == 0) && !seen[idx[o]]) {
-				seen[idx[o]] = 1;
-				tiles++;
-			}
-	}
-	free(seen);
-	return seen ? tiles * 100 * 100 * 8 + wl->blocks[b].hold_count * 100 * 50 * 8 : -1;
 }
 
 /* Holds count with their block, in every chunk of it: A at k = 0 and at the ragged K
@@ -1544,7 +1544,7 @@ static void footprint_window(void)
 		return;
 	}
 	for (int64_t b = 0; b < wl.nblocks; b++) {
-		int64_t w = window_want(&wl, b, p.mt, p.nt);
+		int64_t w = holds_want(&wl, b, p.mt, p.nt);
 
 		want = w > want ? w : want;
 		held += wl.blocks[b].hold_count;
