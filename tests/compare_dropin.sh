@@ -1,9 +1,9 @@
 #!/bin/sh
 # tests/compare_dropin.sh — bench/compare_dropin.sh, the benchmark's pdgemm_ alone and
 # through libstargemm-scalapack (every call, then the default routing): on 1 rank in
-# double and 2 ranks in double complex, a row per size with three positive times, and
-# bad options refused with a message naming the constraint. Skipped (77) without
-# ScaLAPACK or the library.
+# double and 2 ranks in double complex, a row per size with three positive times, bad
+# options refused with a message naming the constraint, and a benchmark that prints no
+# result row reported as such. Skipped (77) without ScaLAPACK or the library.
 set -e
 script="$SRCDIR/bench/compare_dropin.sh"
 out="$BUILDDIR/tests/compare_dropin.out"
@@ -27,5 +27,8 @@ grep -q "^48 2.21e+05 " "$out" && grep -q "^40 2.56e+05 " "$out" ||
 . "$SRCDIR/tests/refuse.sh"
 refuse "$out.err" "want integers >= 1" "$script" --sizes "64 x"
 refuse "$out.err" "want integers >= 1" "$script" --ranks 0
+# A benchmark that runs but prints no result row: a message, not a silent stop.
+refuse "$out.err" "the scalapack run of 8 printed no result" env STARGEMM_BENCH=/bin/true \
+	"$script" --sizes 8 --rounds 1
 rm -f "$out.err"
 echo "compare_dropin.sh OK"
