@@ -23,7 +23,7 @@ static void copy_cpu(void *buffers[], void *cl_arg)
 
 /* A regression on the tile's elements (codelets/model.c), so that simulated runs
  * (SimGrid) know how long a copy lasts for tiles of any shape. */
-static struct starpu_perfmodel copy_model = {
+struct starpu_perfmodel stargemm_copy_model = {
 	.type = STARPU_NL_REGRESSION_BASED,
 	.symbol = "stargemm_copy",
 	.size_base = stargemm__model_tile_elements,
@@ -35,5 +35,5 @@ struct starpu_codelet stargemm_copy_cl = {
 	.cpu_funcs = { copy_cpu },
 	.nbuffers = 2,
 	.modes = { STARPU_R, STARPU_W },
-	.model = &copy_model,
+	.model = &stargemm_copy_model,
 };

@@ -20,7 +20,7 @@ static void fill_cpu(void *buffers[], void *cl_arg)
 
 /* A regression on the tile's elements (codelets/model.c), so that simulated runs
  * (SimGrid) know how long a fill lasts for tiles of any shape. */
-static struct starpu_perfmodel fill_model = {
+struct starpu_perfmodel stargemm_fill_model = {
 	.type = STARPU_NL_REGRESSION_BASED,
 	.symbol = "stargemm_fill",
 	.size_base = stargemm__model_tile_elements,
@@ -32,5 +32,5 @@ struct starpu_codelet stargemm_fill_cl = {
 	.cpu_funcs = { fill_cpu },
 	.nbuffers = 1,
 	.modes = { STARPU_W },
-	.model = &fill_model,
+	.model = &stargemm_fill_model,
 };

@@ -24,7 +24,7 @@ static void norm_cpu(void *buffers[], void *cl_arg)
 
 /* A regression on the tile's elements (codelets/model.c), so that simulated runs
  * (SimGrid) know how long a norm lasts for tiles of any shape. */
-static struct starpu_perfmodel norm_model = {
+struct starpu_perfmodel stargemm_norm_model = {
 	.type = STARPU_NL_REGRESSION_BASED,
 	.symbol = "stargemm_norm",
 	.size_base = stargemm__model_tile_elements,
@@ -36,5 +36,5 @@ struct starpu_codelet stargemm_norm_cl = {
 	.cpu_funcs = { norm_cpu },
 	.nbuffers = 1,
 	.modes = { STARPU_R },
-	.model = &norm_model,
+	.model = &stargemm_norm_model,
 };

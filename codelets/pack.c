@@ -40,6 +40,7 @@ static void fill_cpu(void *buffers[], void *cl_arg)
 
 struct starpu_codelet stargemm_pack_fill_cl = {
 	.name = "pack_fill",
+	.model = &stargemm_fill_model,   /* the tile codelet's (codelets/fill.c) */
 	.cpu_funcs = { fill_cpu },
 	.nbuffers = 1,
 	.modes = { STARPU_W },
@@ -73,6 +74,7 @@ static void norm_cpu(void *buffers[], void *cl_arg)
 
 struct starpu_codelet stargemm_pack_norm_cl = {
 	.name = "pack_norm",
+	.model = &stargemm_norm_model,   /* the tile codelet's (codelets/norm.c) */
 	.cpu_funcs = { norm_cpu },
 	.nbuffers = 1,
 	.modes = { STARPU_R },
@@ -113,6 +115,7 @@ static void copy_cpu(void *buffers[], void *cl_arg)
 
 struct starpu_codelet stargemm_pack_copy_cl = {
 	.name = "pack_copy",
+	.model = &stargemm_copy_model,   /* the tile codelet's (codelets/copy.c) */
 	.cpu_funcs = { copy_cpu },
 	.nbuffers = 2,
 	.modes = { STARPU_R, STARPU_W },

@@ -48,7 +48,7 @@ static int run(struct stargemm__gemm *g, const struct stargemm_bsgemm_options *o
 	struct stargemm_plan_request pr;
 	int ret;
 
-	if (!opt->out_of_core || stargemm__gemm_packed(g)) {   /* packed: in core */
+	if (!opt->out_of_core) {
 		ret = stargemm__run_product(g, NULL, NULL, info);
 	} else {
 		if ((ret = stargemm__ooc_request(g, &opt->ooc, &pr)))

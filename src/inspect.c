@@ -80,8 +80,7 @@ int stargemm__operand_present(const struct stargemm__operand *x, int64_t r, int6
 	return !x->present || x->present[i + j * x->ld];
 }
 
-/* The norm of tile (r, c) of op(X) (only called when x->norm is set). */
-static double operand_norm(const struct stargemm__operand *x, int64_t r, int64_t c)
+double stargemm__operand_norm(const struct stargemm__operand *x, int64_t r, int64_t c)
 {
 	int64_t i = x->trans ? c : r, j = x->trans ? r : c;
 
@@ -121,23 +120,6 @@ struct builder {
 	uint8_t *started;       /* per C tile: a product was listed */
 };
 
-static int grow(void **p, int64_t *cap, int64_t need, size_t size)
-{
-	int64_t n = *cap ? *cap : 64;
-	void *q;
-
-	if (need <= *cap)
-		return 0;
-	while (n < need)
-		n *= 2;
-	q = realloc(*p, (size_t)n * size);
-	if (!q)
-		return -ENOMEM;
-	*p = q;
-	*cap = n;
-	return 0;
-}
-
 /* Whether C(i, j) += op(A)(i, k) op(B)(k, j) exists: its three tiles do. */
 static int product_exists(const struct stargemm__request *r, int64_t i, int64_t j,
 			  int64_t k)
@@ -150,7 +132,7 @@ static int product_exists(const struct stargemm__request *r, int64_t i, int64_t 
 static int filtered(const struct stargemm__request *r, int64_t i, int64_t j, int64_t k)
 {
 	return r->a.norm && r->b.norm &&
-	       operand_norm(&r->a, i, k) * operand_norm(&r->b, k, j) < r->eps;
+	       stargemm__operand_norm(&r->a, i, k) * stargemm__operand_norm(&r->b, k, j) < r->eps;
 }
 
 /* Whether the list has the product: its tiles exist and the filter keeps it. */
@@ -189,7 +171,7 @@ static int add_product(struct builder *bd, int64_t i, int64_t j, int64_t k, int 
 		return 0;
 	}
 	wl->flops += product_flops(r, i, j, k);
-	if (grow((void **)&wl->products, &bd->cap_products, wl->nproducts + 1, sizeof(*p)))
+	if (stargemm__grow((void **)&wl->products, &bd->cap_products, wl->nproducts + 1, sizeof(*p)))
 		return -ENOMEM;
 	p = &wl->products[wl->nproducts++];
 	*p = (struct stargemm__product){ .i = i, .j = j, .k = k };
@@ -208,7 +190,7 @@ static int add_ref(struct builder *bd, int operand, int64_t r, int64_t c, int de
 	struct stargemm__worklist *wl = bd->wl;
 	struct stargemm__tile_ref *t;
 
-	if (grow((void **)&wl->refs, &bd->cap_refs, wl->nrefs + 1, sizeof(*t)))
+	if (stargemm__grow((void **)&wl->refs, &bd->cap_refs, wl->nrefs + 1, sizeof(*t)))
 		return -ENOMEM;
 	t = &wl->refs[wl->nrefs++];
 	*t = (struct stargemm__tile_ref){ r, c, operand, device, priority, 0 };
@@ -839,17 +821,7 @@ static int grid_columns(const struct stargemm__request *r, const struct stargemm
 /* First entry of column k with key >= @p key. */
 static int64_t lower_bound(const struct grid_columns *gc, int64_t k, int64_t key)
 {
-	int64_t lo = gc->start[k], hi = gc->start[k + 1];
-
-	while (lo < hi) {
-		int64_t mid = lo + (hi - lo) / 2;
-
-		if (gc->key[mid] < key)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return lo;
+	return stargemm__first_at_least(gc->key, gc->start[k], gc->start[k + 1], key);
 }
 
 /* The unit of tile (r, c) of op(X) — the tile, or the pack holding it — in op(X)'s
@@ -945,7 +917,7 @@ static int close_batch(struct inspector *in, struct batcher *bt, struct stargemm
 	b->count = end - b->first;
 	if (b->count == 0)
 		return 0;
-	if (grow((void **)&wl->slots, cap_slots, 3 * wl->nproducts, sizeof(int32_t)))
+	if (stargemm__grow((void **)&wl->slots, cap_slots, 3 * wl->nproducts, sizeof(int32_t)))
 		return -ENOMEM;
 	for (int64_t p = b->first; p < end && !ret; p++) {
 		const struct stargemm__product *x = &wl->products[p];
@@ -1006,7 +978,7 @@ static int end_batch(struct inspector *in, struct batcher *bt, struct stargemm__
 
 	if (ret || b->count == 0)
 		return ret;
-	if (grow((void **)&wl->batches, cap_batches, wl->nbatches + 1, sizeof(*b)))
+	if (stargemm__grow((void **)&wl->batches, cap_batches, wl->nbatches + 1, sizeof(*b)))
 		return -ENOMEM;
 	wl->batches[wl->nbatches++] = *b;
 	return 0;
@@ -1057,7 +1029,7 @@ static int inspect_batched(struct inspector *in, int64_t s)
 /* The products of C pack (I, J): k outer, then C's columns, then op(A)'s present rows
  * of the pack (@p start, @p rows: by column, increasing). */
 static int pack_products(struct inspector *in, int64_t I, int64_t J, const int64_t *start,
-			 const int64_t *rows)
+			 const int64_t *rows, int device)
 {
 	const struct stargemm__request *r = in->r;
 	const struct stargemm__packing *pk = r->c.pack;
@@ -1074,7 +1046,7 @@ static int pack_products(struct inspector *in, int64_t I, int64_t J, const int64
 			if (!stargemm__operand_present(&r->b, k, j))
 				continue;
 			for (int64_t e = e0; e < start[k + 1] && rows[e] < i1 && !ret; e++)
-				ret = add_product(&in->bd, rows[e], j, k, local ? 0 : -1,
+				ret = add_product(&in->bd, rows[e], j, k, local ? device : -1,
 						  STARGEMM_PREFETCH_ALL, -1, 0);
 		}
 	}
@@ -1087,7 +1059,7 @@ static int add_pack_batch(struct inspector *in, struct batcher *bt, int64_t I, i
 {
 	struct stargemm__worklist *wl = in->bd.wl;
 	struct stargemm__batch b = { .first = wl->nproducts, .ref_first = wl->nrefs };
-	int ret = pack_products(in, I, J, start, rows);
+	int ret = pack_products(in, I, J, start, rows, bt->device);
 
 	return ret ? ret : end_batch(in, bt, &b, wl->nproducts, cap_batches, cap_slots);
 }
@@ -1096,7 +1068,8 @@ static int add_pack_batch(struct inspector *in, struct batcher *bt, int64_t I, i
  * k outer: as many tasks as C packs, which is what can run in parallel (the products of
  * a pack all write its one handle). Ranges of k per batch made tasks of a few products
  * each (2000^2, tiles 20-60, 10%: 512 batches of 2 products). The scales apply beta to
- * every C pack first (add_scales()), so no product does. */
+ * every C pack first (add_scales()), so no product does. With several devices (GPUs),
+ * a process column's C pack columns are dealt to them in turn. */
 static int inspect_packed(struct inspector *in)
 {
 	const struct stargemm__request *r = in->r;
@@ -1104,13 +1077,19 @@ static int inspect_packed(struct inspector *in)
 	struct stargemm__worklist *wl = in->bd.wl;
 	struct batcher bt = { .s = 1 };
 	int64_t cap_batches = 0, cap_slots = 0, *start = NULL, *rows = NULL;
-	int ret = stargemm__operand_columns(&r->a, r->mt, r->kt, &start, &rows);
+	int64_t *seen = calloc((size_t)r->c.grid.Q, sizeof(*seen));
+	int ret = seen ? stargemm__operand_columns(&r->a, r->mt, r->kt, &start, &rows) : -ENOMEM;
 
 	if (!ret)
 		ret = batcher_init(&bt, r);
-	for (int64_t J = 0; J < pk->gnt && !ret; J++)
+	for (int64_t J = 0; J < pk->gnt && !ret; J++) {
+		int q = in->ccol->proc[pk->col_first[J]];
+
+		bt.device = (int)(seen[q]++ % r->ndevices);
 		for (int64_t I = 0; I < pk->gmt && !ret; I++)
 			ret = add_pack_batch(in, &bt, I, J, start, rows, &cap_batches, &cap_slots);
+	}
+	free(seen);
 	for (int64_t p = 0; p < wl->nproducts; p++)
 		wl->products[p].first = 0;
 	wl->chunks[0].count = wl->nproducts;
@@ -1293,8 +1272,8 @@ static int sort_chunk(struct inspector *in, struct chunk_batcher *cb,
 	struct stargemm__worklist *wl = in->bd.wl;
 	const struct block *b = &in->blk;
 
-	if (grow((void **)&cb->start, &cb->cap_start, nruns + 1, sizeof(*cb->start)) ||
-	    grow((void **)&cb->sorted, &cb->cap_sorted, ch->count, sizeof(*cb->sorted)))
+	if (stargemm__grow((void **)&cb->start, &cb->cap_start, nruns + 1, sizeof(*cb->start)) ||
+	    stargemm__grow((void **)&cb->sorted, &cb->cap_sorted, ch->count, sizeof(*cb->sorted)))
 		return -ENOMEM;
 	memset(cb->start, 0, (size_t)(nruns + 1) * sizeof(*cb->start));
 	for (int64_t q = ch->first; q < ch->first + ch->count; q++)
@@ -1372,8 +1351,8 @@ static int rebatch(struct inspector *in)
 	return r->c.pack ? inspect_packed(in) : inspect_batched(in, s);
 }
 
-/* Where the batches' tiles lie in their buffers (codelets/batch.c). */
-static void set_geometry(const struct stargemm__request *r, struct stargemm__worklist *wl)
+void stargemm__worklist_geometry(const struct stargemm__request *r,
+				 struct stargemm__worklist *wl)
 {
 	const struct stargemm__operand *x[3] = { &r->a, &r->b, &r->c };
 	struct stargemm__batch_geometry *g = &wl->geometry;
@@ -1453,14 +1432,15 @@ int stargemm__inspect(const struct stargemm__request *r,
 	}
 	if (ret == 0 && (r->a.pack || r->b.pack || r->c.pack) && r->plan)
 		ret = stargemm__error(-ENOTSUP, "stargemm: packed operands (small tiles) are "
-				      "multiplied in core only");
+				      "planned over packs out of core (src/packlist.c), not "
+				      "by the tile");
 	if (ret == 0 && !r->plan)
 		ret = rebatch(&in);
 	if (ret == 0 && r->plan && ooc_batched(r, wl))
 		ret = batch_ooc(&in);
 	if (ret == 0 && !r->plan)
 		wl->chunks[0].batch_count = wl->nbatches;
-	set_geometry(r, wl);
+	stargemm__worklist_geometry(r, wl);
 	if (ret == 0)
 		ret = add_scales(&in);
 	free(in.bd.started);

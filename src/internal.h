@@ -477,6 +477,9 @@ extern struct starpu_codelet stargemm_pack_fill_cl;       /* a pack's tiles, use
 extern struct starpu_codelet stargemm_pack_norm_cl;       /* a pack's tile norms */
 extern struct starpu_codelet stargemm_pack_copy_cl;       /* a pack from another's */
 extern struct starpu_codelet stargemm_noop_cl;            /* nothing: a skipped task */
+/* The tile-wise codelets' models, shared with their pack versions (a regression on the
+ * elements of the buffer: a pack's are its tiles'). */
+extern struct starpu_perfmodel stargemm_fill_model, stargemm_norm_model, stargemm_copy_model;
 
 /* What the codelets' regression models are indexed by (codelets/model.c): the default
  * footprint (tile shapes), and the work as size: m n k for a tile product (weighed by

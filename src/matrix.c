@@ -16,11 +16,13 @@
  *
  * A block-sparse matrix is the same descriptor with a pattern: only its present tiles
  * get a handle, storage and a place in the tasks; the others are zero and cost nothing.
- * With small tiles (and neither GPUs nor a disk node), its present tiles are packed
- * several per handle instead (src/pack.c): one handle, owner and tag per pack, its
- * buffer allocated by StarPU.
+ * With small tiles, its present tiles are packed several per handle instead
+ * (src/pack.c): one handle, owner and tag per pack, its buffer allocated by StarPU
+ * (with GPUs, through the device pool; with a disk node evicted to disk as a tile's
+ * is).
  */
 #include <inttypes.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -183,11 +185,45 @@ static int register_pack(struct stargemm_matrix *A, int64_t I, int64_t J)
 		return stargemm__error(-EINVAL, "stargemm_matrix_create: pack (%" PRId64 ", %"
 				       PRId64 ") of %" PRId64 " elements exceeds StarPU's 32-bit "
 				       "dimensions; lower STARGEMM_PACK_EXTENT", I, J, elems);
-	starpu_matrix_data_register(&h, -1, 0, (uint32_t)elems, (uint32_t)elems, 1,
-				    A->elem_size);
+	stargemm__tile_register(&h, -1, 0, (uint32_t)elems, (uint32_t)elems, 1, A->elem_size);
 	starpu_mpi_data_register(h, A->tag_base + idx, owner);
 	A->packs[idx] = h;
 	return 0;
+}
+
+/* Packs move whole, so the memory they move into must hold many of them: a group is
+ * cut at most sqrt(M / (64 e)) elements a side, rounded down to a power of two (e the
+ * element size, M the memory packs move into: the RAM budget with managed storage, the
+ * first GPU's memory with CUDA workers), so that 64 of the largest packs fit. An
+ * out-of-core plan over packs needs room for several (lookahead + 1 chunks of a block's
+ * A and B packs, and its C packs; 7 at the least): with 1 MiB of RAM, groups of 256
+ * elements (583 KB packs of tiles of 30) left room for one. The smallest over the
+ * ranks, so that every rank packs alike: one sum of a histogram of the powers of two
+ * (collective, of a fixed size: no rank can leave before it). */
+static int pack_extent_cap(size_t elem, double *most)
+{
+	uint64_t in[64] = { 0 }, out[64], mine = UINT64_MAX;
+	starpu_ssize_t mem;
+	int ret;
+
+	if (stargemm__managed_storage() && (mem = starpu_memory_get_total(STARPU_MAIN_RAM)) > 0)
+		mine = (uint64_t)mem;
+	if (starpu_cuda_worker_get_count() > 0 &&
+	    (mem = starpu_memory_get_total(stargemm__device_node(0))) > 0 && (uint64_t)mem < mine)
+		mine = (uint64_t)mem;
+	if (mine < UINT64_MAX) {
+		double side = floor(sqrt((double)mine / (64.0 * (double)elem)));
+
+		in[side >= 2.0 ? (int)fmin(floor(log2(side)), 62.0) : 0] = 1;
+	}
+	ret = stargemm__sum_u64(in, out, 64);
+	*most = INFINITY;
+	for (int b = 0; b < 64 && !ret; b++)
+		if (out[b]) {
+			*most = ldexp(1.0, b);
+			break;
+		}
+	return ret;
 }
 
 /* A block-sparse matrix of small tiles: its pack layout (A->pack stays NULL when no
@@ -198,11 +234,14 @@ static int plan_packs(struct stargemm_matrix *A, const struct stargemm_distribut
 {
 	struct stargemm__pack_request q = { A->mt, A->nt, A->row_off, A->col_off, A->present,
 					    dist->row_proc, dist->col_proc, 0, 0 };
-	int ret = stargemm__pack_settings(&q.below, &q.extent);
+	double most;
+	/* the collective first: a rank with bad settings still takes part */
+	int ret = pack_extent_cap(A->elem_size, &most);
 
 	*rows = *cols = NULL;
-	if (ret)
+	if (ret || (ret = stargemm__pack_settings(&q.below, &q.extent)))
 		return ret;
+	q.extent = q.extent < most ? q.extent : most;
 	if (stargemm__pack_layout(&q, &A->pack))
 		return stargemm__error(-ENOMEM, "%s: out of memory for the packs of %" PRId64
 				       " x %" PRId64 " tiles", fn, A->mt, A->nt);
@@ -229,9 +268,9 @@ static int distribute(struct stargemm_matrix *A, const struct stargemm_distribut
 
 	snprintf(what[0], sizeof(what[0]), "%s: row_proc", fn);
 	snprintf(what[1], sizeof(what[1]), "%s: col_proc", fn);
-	/* Packs are multiplied by CPU workers in core (codelets/batch.c): not with GPUs or
-	 * a disk node, where each tile keeps a handle of its own. */
-	if (sparse == 1 && starpu_cuda_worker_get_count() == 0 && !stargemm__managed_storage())
+	/* Packs are multiplied by batches (codelets/batch.c), in core or out of core over
+	 * packs (src/packlist.c), on CPUs or GPUs. */
+	if (sparse == 1)
 		ret = plan_packs(A, dist, &rows, &cols, fn);
 	if (!ret)
 		ret = stargemm__axis_init(&A->rows, A->mt, A->grid.P, rows ? rows : dist->row_proc,
@@ -256,6 +295,11 @@ static int reserve_storage(struct stargemm_matrix *A, const char *fn)
 			if (stargemm_matrix_tile_present(A, i, j) &&
 			    stargemm_matrix_owner(A, i, j) == stargemm_rank())
 				bytes += (int64_t)stargemm__tile_bytes(A, i, j);
+	for (int64_t J = 0; A->pack && J < A->pack->gnt; J++)
+		for (int64_t I = 0; I < A->pack->gmt; I++)
+			if (stargemm__pack_owner(A, I, J) == stargemm_rank())
+				bytes += A->pack->elems[I + J * A->pack->gmt] *
+					 (int64_t)A->elem_size;
 	if ((ret = stargemm__storage_reserve(bytes, fn)) == 0)
 		A->stored_bytes = bytes;
 	return ret;

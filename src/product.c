@@ -7,6 +7,7 @@
  */
 #include <errno.h>
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <time.h>
 
@@ -37,11 +38,11 @@ static int make_request(const struct stargemm__gemm *g, struct stargemm__request
 	r->me = stargemm_rank();
 	r->ndevices = stargemm__device_count();
 	r->gpus = starpu_cuda_worker_get_count() > 0;
-	r->beta_zero = g->beta == 0.0;
+	/* A packed C is always read: a batch need not update all of a pack's tiles. */
+	r->beta_zero = g->beta == 0.0 && !C->pack;
 	r->is_complex = g->type->is_complex;
 	/* Small tiles: many tile products per task (codelets/batch.c), on the CPU workers
-	 * or on each GPU (with GPUs no matrix is packed, src/matrix.c: the batches' buffers
-	 * are tiles). */
+	 * or on each GPU. */
 	r->workers = (r->gpus ? r->ndevices : stargemm_ncpu_workers()) * stargemm_nranks();
 	return stargemm__batch_settings(&r->batch_below, &r->batch_flops);
 }
@@ -122,6 +123,48 @@ static int max_over_ranks(int64_t *value, void *arg)
 	return ret;
 }
 
+/* The pack extent in force (src/pack.c), for messages. */
+static double pack_extent(void)
+{
+	double below, extent;
+
+	return stargemm__pack_settings(&below, &extent) ? 0.0 : extent;
+}
+
+/* Packed operands out of core: the plan and the list over packs (src/packlist.c),
+ * the list expanded into batches of tile products. */
+static int inspect_packs(const struct stargemm__gemm *g, struct stargemm__request *r,
+			 const struct stargemm_plan_request *pr, struct stargemm_plan *plan,
+			 struct stargemm__worklist *wl)
+{
+	struct stargemm__fit f = { .elem = g->C->elem_size, .max_over_ranks = max_over_ranks };
+	struct stargemm__worklist units = { 0 };
+	struct stargemm_plan_request upr;
+	struct stargemm__units u;
+	int ret = stargemm__pack_units(r, &u);
+
+	if (ret <= 0)   /* packs_in_core() said they line up */
+		return ret ? ret : stargemm__error(-ENOTSUP, "stargemm: the operands' packs do "
+						   "not line up");
+	stargemm__pack_plan_request(pr, &u, g->C->elem_size, &upr);
+	f.pr = &upr;
+	f.r = &u.r;
+	ret = stargemm__fit_plan(&f, plan, &units);
+	if (ret == -EINVAL) {   /* the planner's: its tiles are packs here */
+		char why[256];
+
+		snprintf(why, sizeof(why), "%s", stargemm_last_error());
+		stargemm__error(ret, "%s (small tiles are packed, and moved, in groups of about "
+				"STARGEMM_PACK_EXTENT = %g elements a side: the plan's tiles are "
+				"those packs)", why, pack_extent());
+	}
+	if (!ret)
+		ret = stargemm__pack_expand(r, &u, &units, wl);
+	stargemm__worklist_free(&units);
+	stargemm__pack_units_free(&u);
+	return ret;
+}
+
 /* Inspect request @p r into @p wl: in core, or out of core with the plan of @p pr
  * fitted to the list (src/fit.c), which @p plan receives. */
 static int inspect(const struct stargemm__gemm *g, struct stargemm__request *r,
@@ -133,7 +176,28 @@ static int inspect(const struct stargemm__gemm *g, struct stargemm__request *r,
 
 	if (!pr)
 		return stargemm__inspect(r, wl);
+	if (stargemm__gemm_packed(g))
+		return inspect_packs(g, r, pr, plan, wl);
 	return stargemm__fit_plan(&f, plan, wl);
+}
+
+/* Whether packed operands are multiplied in core even out of core: when their groups
+ * do not line up (src/packlist.c), there is no list over packs. */
+static int packs_in_core(const struct stargemm__gemm *g, int *in_core)
+{
+	struct stargemm__request r;
+	struct stargemm__units u;
+	int ret;
+
+	*in_core = 0;
+	if (!stargemm__gemm_packed(g))
+		return 0;
+	if ((ret = make_request(g, &r)) || (ret = stargemm__pack_units(&r, &u)) < 0)
+		return ret;
+	*in_core = ret == 0;
+	if (ret == 1)
+		stargemm__pack_units_free(&u);
+	return 0;
 }
 
 int stargemm__product_plan(struct stargemm__gemm *g, const struct stargemm_plan_request *pr,
@@ -141,9 +205,11 @@ int stargemm__product_plan(struct stargemm__gemm *g, const struct stargemm_plan_
 {
 	struct stargemm__request r;
 	struct stargemm__worklist wl = { 0 };
-	int paused, ret;
+	int paused, ret, in_core;
 
-	if (stargemm__gemm_packed(g))   /* multiplied in core: the plan is only checked */
+	if ((ret = packs_in_core(g, &in_core)))
+		return ret;
+	if (in_core)   /* multiplied in core: the plan is only checked */
 		return stargemm_plan_compute(pr, plan);
 	paused = stargemm__quiet_begin();
 	ret = make_request(g, &r);
@@ -164,14 +230,17 @@ int stargemm__run_product(struct stargemm__gemm *g, const struct stargemm_plan_r
 	struct stargemm__executor *ex = NULL;
 	struct stargemm_plan plan;
 	double t0 = now();
-	int ret, paused;
+	int ret, paused, in_core = 0;
 
 	if (!wl)
 		return stargemm__error(-ENOMEM, "stargemm: out of memory");
-	/* Packed operands live in RAM with nothing slower behind it (no GPU, no disk node:
-	 * src/matrix.c): an out-of-core plan has nothing to move; they are multiplied in
-	 * core, where their tiles are batched. */
-	if (stargemm__gemm_packed(g) && pr) {
+	/* Packed operands whose packs do not line up have no list over packs: they are
+	 * multiplied in core, where their tiles are batched. */
+	if (pr && (ret = packs_in_core(g, &in_core))) {
+		free(wl);
+		return ret;
+	}
+	if (in_core) {
 		/* The request is still checked, and its plan (unfitted) is the one reported,
 		 * as stargemm__product_plan() reports it. */
 		if ((ret = stargemm__product_plan(g, pr, &plan))) {

@@ -209,14 +209,15 @@ int stargemm_matrix_create_irregular(struct stargemm_matrix **A,
  *  rank passes the same list. npresent = 0 (present may then be NULL) is an empty
  *  matrix. Errors: a tile index out of range, a tile listed twice. Collective.
  *
- *  Small tiles are packed: on a runtime without GPUs or a disk node, an axis (tile rows
- *  or columns) whose mean tile extent is below 64 elements (STARGEMM_PACK_BELOW; 0:
- *  never) is cut into groups of consecutive tiles of at least 256 elements
- *  (STARGEMM_PACK_EXTENT), and the present tiles of a row group x column group share
- *  one StarPU handle and one owner: tile handles cost more than tiny tiles' arithmetic.
- *  Packs are then dealt 2D block-cyclically (stargemm_matrix_owner() tells each tile's
- *  rank) and multiplied in core by batches; their tiles start as zeros (unpacked tiles
- *  are undefined until filled). Same results; see doc/design.md, "Packs". */
+ *  Small tiles are packed: an axis (tile rows or columns) whose mean tile extent is
+ *  below 64 elements (STARGEMM_PACK_BELOW; 0: never) is cut into groups of consecutive
+ *  tiles of at least 256 elements (STARGEMM_PACK_EXTENT), and the present tiles of a
+ *  row group x column group share one StarPU handle and one owner: tile handles cost
+ *  more than tiny tiles' arithmetic. Packs are then dealt 2D block-cyclically
+ *  (stargemm_matrix_owner() tells each tile's rank), multiplied by batches, and moved
+ *  whole (over MPI, to and from GPUs and a disk node); their tiles start as zeros
+ *  (unpacked tiles are undefined until filled). Same results; see doc/design.md,
+ *  "Packs". */
 int stargemm_matrix_create_sparse(struct stargemm_matrix **A,
 				  int64_t mt, const int64_t *row_sizes,
 				  int64_t nt, const int64_t *col_sizes,
@@ -569,11 +570,13 @@ int stargemm_pdgemm_plan(stargemm_trans transa, stargemm_trans transb,
  *  chunks of depth d, and at most lookahead + 1 chunks submitted (hence requested over
  *  MPI and prefetched) at any time. A plan that does not fit is refused before any task
  *  is submitted. Collective and synchronous. @p plan (may be NULL) receives the plan.
- *  Block-sparse matrices with small tiles created without GPUs or a disk node pack
- *  their tiles several per StarPU handle (doc/design.md, "Packs"); they live in RAM with
- *  nothing slower behind it, and a product with a packed operand runs in core (the
- *  options are still checked; @p plan receives stargemm_plan_compute()'s plan, not
- *  fitted to a list). */
+ *  Block-sparse matrices with small tiles pack their tiles several per StarPU handle
+ *  (doc/design.md, "Packs"); the plan of a product of packed operands is then over
+ *  packs: its tiles are the packs, its blocks and chunks groups of them (overrides of
+ *  b, c and d count packs, capped at the packs there are), and the planning unit the
+ *  largest group (so the device must hold a few packs). When the operands' groups do not line up (distributions that cut A's
+ *  columns and B's rows differently) the product runs in core (the options are still
+ *  checked; @p plan receives stargemm_plan_compute()'s plan, not fitted to a list). */
 int stargemm_pdgemm_ooc(stargemm_trans transa, stargemm_trans transb, double alpha,
 			const struct stargemm_matrix *A, const struct stargemm_matrix *B,
 			double beta, struct stargemm_matrix *C,
@@ -619,7 +622,7 @@ struct stargemm_bsgemm_options {
 	 *  tiles whose norm is below filter_eps are dropped from C's pattern. */
 	double filter_eps;
 	/** 1: run through the out-of-core plan of stargemm_pdgemm_ooc(), with @p ooc
-	 *  (packed operands: in core, as stargemm_pdgemm_ooc() says). */
+	 *  (packed operands: planned over packs, as stargemm_pdgemm_ooc() says). */
 	int out_of_core;
 	struct stargemm_ooc_options ooc;
 };

@@ -86,8 +86,32 @@ static int compare_keys(const void *a, const void *b)
 	return (x > y) - (x < y);
 }
 
-/* Bytes of the distinct tiles of other ranks that products [first, first + count)
- * of this rank read; @p keys has room for 2 * count. */
+/* The key of tile (r, c) of op(X), which has @p rows tile rows: the tile's index in
+ * op(X), or for a packed X its pack's index in X (src/pack.c). */
+static int64_t unit_key(const struct stargemm__operand *x, int64_t rows, int64_t r, int64_t c)
+{
+	const struct stargemm__packing *pk = x->pack;
+
+	if (pk)
+		return x->trans ? pk->row_group[c] + pk->col_group[r] * pk->gmt
+				: pk->row_group[r] + pk->col_group[c] * pk->gmt;
+	return r + c * rows;
+}
+
+/* Elements of the unit of op(X) of key @p key (unit_key()); tiles of op(X) are cut at
+ * @p ro (rows) and @p co (columns), @p rows of them per column. */
+static int64_t unit_elems(const struct stargemm__operand *x, int64_t key, int64_t rows,
+			  const int64_t *ro, const int64_t *co)
+{
+	int64_t r = key % rows, c = key / rows;
+
+	if (x->pack)
+		return x->pack->elems[key];
+	return (ro[r + 1] - ro[r]) * (co[c + 1] - co[c]);
+}
+
+/* Bytes of the distinct units (tiles, or packs) of other ranks that products
+ * [first, first + count) of this rank read; @p keys has room for 2 * count. */
 static int64_t received_bytes(const struct stargemm__worklist *wl,
 			      const struct stargemm__request *r, size_t elem, int64_t first,
 			      int64_t count, int64_t *keys)
@@ -100,24 +124,18 @@ static int64_t received_bytes(const struct stargemm__worklist *wl,
 		if (x->info.device < 0)
 			continue;
 		if (stargemm__operand_owner(&r->a, x->i, x->k) != r->me)
-			keys[n++] = 2 * (x->i + x->k * r->mt);
+			keys[n++] = 2 * unit_key(&r->a, r->mt, x->i, x->k);
 		if (stargemm__operand_owner(&r->b, x->k, x->j) != r->me)
-			keys[n++] = 2 * (x->k + x->j * r->kt) + 1;
+			keys[n++] = 2 * unit_key(&r->b, r->kt, x->k, x->j) + 1;
 	}
 	qsort(keys, (size_t)n, sizeof(*keys), compare_keys);
 	for (int64_t e = 0; e < n; e++) {
-		int64_t key = keys[e] / 2, rows, cols;
-
 		if (e > 0 && keys[e] == keys[e - 1])
 			continue;
-		if (keys[e] % 2 == 0) {   /* op(A)(i, k) */
-			rows = r->row_off[key % r->mt + 1] - r->row_off[key % r->mt];
-			cols = r->k_off[key / r->mt + 1] - r->k_off[key / r->mt];
-		} else {                  /* op(B)(k, j) */
-			rows = r->k_off[key % r->kt + 1] - r->k_off[key % r->kt];
-			cols = r->col_off[key / r->kt + 1] - r->col_off[key / r->kt];
-		}
-		bytes += rows * cols * (int64_t)elem;
+		bytes += (int64_t)elem *
+			 (keys[e] % 2 == 0
+				  ? unit_elems(&r->a, keys[e] / 2, r->mt, r->row_off, r->k_off)
+				  : unit_elems(&r->b, keys[e] / 2, r->kt, r->k_off, r->col_off));
 	}
 	return bytes;
 }

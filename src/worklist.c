@@ -85,6 +85,8 @@ int stargemm__worklist_loads(const struct stargemm__worklist *wl, int c_read, do
 {
 	struct tile_space s = { 0 };
 
+	if (wl->units)
+		return stargemm__worklist_loads(wl->units, c_read, loads);
 	if (space_init(wl, &s))
 		return -ENOMEM;
 	memset(loads, 0, (size_t)wl->ndevices * sizeof(*loads));
@@ -245,6 +247,10 @@ void stargemm__worklist_free(struct stargemm__worklist *wl)
 {
 	if (!wl)
 		return;
+	if (wl->units) {
+		stargemm__worklist_free(wl->units);
+		free(wl->units);
+	}
 	free(wl->products);
 	free(wl->chunks);
 	free(wl->blocks);
@@ -252,4 +258,33 @@ void stargemm__worklist_free(struct stargemm__worklist *wl)
 	free(wl->batches);
 	free(wl->slots);
 	memset(wl, 0, sizeof(*wl));
+}
+
+int stargemm__grow(void **p, int64_t *cap, int64_t need, size_t size)
+{
+	int64_t n = *cap ? *cap : 64;
+	void *q;
+
+	if (need <= *cap)
+		return 0;
+	while (n < need)
+		n *= 2;
+	if (!(q = realloc(*p, (size_t)n * size)))
+		return -ENOMEM;
+	*p = q;
+	*cap = n;
+	return 0;
+}
+
+int64_t stargemm__first_at_least(const int64_t *v, int64_t lo, int64_t hi, int64_t key)
+{
+	while (lo < hi) {
+		int64_t mid = lo + (hi - lo) / 2;
+
+		if (v[mid] < key)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
 }

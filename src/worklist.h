@@ -109,6 +109,10 @@ struct stargemm__worklist {
 	/* Device memory the plan fills and may fill, in bytes (0: unknown): with one C
 	 * block, the executor keeps the rest away from StarPU's allocator. */
 	int64_t need_bytes, budget_bytes;
+	/* Packed operands out of core (src/packlist.c): the list over packs this one
+	 * expands, whose products are the pack products (the load model's); NULL
+	 * otherwise. Owned. */
+	struct stargemm__worklist *units;
 };
 
 /* Who owns tile (r, c) of op(X) when X is distributed over a P x Q grid, and whether
@@ -131,6 +135,8 @@ struct stargemm__operand {
 
 int stargemm__operand_owner(const struct stargemm__operand *x, int64_t r, int64_t c);
 int stargemm__operand_present(const struct stargemm__operand *x, int64_t r, int64_t c);
+/* The norm of tile (r, c) of op(X) (x->norm set). */
+double stargemm__operand_norm(const struct stargemm__operand *x, int64_t r, int64_t c);
 
 /* The present tiles of op(X) (@p rows x @p cols tiles) column by column: rows
  * idx[start[c] .. start[c + 1]) of column c, increasing. Returns 0 or -ENOMEM; the
@@ -173,11 +179,45 @@ struct stargemm__request {
 int stargemm__inspect(const struct stargemm__request *r,
 			    struct stargemm__worklist *wl);
 
+/* Where a list's batches find their tiles (wl->geometry) for request @p r. */
+void stargemm__worklist_geometry(const struct stargemm__request *r,
+				 struct stargemm__worklist *wl);
+
+/* Packed operands out of core (src/packlist.c): the problem over packs. */
+struct stargemm__units {
+	struct stargemm__request r;        /* its tiles are the packs; no norms, no packs */
+	int64_t n[3];                      /* units of C's rows, C's columns, k */
+	int64_t *first[3];                 /* their first tiles (n + 1 each) */
+	int64_t *off[3];                   /* their element offsets (n + 1 each) */
+	uint8_t *present[3];               /* A's, B's, C's packs present (packed ones) */
+	struct stargemm__axis axes[3][2];  /* A's, B's, C's packs' rows and columns */
+};
+
+/* The problem over packs of request @p r (whose plan is ignored) into @p u: returns 1
+ * when the operands' groups line up (u set; free it with stargemm__pack_units_free()),
+ * 0 when they do not or no operand is packed (nothing to free), or -ENOMEM. */
+int stargemm__pack_units(const struct stargemm__request *r, struct stargemm__units *u);
+void stargemm__pack_units_free(struct stargemm__units *u);
+
+/* The dense plan request @p fine (of the tiles) restated over @p u's units, whose
+ * largest is the planning unit; overrides of b, c and d are capped at the units there
+ * are (a block or chunk of every pack). */
+void stargemm__pack_plan_request(const struct stargemm_plan_request *fine,
+				 const struct stargemm__units *u, size_t elem,
+				 struct stargemm_plan_request *out);
+
+/* The executor's list of @p r from @p units, the list over packs of u->r: every pack
+ * product a batch of its tile products (see src/packlist.c). @p units moves into
+ * wl->units (emptied). Returns 0 or -ENOMEM (with a message). */
+int stargemm__pack_expand(const struct stargemm__request *r, const struct stargemm__units *u,
+			  struct stargemm__worklist *units, struct stargemm__worklist *wl);
+
 /* Tiles each device loads if every tile a device reads is loaded once per block (C)
  * and once per run of consecutive chunks that read it (A, B): @p loads has ndevices
  * entries. @p c_read 0 (beta = 0): C tiles are written without being read, and not
  * counted. The model of the list, to hold against the planner's Eq. (1) and the
- * measured loads. Returns 0 or -ENOMEM. */
+ * measured loads. A list over packed operands (wl->units) counts its packs. Returns 0
+ * or -ENOMEM. */
 int stargemm__worklist_loads(const struct stargemm__worklist *wl, int c_read, double *loads);
 
 /* Memory each device needs to run an out-of-core list (blocks), in bytes: the most,
@@ -189,7 +229,8 @@ int stargemm__worklist_loads(const struct stargemm__worklist *wl, int c_read, do
  * are in flight with the first ones of the next: the finished C tiles are written
  * back and marked "won't use" (src/execute.c), the first buffers StarPU frees.
  * Tiles are sized from the tilings (@p row_off: C's rows, @p col_off: C's columns,
- * @p k_off: the inner dimension) and @p elem. Only this rank's devices are counted. @p peak has ndevices entries. Returns 0 or -ENOMEM. */
+ * @p k_off: the inner dimension) and @p elem. Only this rank's devices are counted.
+ * @p peak has ndevices entries. Returns 0 or -ENOMEM. */
 int stargemm__worklist_footprint(const struct stargemm__worklist *wl, const int64_t *row_off,
 				 const int64_t *col_off, const int64_t *k_off, size_t elem,
 				 int64_t *peak);
@@ -226,5 +267,11 @@ int stargemm__storage_check_list(const struct stargemm__worklist *wl,
 				 const struct stargemm__request *r, size_t elem, const char *fn);
 
 void stargemm__worklist_free(struct stargemm__worklist *wl);
+
+/* The lists' growable arrays: *p holds *cap elements of @p size bytes; make room for
+ * @p need (doubling). Returns 0 or -ENOMEM (*p kept). */
+int stargemm__grow(void **p, int64_t *cap, int64_t need, size_t size);
+/* The first index of [lo, hi) whose value in the increasing @p v is >= @p key (hi: none). */
+int64_t stargemm__first_at_least(const int64_t *v, int64_t lo, int64_t hi, int64_t key);
 
 #endif /* STARGEMM_WORKLIST_H */

@@ -1,15 +1,19 @@
 #!/bin/sh
 # tests/bsooc_batched.sh — small tiles out of core on the CPU (RAM budget, StarPU's disk
-# node), batched within each chunk (src/inspect.c, batch_ooc()), on 1 and 2 ranks:
-# 1200 x 1100 x 1300, tiles 20-60, 30% of A's and B's tiles, C the symbolic product.
+# node): 1200 x 1100 x 1300, tiles 20-60, 30% of A's and B's tiles, C the symbolic
+# product. By default such matrices are packed (src/pack.c) and the product is planned
+# over packs (src/packlist.c), on 1 and 2 ranks; with STARGEMM_PACK_BELOW=0 every tile
+# keeps its handle and the products are batched within each chunk (src/inspect.c,
+# batch_ooc()), and with STARGEMM_BATCH_FLOPS=0 as well they run a task per product.
 # Every repetition must pass the residual check against a dense reference (the
-# benchmark exits 1 otherwise), run fewer
-# tasks than a quarter of its tile products (the progress line counts rank 0's tasks)
-# and load from disk no more than 1.10 times the inspector's prediction (A + B + C is
-# only about twice the RAM budget here: StarPU keeps tiles the model reloads, 0.5-0.85
-# of the prediction); with
-# STARGEMM_BATCH_FLOPS=0 (a task per product) the same product is checked as well, so
-# both executors' results are compared with the reference on the same problem.
+# benchmark exits 1 otherwise), so the three executors' results are compared with the
+# reference on the same problem. The batched runs must run fewer tasks than a quarter
+# of their tile products (the progress line counts rank 0's tasks), the packed ones
+# must be predicted to load fewer than half the tiles the unpacked run loads (packs
+# move whole; with 8 MiB of RAM groups are cut at 128 elements, src/matrix.c: 460
+# packs against 1123 tiles), and no run may load from disk more than 1.10 times the
+# inspector's prediction (A + B + C is only about twice the RAM budget here: StarPU
+# keeps tiles the model reloads, 0.3-0.85 of the prediction).
 set -e
 out="$BUILDDIR/tests/bsooc_batched.out"
 : >"$out"
@@ -38,30 +42,41 @@ run() { # label ranks [env...]
 	rm -rf "$dir"
 }
 
-run batched1 1
-run batched2 2
-run unbatched1 1 STARGEMM_BATCH_FLOPS=0
+run packed1 1
+run packed2 2
+run batched1 1 STARGEMM_PACK_BELOW=0
+run unbatched1 1 STARGEMM_PACK_BELOW=0 STARGEMM_BATCH_FLOPS=0
 cat "$out"
 awk -F, '
 	/^impl,/ { for (i = 1; i <= NF; i++) col[$i] = i; next }
 	/ tasks: / { split($0, w, " "); split(w[3], t, "/"); tasks[w[1]] = t[2] + 0; next }
 	NF > 10 {
 		label = $1; n[label]++; products[label] = $col["products"]
+		pred[label] = $col["pred_loads"]
 		r = $col["loads_ratio"]
 		if (!($col["residual"] >= 0)) { print label ": no residual"; bad = 1 }
 		if (r > 1.10) { print label ": loads " r " x the model: more than predicted"; bad = 1 }
 	}
 	END {
-		if (n["batched1"] != 2 || n["batched2"] != 2 || n["unbatched1"] != 2) {
+		if (n["packed1"] != 2 || n["packed2"] != 2 || n["batched1"] != 2 ||
+		    n["unbatched1"] != 2) {
 			print "missing repetitions"; exit 1
 		}
 		for (l in n)
-			printf "%s: %d tasks on rank 0 for %d tile products\n", l, tasks[l], products[l]
-		if (!(tasks["batched1"] > 0) || tasks["batched1"] * 4 > products["batched1"]) {
-			print "1 rank: not batched"; bad = 1
+			printf "%s: %d tasks on rank 0 for %d tile products, %g loads predicted\n",
+			       l, tasks[l], products[l], pred[l]
+		if (!(tasks["packed1"] > 0) || tasks["packed1"] * 4 > products["packed1"]) {
+			print "packed, 1 rank: not batched"; bad = 1
 		}
-		if (!(tasks["batched2"] > 0) || tasks["batched2"] * 4 > products["batched2"] / 2) {
-			print "2 ranks: not batched"; bad = 1
+		if (!(tasks["packed2"] > 0) || tasks["packed2"] * 4 > products["packed2"] / 2) {
+			print "packed, 2 ranks: not batched"; bad = 1
+		}
+		if (!(tasks["batched1"] > 0) || tasks["batched1"] * 4 > products["batched1"]) {
+			print "STARGEMM_PACK_BELOW=0: not batched"; bad = 1
+		}
+		if (!(pred["packed1"] > 0) || pred["packed1"] * 2 > pred["batched1"]) {
+			print "packed: not planned over packs (" pred["packed1"] " loads against " \
+			      pred["batched1"] " with a handle per tile)"; bad = 1
 		}
 		if (tasks["unbatched1"] != products["unbatched1"]) {
 			print "STARGEMM_BATCH_FLOPS=0: not a task per product"; bad = 1

@@ -53,7 +53,16 @@
 #     the prediction (0.879: the cache keeps tiles the model reloads). It stopped at
 #     the fourth block while the finished block's C tiles went back by prefetch
 #     requests, which StarPU served only after the next batch's fetch, itself waiting
-#     for their memory (src/execute.c, release_block()).
+#     for their memory (src/execute.c, release_block()). The cases above keep a handle
+#     per tile (STARGEMM_PACK_BELOW=0);
+#   * the same small tiles packed (src/pack.c, the default), in core on the 4-GPU node:
+#     every GPU runs batches, the product takes at most 0.75 of its time with a handle
+#     per tile (0.034 s against 0.072 s) and loads at most half as many buffers (446
+#     packs against 4029 tiles); out of core on one H100 of 40 MiB, planned over packs
+#     (src/packlist.c): loads within [0.90, 1.05] of the prediction (0.949) and at most
+#     half the time with a handle per tile (0.116 s against 0.424 s). These products are
+#     bound by transfers and task costs (11.6 GFLOP take 0.8 ms at the batch model's
+#     rate): packs move fewer, larger buffers.
 # Efficiency: useful flops over the product's simulated time (seconds - symbolic_s: the
 # symbolic C pattern's time is the simulated pinning of C's host memory) over the
 # GPUs' DGEMM rate in perfmodels/generate.sh. The simulation is deterministic.
@@ -98,27 +107,35 @@ extra_env=
 common="--niter 1 --warmup 0 --ooc --density-a 0.3 --density-b 0.3 --csv"
 run irr600 summit 1 600 7200 --m 16384 --n 16384 --k 16384 --lo 512 --hi 2048
 # Small tiles in core on 4 GPUs, batched and not; in core: no --ooc, all the memory.
+# A handle per tile (STARGEMM_PACK_BELOW=0), then packed (the default).
 common="--niter 1 --warmup 0 --density-a 0.3 --density-b 0.3 --csv"
 small="--m 4000 --n 4000 --k 4000 --lo 20 --hi 60"
-extra_env="STARPU_WORKER_STATS=1"
+extra_env="STARPU_WORKER_STATS=1 STARGEMM_PACK_BELOW=0"
 # shellcheck disable=SC2086
 run small h100x4 4 80000 57000 $small 2>&1 | grep -A1 '^CUDA' | grep -c 'task(s)' |
 	sed 's/^/small: CUDA workers with tasks: /' | tee -a "$out"
-extra_env=STARGEMM_BATCH_FLOPS=0
+extra_env="STARGEMM_BATCH_FLOPS=0 STARGEMM_PACK_BELOW=0"
 # shellcheck disable=SC2086
 run smallnobatch h100x4 4 80000 57000 $small
+extra_env="STARPU_WORKER_STATS=1"
+# shellcheck disable=SC2086
+run smallpack h100x4 4 80000 57000 $small 2>&1 | grep -A1 '^CUDA' | grep -c 'task(s)' |
+	sed 's/^/smallpack: CUDA workers with tasks: /' | tee -a "$out"
 # The same small tiles out of core on one H100 of 40 MiB (A + B + C: 4.9 times it).
 common="--niter 1 --warmup 0 --ooc --density-a 0.3 --density-b 0.3 --csv"
-extra_env=
+extra_env=STARGEMM_PACK_BELOW=0
 # shellcheck disable=SC2086
 run smallooc h100 1 40 57000 $small
-extra_env=STARGEMM_BATCH_FLOPS=0
+extra_env="STARGEMM_BATCH_FLOPS=0 STARGEMM_PACK_BELOW=0"
 # shellcheck disable=SC2086
 run smalloocnobatch h100 1 40 57000 $small
+extra_env=
+# shellcheck disable=SC2086
+run smallpackooc h100 1 40 57000 $small
 # At 60 MiB the first batch of the fourth block did not fit beside the third block's C
 # tiles; their write-backs, queued as prefetches, waited behind its fetch for ever. A
 # run that stops there prints no CSV line (timeout) and the test fails.
-extra_env=TEST_TIMEOUT=180
+extra_env="TEST_TIMEOUT=180 STARGEMM_PACK_BELOW=0"
 # shellcheck disable=SC2086
 run smallooc60 h100 1 60 57000 $small
 extra_env=
@@ -126,6 +143,7 @@ extra_env=
 awk -F, '
 	/^impl,/ { for (i = 1; i <= NF; i++) col[$i] = i; next }
 	/^small: CUDA workers with tasks:/ { busy = substr($0, 33) + 0; next }
+	/^smallpack: CUDA workers with tasks:/ { packbusy = substr($0, 37) + 0; next }
 	/^==/ || NF < 10 { next }
 	{
 		# The label, GPUs and rate were put before the CSV line: shift by 2.
@@ -138,12 +156,12 @@ awk -F, '
 			product[label] = t; loads[label] = $(col["loads"] + c)
 			printf "%-15s %.6f s  loads %s  peer %s", label, t, loads[label],
 				$(col["peer_loads"] + c)
-			if (label ~ /^smallooc/)
+			if (label ~ /ooc/)
 				printf "  / model %s = %s", $(col["pred_loads"] + c),
 					$(col["loads_ratio"] + c)
 			printf "\n"
 			r = $(col["loads_ratio"] + c)
-			if (label == "smallooc" && (r < 0.90 || r > 1.05)) {
+			if ((label == "smallooc" || label == "smallpackooc") && (r < 0.90 || r > 1.05)) {
 				print "  loads outside [0.90, 1.05] of the model"; bad = 1
 			}
 			if (label == "smallooc60" && r > 1.05) {
@@ -174,7 +192,8 @@ awk -F, '
 	END {
 		if (n["reg"] != 1 || n["h100reg"] != 1 || n["irr"] != 1 || n["irr2"] != 1 ||
 		    n["irrnopool"] != 1 || n["irr600"] != 1 || n["small"] != 1 || n["smallnobatch"] != 1 ||
-		    n["smallooc"] != 1 || n["smalloocnobatch"] != 1 || n["smallooc60"] != 1) {
+		    n["smallooc"] != 1 || n["smalloocnobatch"] != 1 || n["smallooc60"] != 1 ||
+		    n["smallpack"] != 1 || n["smallpackooc"] != 1) {
 			print "missing runs"; exit 1
 		}
 		if (!(product["small"] > 0) || product["small"] * 3 > product["smallnobatch"]) {
@@ -187,6 +206,17 @@ awk -F, '
 		if (!(product["smallooc"] > 0) ||
 		    product["smallooc"] * 3 > product["smalloocnobatch"]) {
 			print "small tiles out of core: batched not 3 times faster"; bad = 1
+		}
+		if (packbusy != 4) { print "packed small tiles: " packbusy " of 4 GPUs ran batches"; bad = 1 }
+		if (!(product["smallpack"] > 0) || product["smallpack"] > 0.75 * product["small"] ||
+		    loads["smallpack"] * 2 > loads["small"]) {
+			print "packed small tiles in core: not faster than a handle per tile, or " \
+			      "not half the loads"; bad = 1
+		}
+		if (!(product["smallpackooc"] > 0) ||
+		    product["smallpackooc"] * 2 > product["smallooc"]) {
+			print "packed small tiles out of core: not twice as fast as a handle per tile"
+			bad = 1
 		}
 		exit bad
 	}' "$out"

@@ -197,9 +197,10 @@ static double residual(const struct bs_case *c, const struct stargemm_matrix *C,
 }
 
 /* Out of core with the planner's plan, fitted to the list: stargemm_pdgemm_plan()
- * must give the plan the product runs with. With packed operands (multiplied in core)
- * that is the unfitted plan, footprint 0. */
-static int run_planned(const struct bs_case *c, struct stargemm_matrix *A,
+ * must give the plan the product runs with. With packed operands the plan is over
+ * packs (src/packlist.c), of groups of about 256 elements a side: room for 24 of
+ * them. */
+static int run_planned(const struct bs_case *c, int packed, struct stargemm_matrix *A,
 		       struct stargemm_matrix *B, struct stargemm_matrix *C)
 {
 	struct stargemm_ooc_options opt;
@@ -207,7 +208,7 @@ static int run_planned(const struct bs_case *c, struct stargemm_matrix *A,
 	int ret;
 
 	stargemm_ooc_options_init(&opt);
-	opt.device_bytes = 24 * 41 * 41 * (int64_t)sizeof(double);
+	opt.device_bytes = 24 * (packed ? 300 * 300 : 41 * 41) * (int64_t)sizeof(double);
 	if ((ret = stargemm_pdgemm_plan(c->ta, c->tb, A, B, C, &opt, &asked)) ||
 	    (ret = stargemm_pdgemm_ooc(c->ta, c->tb, c->alpha, A, B, c->beta, C, &opt, &used)))
 		return ret;
@@ -227,7 +228,7 @@ static int run_planned(const struct bs_case *c, struct stargemm_matrix *A,
 }
 
 /* ooc: 0 in core, 1 out of core with a forced plan, 2 with the planner's, 3 the same
- * with packed operands (then multiplied in core). */
+ * with packed operands (planned over packs). */
 static int run(const struct bs_case *c, int ooc, struct stargemm_matrix *A,
 	       struct stargemm_matrix *B, struct stargemm_matrix *C)
 {
@@ -236,7 +237,7 @@ static int run(const struct bs_case *c, int ooc, struct stargemm_matrix *A,
 	if (!ooc)
 		return stargemm_pdgemm(c->ta, c->tb, c->alpha, A, B, c->beta, C);
 	if (ooc >= 2)
-		return run_planned(c, A, B, C);
+		return run_planned(c, ooc == 3, A, B, C);
 	stargemm_ooc_options_init(&opt);
 	opt.b = 1;
 	opt.c = stargemm_matrix_nt(C) > 1 ? 2 : 1;

@@ -30,7 +30,9 @@
  *    k order) as consecutive batches of one rank's device each, writing distinct C
  *    tiles, the same on every rank, with the unbatched list's devices and loads;
  *  - packed operands (src/pack.c): layouts hold each present tile once; batches cover
- *    the same products, write one C pack each and name the products' packs.
+ *    the same products, write one C pack each and name the products' packs;
+ *  - packed operands out of core (src/packlist.c): the problem over packs, its list
+ *    expanded into one batch per pack product, chunks, chains, scales and loads.
  *  - the footprint of a list (bytes a device needs) is the window's distinct tiles
  *    times their size; the plan fitted to a list (src/fit.c) is the dense one for equal
  *    dense tiles or when it would load no fewer tiles, and with irregular block-sparse
@@ -1161,14 +1163,28 @@ static int in_pack(const struct stargemm__tile_ref *t, const struct stargemm__pa
 	return t && t->operand == operand && t->r == (trans ? J : I) && t->c == (trans ? I : J);
 }
 
+/* The packed cases' tilings: 41 x 37 x 29 tiles of 3-22 elements. */
+static void small_tilings(struct problem *p)
+{
+	static const int64_t sizes[] = { 5, 13, 7, 22, 9, 3 };
+
+	p->mt = 41;
+	p->nt = 37;
+	p->kt = 29;
+	p->row_off = irregular(p->mt, sizes, 6);
+	p->col_off = irregular(p->nt, sizes + 1, 5);
+	p->k_off = irregular(p->kt, sizes + 2, 4);
+}
+
 /* Packed operands in core (src/pack.c): the layouts hold every present tile once; the
  * list has the same products as without packs, as batches that each write one C pack
  * whose buffers are the packs of their products' tiles (distinct), no product applies
  * beta and the scales name every non-empty C pack; chains in increasing k. */
-static void packed_case(int P, int Q, int ta, int tb, double density, unsigned seed)
+static void packed_case(int P, int Q, int G, int ta, int tb, double density, unsigned seed)
 {
-	static const int64_t sizes[] = { 5, 13, 7, 22, 9, 3 };
-	struct problem p = { .P = P, .Q = Q, .G = 1 };
+	struct problem p = { .P = P, .Q = Q, .G = G };
+	int64_t per_device[3] = { 0 };
+	int devices_ok = 1;
 	struct stargemm__axis rows = { 0 }, cols = { 0 };
 	struct stargemm__packing *pa = NULL, *pb = NULL, *pc = NULL;
 	struct stargemm__request r;
@@ -1178,12 +1194,7 @@ static void packed_case(int P, int Q, int ta, int tb, double density, unsigned s
 	int *rp, *cp, lay_ok, batch_ok = 1, slots_ok = 1, distinct_ok = 1, order_ok = 1;
 	char name[160];
 
-	p.mt = 41;
-	p.nt = 37;
-	p.kt = 29;
-	p.row_off = irregular(p.mt, sizes, 6);
-	p.col_off = irregular(p.nt, sizes + 1, 5);
-	p.k_off = irregular(p.kt, sizes + 2, 4);
+	small_tilings(&p);
 	request(&p, 0, 0, ta, tb, 0, &r);
 	sa = pattern(p.mt * p.kt, density, &seed);
 	sb = pattern(p.kt * p.nt, density, &seed);
@@ -1225,13 +1236,24 @@ static void packed_case(int P, int Q, int ta, int tb, double density, unsigned s
 		const struct stargemm__product *x0 = &wl.products[b->first];
 
 		distinct_ok &= refs_distinct(&wl, b);
+		devices_ok &= x0->info.device < G &&
+			      (x0->info.device >= 0) ==
+				      (stargemm__operand_owner(&r.c, x0->i, x0->j) == 0);
+		if (x0->info.device >= 0 && x0->info.device < G)
+			per_device[x0->info.device]++;
+		devices_ok &= x0->info.device < G &&
+			      (x0->info.device >= 0) ==
+				      (stargemm__operand_owner(&r.c, x0->i, x0->j) == 0);
+		if (x0->info.device >= 0 && x0->info.device < G)
+			per_device[x0->info.device]++;
 		for (int64_t q = b->first; q < b->first + b->count; q++) {
 			const struct stargemm__product *x = &wl.products[q];
 			const int32_t *sl = &wl.slots[3 * q];
 			int64_t t = x->i + x->j * p.mt;
 
 			batch_ok &= pc->row_group[x->i] == pc->row_group[x0->i] &&
-				    pc->col_group[x->j] == pc->col_group[x0->j] && !x->first;
+				    pc->col_group[x->j] == pc->col_group[x0->j] && !x->first &&
+				    x->info.device == x0->info.device;
 			slots_ok &= in_pack(batch_ref(&wl, b, sl[0]), pa, ta, STARGEMM_OP_A, x->i,
 					    x->k) &&
 				    in_pack(batch_ref(&wl, b, sl[1]), pb, tb, STARGEMM_OP_B, x->k,
@@ -1256,6 +1278,11 @@ static void packed_case(int P, int Q, int ta, int tb, double density, unsigned s
 	ok(slots_ok && distinct_ok, "  slots name the packs of each product's tiles, distinct",
 	   "");
 	ok(wl.scale_count == nscales, "  a scale for every non-empty C pack", "");
+	for (int g = 0; g < G; g++)
+		devices_ok &= per_device[g] > 0;
+	snprintf(name, sizeof(name), "  rank 0's batches on its %d device(s), each with some, "
+		 "the other ranks' on none", G);
+	ok(devices_ok, name, "");
 	free(chain);
 	free(sa);
 	free(sb);
@@ -1269,6 +1296,226 @@ static void packed_case(int P, int Q, int ta, int tb, double density, unsigned s
 	stargemm__axis_free(&cols);
 	stargemm__worklist_free(&plain);
 	stargemm__worklist_free(&wl);
+	free_problem(&p);
+}
+
+/* A packed operand's distribution: its pack groups dealt cyclically (src/matrix.c). */
+static void pack_axes(const struct stargemm__packing *pk, int64_t mt, int64_t nt, int P, int Q,
+		      struct stargemm__axis *rows, struct stargemm__axis *cols)
+{
+	int *rp = malloc((size_t)mt * sizeof(int)), *cp = malloc((size_t)nt * sizeof(int));
+
+	stargemm__pack_cyclic(pk->row_group, mt, P, rp);
+	stargemm__pack_cyclic(pk->col_group, nt, Q, cp);
+	stargemm__axis_init(rows, mt, P, rp, "rows");
+	stargemm__axis_init(cols, nt, Q, cp, "cols");
+	free(rp);
+	free(cp);
+}
+
+/* Whether the products of batch @p b lie in one pack product and carry its task info,
+ * and the batch's buffers 0, 1, 2 are its op(A), op(B) and C packs. */
+static int pack_batch_ok(const struct stargemm__worklist *wl, const struct stargemm__batch *b,
+			 const struct stargemm__packing *pk[3], const int trans[3])
+{
+	const struct stargemm__product *x0 = &wl->products[b->first];
+	int good = b->nrefs == 3;
+
+	for (int64_t q = b->first; q < b->first + b->count; q++) {
+		const struct stargemm__product *x = &wl->products[q];
+
+		good &= x->info.device == x0->info.device && x->info.block == x0->info.block &&
+			x->info.chunk == x0->info.chunk && x->info.prefetch == x0->info.prefetch &&
+			wl->slots[3 * q] == 0 && wl->slots[3 * q + 1] == 1 && wl->slots[3 * q + 2] == 2 &&
+			in_pack(batch_ref(wl, b, 0), pk[0], trans[0], STARGEMM_OP_A, x->i, x->k) &&
+			in_pack(batch_ref(wl, b, 1), pk[1], trans[1], STARGEMM_OP_B, x->k, x->j) &&
+			in_pack(batch_ref(wl, b, 2), pk[2], 0, STARGEMM_OP_C, x->i, x->j);
+	}
+	return good;
+}
+
+/* The chunks' products and batches line up: consecutive, each chunk's products those
+ * of its batches, numbered with the chunk. */
+static int pack_chunks_ok(const struct stargemm__worklist *wl)
+{
+	int64_t next_product = 0, next_batch = 0;
+	int good = 1;
+
+	for (int64_t n = 0; n < wl->nchunks; n++) {
+		const struct stargemm__chunk *ch = &wl->chunks[n];
+
+		good &= ch->first == next_product && ch->batch_first == next_batch;
+		for (int64_t b = ch->batch_first; b < ch->batch_first + ch->batch_count; b++) {
+			good &= wl->batches[b].first == next_product;
+			next_product += wl->batches[b].count;
+		}
+		for (int64_t q = ch->first; q < ch->first + ch->count; q++)
+			good &= wl->products[q].info.chunk == n;
+		good &= ch->first + ch->count == next_product;
+		next_batch += ch->batch_count;
+	}
+	return good && next_product == wl->nproducts && next_batch == wl->nbatches;
+}
+
+/* Chains in increasing k; each C tile's first update applies beta unless its pack is
+ * scaled first; the scales are the C packs with a present tile no product updates. */
+static int pack_chains_ok(const struct stargemm__worklist *wl, const struct stargemm__packing *pc,
+			  const uint8_t *present, int64_t mt, int64_t nt)
+{
+	int64_t *chain = malloc((size_t)(mt * nt) * sizeof(*chain));
+	uint8_t *bare = calloc((size_t)(pc->gmt * pc->gnt), 1);
+	int64_t nbare = 0;
+	int good = chain && bare;
+
+	for (int64_t t = 0; good && t < mt * nt; t++)
+		chain[t] = -1;
+	for (int64_t q = 0; good && q < wl->nproducts; q++) {
+		const struct stargemm__product *x = &wl->products[q];
+
+		good &= x->k > chain[x->i + x->j * mt];
+		chain[x->i + x->j * mt] = x->k;
+	}
+	for (int64_t j = 0; good && j < nt; j++)
+		for (int64_t i = 0; i < mt; i++)
+			if (present[i + j * mt] && chain[i + j * mt] < 0)
+				bare[pc->row_group[i] + pc->col_group[j] * pc->gmt] = 1;
+	for (int64_t t = 0; good && t < mt * nt; t++)
+		chain[t] = -1;
+	for (int64_t q = 0; good && q < wl->nproducts; q++) {
+		const struct stargemm__product *x = &wl->products[q];
+		int64_t t = x->i + x->j * mt;
+
+		good &= x->first == (chain[t] < 0 && !bare[pc->row_group[x->i] +
+							     pc->col_group[x->j] * pc->gmt]);
+		chain[t] = x->k;
+	}
+	for (int64_t u = 0; good && u < pc->gmt * pc->gnt; u++)
+		nbare += bare[u];
+	good &= wl->scale_count == nbare;
+	for (int64_t e = wl->scale_first; good && e < wl->scale_first + wl->scale_count; e++)
+		good &= wl->refs[e].operand == STARGEMM_OP_C &&
+			bare[wl->refs[e].r + wl->refs[e].c * pc->gmt];
+	free(chain);
+	free(bare);
+	return good;
+}
+
+/* Packed operands out of core (src/packlist.c): the problem over packs has the packs
+ * as tiles, with their owners; its list, planned in blocks and chunks of packs and
+ * expanded, has the in-core list's products, every batch one pack product with its
+ * task info and its three packs as buffers 0, 1, 2, chunks of consecutive batches,
+ * chains in increasing k with beta on the first update outside scaled packs, and the
+ * load model of the list over packs. Packs whose k groups differ do not line up. */
+static void packed_ooc_case(int P, int Q, int G, int ta, int tb, double density,
+			    unsigned seed, int me)
+{
+	struct problem p = { .P = P, .Q = Q, .G = G }, pu = { .P = P, .Q = Q, .G = G };
+	struct stargemm__axis axes[3][2] = { { { 0 } } };
+	const struct stargemm__packing *pk[3];
+	struct stargemm__packing *pa, *pb, *pc, *odd;
+	struct stargemm__request r;
+	struct stargemm__worklist plain, units = { 0 }, wl = { 0 };
+	struct stargemm__units u, v;
+	uint8_t *sa, *sb, *sc;
+	double *want = calloc((size_t)G, sizeof(double)), *got = calloc((size_t)G, sizeof(double));
+	int trans[3] = { ta, tb, 0 }, batches_ok = 1, owners_ok = 1, loads_ok = 1, aligned;
+	char name[192];
+
+	small_tilings(&p);
+	request(&p, me, G > 1, ta, tb, 0, &r);
+	sa = pattern(p.mt * p.kt, density, &seed);
+	sb = pattern(p.kt * p.nt, density, &seed);
+	sc = pattern(p.mt * p.nt, 0.9, &seed);
+	pa = ta ? layout(p.kt, p.mt, p.k_off, p.row_off, sa) : layout(p.mt, p.kt, p.row_off,
+								       p.k_off, sa);
+	pb = tb ? layout(p.nt, p.kt, p.col_off, p.k_off, sb) : layout(p.kt, p.nt, p.k_off,
+								       p.col_off, sb);
+	pc = layout(p.mt, p.nt, p.row_off, p.col_off, sc);
+	pk[0] = pa;
+	pk[1] = pb;
+	pk[2] = pc;
+	pack_axes(pa, ta ? p.kt : p.mt, ta ? p.mt : p.kt, P, Q, &axes[0][0], &axes[0][1]);
+	pack_axes(pb, tb ? p.nt : p.kt, tb ? p.kt : p.nt, P, Q, &axes[1][0], &axes[1][1]);
+	pack_axes(pc, p.mt, p.nt, P, Q, &axes[2][0], &axes[2][1]);
+	r.a = (struct stargemm__operand){ .grid = { .P = P, .Q = Q }, .trans = ta, .present = sa,
+					  .ld = ta ? p.kt : p.mt, .rows = &axes[0][0],
+					  .cols = &axes[0][1], .pack = pa };
+	r.b = (struct stargemm__operand){ .grid = { .P = P, .Q = Q }, .trans = tb, .present = sb,
+					  .ld = tb ? p.nt : p.kt, .rows = &axes[1][0],
+					  .cols = &axes[1][1], .pack = pb };
+	r.c = (struct stargemm__operand){ .grid = { .P = P, .Q = Q }, .present = sc, .ld = p.mt,
+					  .rows = &axes[2][0], .cols = &axes[2][1], .pack = pc };
+	if (stargemm__inspect(&r, &plain) || stargemm__pack_units(&r, &u) != 1) {
+		ok(0, "packed out of core: the problem over packs", stargemm_last_error());
+		return;
+	}
+	/* every unit of C owned as its pack's tiles, present when one of them is */
+	for (int64_t j = 0; j < p.nt; j++)
+		for (int64_t i = 0; i < p.mt; i++) {
+			int64_t I = pc->row_group[i], J = pc->col_group[j];
+
+			owners_ok &= stargemm__operand_owner(&u.r.c, I, J) ==
+				     stargemm__operand_owner(&r.c, i, j);
+			owners_ok &= !sc[i + j * p.mt] || stargemm__operand_present(&u.r.c, I, J);
+		}
+	pu.mt = u.r.mt;
+	pu.nt = u.r.nt;
+	pu.kt = u.r.kt;
+	if (make_plan(&pu, 40, 2, 2, 2)) {
+		ok(0, "packed out of core: a plan over packs", stargemm_last_error());
+		return;
+	}
+	u.r.plan = &pu.plan;
+	u.r.tile_bytes = 8;
+	if (stargemm__inspect(&u.r, &units) || stargemm__worklist_loads(&units, 1, want) ||
+	    stargemm__pack_expand(&r, &u, &units, &wl) || stargemm__worklist_loads(&wl, 1, got)) {
+		ok(0, "packed out of core: listed", stargemm_last_error());
+		return;
+	}
+	for (int64_t b = 0; b < wl.nbatches; b++)
+		batches_ok &= pack_batch_ok(&wl, &wl.batches[b], pk, trans);
+	for (int g = 0; g < G; g++)
+		loads_ok &= got[g] == want[g];
+	snprintf(name, sizeof(name), "packed out of core %dx%d G=%d %c%c density %.2f rank %d: "
+		 "%lld products (in core %lld) in %lld batches, %lld chunks over %lld x %lld x "
+		 "%lld packs", P, Q, G, ta ? 'T' : 'N', tb ? 'T' : 'N', density, me,
+		 (long long)wl.nproducts, (long long)plain.nproducts, (long long)wl.nbatches,
+		 (long long)wl.nchunks, (long long)u.r.mt, (long long)u.r.nt, (long long)u.r.kt);
+	ok(wl.nproducts == plain.nproducts && wl.flops == plain.flops && wl.nchunks > 2 &&
+	   wl.throttled && wl.units && u.r.mt == pc->gmt && u.r.nt == pc->gnt, name, "");
+	ok(owners_ok, "  C's packs are the units, with their tiles' owner", "");
+	ok(batches_ok, "  every batch one pack product: its info, its A, B, C packs", "");
+	ok(pack_chunks_ok(&wl), "  chunks of consecutive batches", "");
+	ok(pack_chains_ok(&wl, pc, sc, p.mt, p.nt), "  chains in increasing k, beta on the "
+	   "first update outside the scaled packs, which lack updates", "");
+	ok(loads_ok, "  the load model counts packs (the list over packs')", "");
+	/* A's k groups cut apart from B's: no problem over packs */
+	odd = ta ? layout(p.kt, p.mt, p.k_off, p.row_off, sa) : layout(p.mt, p.kt, p.row_off,
+								        p.k_off, sa);
+	for (int64_t e = 0; odd && e < odd->gnt + 1 && !ta; e++)
+		odd->col_first[e] = e < odd->gnt ? e : p.kt;
+	for (int64_t e = 0; odd && e < odd->gmt + 1 && ta; e++)
+		odd->row_first[e] = e < odd->gmt ? e : p.kt;
+	r.a.pack = odd;
+	if ((aligned = stargemm__pack_units(&r, &v)) == 1)
+		stargemm__pack_units_free(&v);
+	ok(aligned == 0, "  A's k groups unlike B's: not lined up", "");
+	stargemm__pack_free(odd);
+	stargemm__pack_units_free(&u);
+	stargemm__worklist_free(&wl);
+	stargemm__worklist_free(&plain);
+	for (int o = 0; o < 3; o++) {
+		stargemm__axis_free(&axes[o][0]);
+		stargemm__axis_free(&axes[o][1]);
+	}
+	stargemm__pack_free(pa);
+	stargemm__pack_free(pb);
+	stargemm__pack_free(pc);
+	free(sa);
+	free(sb);
+	free(sc);
+	free(want);
+	free(got);
 	free_problem(&p);
 }
 
@@ -1780,10 +2027,16 @@ int main(void)
 	ooc_batched_case(2, 3, 2, 1, 0, 0.4, 42, 0);
 	ooc_batched_case(2, 2, 3, 0, 1, 0.8, 43, 1);
 	ooc_batched_case(1, 2, 1, 1, 1, 1.0, 44, 0);
-	packed_case(1, 1, 0, 0, 0.5, 21);
-	packed_case(2, 3, 1, 0, 0.3, 22);
-	packed_case(3, 2, 0, 1, 0.8, 23);
-	packed_case(2, 2, 1, 1, 1.0, 24);
+	packed_case(1, 1, 1, 0, 0, 0.5, 21);
+	packed_case(2, 3, 1, 1, 0, 0.3, 22);
+	packed_case(3, 2, 1, 0, 1, 0.8, 23);
+	packed_case(2, 2, 1, 1, 1, 1.0, 24);
+	packed_case(1, 1, 3, 0, 0, 0.5, 25);
+	packed_case(2, 1, 2, 1, 0, 0.6, 26);
+	packed_ooc_case(1, 1, 1, 0, 0, 0.5, 51, 0);
+	packed_ooc_case(2, 3, 2, 1, 0, 0.3, 52, 4);
+	packed_ooc_case(3, 2, 1, 0, 1, 0.8, 53, 1);
+	packed_ooc_case(2, 2, 3, 1, 1, 0.2, 54, 3);
 	balanced_columns();
 	footprints();
 	footprint_holds();
