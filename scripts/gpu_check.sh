@@ -94,7 +94,8 @@ phase_sparse() {
 	# shellcheck disable=SC2086
 	step bs_ooc_check env STARPU_LIMIT_CUDA_MEM=256 "$bsbench" $ragged --alpha 1.5 \
 		--beta 0.5 --ooc --niter 1 --warmup 0 --check --no-dense --csv
-	# small irregular tiles: batches of cublas?gemmBatched calls (codelets/batch.c)
+	# small irregular tiles: batches of cublas?gemmBatched calls (codelets/batch.c), the
+	# tiles packed (src/pack.c, the default), or a handle per tile (STARGEMM_PACK_BELOW=0)
 	small="--m 1500 --n 1400 --k 1300 --lo 20 --hi 60 --density-a 0.3 --density-b 0.3"
 	# shellcheck disable=SC2086
 	step bs_batch_check "$bsbench" $small --alpha 1.5 --beta 0.5 --niter 1 --warmup 0 \
@@ -102,13 +103,23 @@ phase_sparse() {
 	# shellcheck disable=SC2086
 	step bs_batch_check_z "$bsbench" $small --prec z --alpha 1.5 --beta 0.5 --niter 1 \
 		--warmup 0 --check --no-dense --csv
+	# shellcheck disable=SC2086
+	step bs_tiles_check env STARGEMM_PACK_BELOW=0 "$bsbench" $small --alpha 1.5 --beta 0.5 \
+		--niter 1 --warmup 0 --check --no-dense --csv
+	# packed out of core: the plan over packs (src/packlist.c) on a 16 MiB GPU
+	# shellcheck disable=SC2086
+	step bs_pack_ooc_check env STARPU_LIMIT_CUDA_MEM=16 "$bsbench" $small --alpha 1.5 \
+		--beta 0.5 --ooc --niter 1 --warmup 0 --check --no-dense --csv --plan
 	small=${GPU_CHECK_BATCH_SIZE:-"--m 8000 --n 8000 --k 8000 --lo 20 --hi 60 \
 		--density-a 0.3 --density-b 0.3"}
 	# shellcheck disable=SC2086
 	step bs_batch_perf "$bsbench" $small --niter 3 --warmup 1 --no-dense --csv
 	# shellcheck disable=SC2086
-	step bs_nobatch_perf env STARGEMM_BATCH_FLOPS=0 "$bsbench" $small --niter 3 --warmup 1 \
+	step bs_tiles_perf env STARGEMM_PACK_BELOW=0 "$bsbench" $small --niter 3 --warmup 1 \
 		--no-dense --csv
+	# shellcheck disable=SC2086
+	step bs_nobatch_perf env STARGEMM_PACK_BELOW=0 STARGEMM_BATCH_FLOPS=0 "$bsbench" $small \
+		--niter 3 --warmup 1 --no-dense --csv
 	# shellcheck disable=SC2086
 	step bs_incore_perf "$bsbench" $sparse_size --niter 2 --warmup 1 --no-dense --csv
 	# shellcheck disable=SC2086
