@@ -56,9 +56,7 @@ static int footprint(struct stargemm__fit *f, const struct stargemm__worklist *w
 {
 	const struct stargemm__request *r = f->r;
 	int64_t *peak = calloc((size_t)wl->ndevices, sizeof(*peak));
-	int ret = peak ? stargemm__worklist_footprint(wl, r->row_off, r->col_off, r->k_off,
-						       f->elem, peak)
-		       : -ENOMEM;
+	int ret = peak ? stargemm__worklist_footprint_of(wl, r, f->elem, peak) : -ENOMEM;
 	int agreed;
 
 	*out = ret ? INT64_MAX : 0;

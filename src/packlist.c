@@ -118,6 +118,7 @@ static int unit_operand(struct stargemm__units *u, int o, const struct stargemm_
 		u->present[o][e] = pk->elems[e] > 0;
 	y->present = u->present[o];
 	y->ld = pk->gmt;
+	y->elems = pk->elems;   /* a pack holds its present tiles only */
 	ret = unit_procs(&u->axes[o][0], x->rows, pk->row_first, pk->gmt, x->grid.P);
 	if (!ret)
 		ret = unit_procs(&u->axes[o][1], x->cols, pk->col_first, pk->gnt, x->grid.Q);

@@ -20,9 +20,9 @@
 static uint8_t *symbolic(const struct stargemm__gemm *g, int64_t mt, int64_t nt)
 {
 	struct stargemm__operand a = { g->A->grid, stargemm__is_trans(g->ta), g->A->present,
-				       g->A->mt, NULL, &g->A->rows, &g->A->cols, NULL };
+				       g->A->mt, NULL, &g->A->rows, &g->A->cols, NULL, NULL };
 	struct stargemm__operand b = { g->B->grid, stargemm__is_trans(g->tb), g->B->present,
-				       g->B->mt, NULL, &g->B->rows, &g->B->cols, NULL };
+				       g->B->mt, NULL, &g->B->rows, &g->B->cols, NULL, NULL };
 	int64_t *start = NULL, *rows = NULL;
 	uint8_t *mark = calloc((size_t)(mt * nt > 0 ? mt * nt : 1), 1);
 

@@ -29,11 +29,11 @@ static int make_request(const struct stargemm__gemm *g, struct stargemm__request
 	r->col_off = C->col_off;
 	r->k_off = ta ? A->row_off : A->col_off;
 	r->a = (struct stargemm__operand){ A->grid, ta, A->present, A->mt, g->norm_a, &A->rows,
-					   &A->cols, A->pack };
+					   &A->cols, A->pack, NULL };
 	r->b = (struct stargemm__operand){ B->grid, tb, B->present, B->mt, g->norm_b, &B->rows,
-					   &B->cols, B->pack };
+					   &B->cols, B->pack, NULL };
 	r->c = (struct stargemm__operand){ C->grid, 0, C->present, C->mt, NULL, &C->rows,
-					   &C->cols, C->pack };
+					   &C->cols, C->pack, NULL };
 	r->eps = g->eps;
 	r->me = stargemm_rank();
 	r->ndevices = stargemm__device_count();

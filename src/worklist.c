@@ -19,6 +19,7 @@ struct tile_space {
 	int64_t mt, nt, kt, na, nb, per;
 	const int64_t *off[3];  /* C rows, C columns, inner dimension */
 	size_t elem;
+	const struct stargemm__request *r;  /* operands' tile sizes (elems), or NULL */
 	int64_t *last;          /* G * per entries, INT64_MIN: never counted */
 };
 
@@ -108,11 +109,18 @@ int stargemm__worklist_loads(const struct stargemm__worklist *wl, int c_read, do
 	return 0;
 }
 
-/* Bytes of tile (r, c) of an operand whose rows and columns are cut at @p ro, @p co. */
-static int64_t tile_size(const int64_t *ro, const int64_t *co, int64_t r, int64_t c,
-			 size_t elem)
+/* Bytes of tile (r, c) of op(X), operand @p o, whose rows and columns are cut at @p ro,
+ * @p co: X's own count of its elements when the request gives one (a pack's present
+ * tiles, src/packlist.c), else the rectangle. */
+static int64_t tile_size(const struct tile_space *s, int o, const int64_t *ro,
+			 const int64_t *co, int64_t r, int64_t c)
 {
-	return (ro[r + 1] - ro[r]) * (co[c + 1] - co[c]) * (int64_t)elem;
+	const struct stargemm__operand *x = !s->r ? NULL : o == STARGEMM_OP_A ? &s->r->a
+						    : o == STARGEMM_OP_B ? &s->r->b : &s->r->c;
+
+	if (x && x->elems)
+		return x->elems[x->trans ? c + r * x->ld : r + c * x->ld] * (int64_t)s->elem;
+	return (ro[r + 1] - ro[r]) * (co[c + 1] - co[c]) * (int64_t)s->elem;
 }
 
 /* Where the footprint walk stands on one device: the bytes the current block keeps on
@@ -162,9 +170,11 @@ static void chunk_bytes(const struct stargemm__worklist *wl, int64_t n,
 		if (g < 0)
 			continue;
 		count_input(s->last + g * s->per, a_index(s, x->i, x->k), n, ch->block,
-			    tile_size(s->off[0], s->off[2], x->i, x->k, s->elem), &chunk[g]);
+			    tile_size(s, STARGEMM_OP_A, s->off[0], s->off[2], x->i, x->k),
+			    &chunk[g]);
 		count_input(s->last + g * s->per, b_index(s, x->k, x->j), n, ch->block,
-			    tile_size(s->off[2], s->off[1], x->k, x->j, s->elem), &chunk[g]);
+			    tile_size(s, STARGEMM_OP_B, s->off[2], s->off[1], x->k, x->j),
+			    &chunk[g]);
 	}
 }
 
@@ -185,7 +195,7 @@ static void block_bytes(const struct stargemm__worklist *wl, int64_t blk,
 
 		if (g >= 0)
 			count_once(s->last + g * s->per, c_index(s, x->i, x->j), blk,
-				   tile_size(s->off[0], s->off[1], x->i, x->j, s->elem),
+				   tile_size(s, STARGEMM_OP_C, s->off[0], s->off[1], x->i, x->j),
 				   &dw[g].block_bytes);
 	}
 	for (int64_t e = bk->hold_first; e < bk->hold_first + bk->hold_count; e++) {
@@ -196,17 +206,17 @@ static void block_bytes(const struct stargemm__worklist *wl, int64_t blk,
 		if (t->operand == STARGEMM_OP_C)
 			continue;
 		count_once(s->last + t->device * s->per, idx, held_stamp(blk),
-			   tile_size(a ? s->off[0] : s->off[2], a ? s->off[2] : s->off[1], t->r,
-				     t->c, s->elem),
+			   tile_size(s, t->operand, a ? s->off[0] : s->off[2],
+				     a ? s->off[2] : s->off[1], t->r, t->c),
 			   &dw[t->device].block_bytes);
 	}
 }
 
-int stargemm__worklist_footprint(const struct stargemm__worklist *wl, const int64_t *row_off,
-				 const int64_t *col_off, const int64_t *k_off, size_t elem,
-				 int64_t *peak)
+/* The footprint walk of stargemm__worklist_footprint(), tiles sized by @p s. */
+static int footprint(const struct stargemm__worklist *wl, const struct tile_space *s0,
+		     int64_t *peak)
 {
-	struct tile_space s = { .off = { row_off, col_off, k_off }, .elem = elem };
+	struct tile_space s = *s0;
 	int64_t span = wl->lookahead + 1, G = wl->ndevices, blk = -1, pos = 0;
 	struct device_walk *dw = calloc((size_t)G, sizeof(*dw));
 	int64_t *ring = calloc((size_t)(G * span), sizeof(*ring));
@@ -241,6 +251,24 @@ int stargemm__worklist_footprint(const struct stargemm__worklist *wl, const int6
 	free(chunk);
 	free(s.last);
 	return 0;
+}
+
+int stargemm__worklist_footprint(const struct stargemm__worklist *wl, const int64_t *row_off,
+				 const int64_t *col_off, const int64_t *k_off, size_t elem,
+				 int64_t *peak)
+{
+	struct tile_space s = { .off = { row_off, col_off, k_off }, .elem = elem };
+
+	return footprint(wl, &s, peak);
+}
+
+int stargemm__worklist_footprint_of(const struct stargemm__worklist *wl,
+				    const struct stargemm__request *r, size_t elem, int64_t *peak)
+{
+	struct tile_space s = { .off = { r->row_off, r->col_off, r->k_off }, .elem = elem,
+				.r = r };
+
+	return footprint(wl, &s, peak);
 }
 
 void stargemm__worklist_free(struct stargemm__worklist *wl)

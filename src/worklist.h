@@ -131,6 +131,10 @@ struct stargemm__operand {
 	/* X's packs (src/pack.c), NULL: one handle per tile. The list's references to a
 	 * packed operand's tiles name its packs, in op(X)'s coordinates. */
 	const struct stargemm__packing *pack;
+	/* Elements of each tile of X (X's layout, ld), NULL: its rows times its columns.
+	 * Set for the packs of a problem over packs (src/packlist.c), where a tile is a
+	 * pack of present tiles, for the footprint (stargemm__worklist_footprint_of()). */
+	const int64_t *elems;
 };
 
 int stargemm__operand_owner(const struct stargemm__operand *x, int64_t r, int64_t c);
@@ -234,6 +238,11 @@ int stargemm__worklist_loads(const struct stargemm__worklist *wl, int c_read, do
 int stargemm__worklist_footprint(const struct stargemm__worklist *wl, const int64_t *row_off,
 				 const int64_t *col_off, const int64_t *k_off, size_t elem,
 				 int64_t *peak);
+
+/* stargemm__worklist_footprint() of request @p r's list: its tilings, and each tile
+ * sized by its operand's elems where the operand has them (packs). */
+int stargemm__worklist_footprint_of(const struct stargemm__worklist *wl,
+				    const struct stargemm__request *r, size_t elem, int64_t *peak);
 
 /* Sizing an out-of-core plan by its list's footprint (src/fit.c). */
 struct stargemm__fit {

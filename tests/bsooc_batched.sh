@@ -10,7 +10,7 @@
 # reference on the same problem. The batched runs must run fewer tasks than a quarter
 # of their tile products (the progress line counts rank 0's tasks), the packed ones
 # must be predicted to load fewer than half the tiles the unpacked run loads (packs
-# move whole; with 8 MiB of RAM groups are cut at 128 elements, src/matrix.c: 460
+# move whole; with 8 MiB of RAM groups are cut at 128 elements, src/matrix.c: 386
 # packs against 1123 tiles), and no run may load from disk more than 1.10 times the
 # inspector's prediction (A + B + C is only about twice the RAM budget here: StarPU
 # keeps tiles the model reloads, 0.3-0.85 of the prediction).

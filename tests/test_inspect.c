@@ -1400,6 +1400,62 @@ static int pack_chains_ok(const struct stargemm__worklist *wl, const struct star
 	return good;
 }
 
+/* The full rectangle of each of @p pk's packs, in elements (stored offsets @p ro, @p co). */
+static int64_t *rectangles(const struct stargemm__packing *pk, const int64_t *ro,
+			   const int64_t *co)
+{
+	int64_t *e = malloc((size_t)(pk->gmt * pk->gnt) * sizeof(*e));
+
+	for (int64_t J = 0; e && J < pk->gnt; J++)
+		for (int64_t I = 0; I < pk->gmt; I++)
+			e[I + J * pk->gmt] = (ro[pk->row_first[I + 1]] - ro[pk->row_first[I]]) *
+					     (co[pk->col_first[J + 1]] - co[pk->col_first[J]]);
+	return e;
+}
+
+/* The footprint of the list over packs counts each pack's present tiles: at most the
+ * rectangles' on every device, less in all, and the rectangles' when each pack's
+ * elements are said to be its rectangle (so each pack's count is looked up where it is,
+ * transposed operands included). */
+static int pack_footprint_ok(const struct stargemm__worklist *units, struct stargemm__units *u,
+			     const struct problem *p, const struct stargemm__packing *pk[3],
+			     const int trans[3])
+{
+	int G = units->ndevices, good = 1;
+	int64_t *rect = calloc((size_t)G, sizeof(int64_t)), *packs = calloc((size_t)G, sizeof(int64_t));
+	int64_t *same = calloc((size_t)G, sizeof(int64_t)), sum_rect = 0, sum_packs = 0;
+	const int64_t *ro[3] = { trans[0] ? p->k_off : p->row_off, trans[1] ? p->col_off : p->k_off,
+				 p->row_off };
+	const int64_t *co[3] = { trans[0] ? p->row_off : p->k_off, trans[1] ? p->k_off : p->col_off,
+				 p->col_off };
+	struct stargemm__operand *x[3] = { &u->r.a, &u->r.b, &u->r.c };
+	const int64_t *kept[3];
+	int64_t *e[3];
+
+	good &= !stargemm__worklist_footprint(units, u->r.row_off, u->r.col_off, u->r.k_off, 8,
+					      rect) &&
+		!stargemm__worklist_footprint_of(units, &u->r, 8, packs);
+	for (int o = 0; o < 3; o++) {
+		kept[o] = x[o]->elems;
+		x[o]->elems = e[o] = rectangles(pk[o], ro[o], co[o]);
+	}
+	good &= !stargemm__worklist_footprint_of(units, &u->r, 8, same);
+	for (int o = 0; o < 3; o++) {
+		x[o]->elems = kept[o];
+		free(e[o]);
+	}
+	for (int g = 0; g < G; g++) {
+		good &= packs[g] <= rect[g] && same[g] == rect[g];
+		sum_rect += rect[g];
+		sum_packs += packs[g];
+	}
+	good &= sum_packs < sum_rect;
+	free(rect);
+	free(packs);
+	free(same);
+	return good;
+}
+
 /* Packed operands out of core (src/packlist.c): the problem over packs has the packs
  * as tiles, with their owners; its list, planned in blocks and chunks of packs and
  * expanded, has the in-core list's products, every batch one pack product with its
@@ -1419,6 +1475,7 @@ static void packed_ooc_case(int P, int Q, int G, int ta, int tb, double density,
 	uint8_t *sa, *sb, *sc;
 	double *want = calloc((size_t)G, sizeof(double)), *got = calloc((size_t)G, sizeof(double));
 	int trans[3] = { ta, tb, 0 }, batches_ok = 1, owners_ok = 1, loads_ok = 1, aligned;
+	int footprint_ok;
 	char name[192];
 
 	small_tilings(&p);
@@ -1467,9 +1524,13 @@ static void packed_ooc_case(int P, int Q, int G, int ta, int tb, double density,
 	}
 	u.r.plan = &pu.plan;
 	u.r.tile_bytes = 8;
-	if (stargemm__inspect(&u.r, &units) || stargemm__worklist_loads(&units, 1, want) ||
-	    stargemm__pack_expand(&r, &u, &units, &wl) || stargemm__worklist_loads(&wl, 1, got)) {
+	if (stargemm__inspect(&u.r, &units) || stargemm__worklist_loads(&units, 1, want)) {
 		ok(0, "packed out of core: listed", stargemm_last_error());
+		return;
+	}
+	footprint_ok = pack_footprint_ok(&units, &u, &p, pk, trans);
+	if (stargemm__pack_expand(&r, &u, &units, &wl) || stargemm__worklist_loads(&wl, 1, got)) {
+		ok(0, "packed out of core: expanded", stargemm_last_error());
 		return;
 	}
 	for (int64_t b = 0; b < wl.nbatches; b++)
@@ -1489,6 +1550,7 @@ static void packed_ooc_case(int P, int Q, int G, int ta, int tb, double density,
 	ok(pack_chains_ok(&wl, pc, sc, p.mt, p.nt), "  chains in increasing k, beta on the "
 	   "first update outside the scaled packs, which lack updates", "");
 	ok(loads_ok, "  the load model counts packs (the list over packs')", "");
+	ok(footprint_ok, "  the footprint counts each pack's present tiles, not its rectangle", "");
 	/* A's k groups cut apart from B's: no problem over packs */
 	odd = ta ? layout(p.kt, p.mt, p.k_off, p.row_off, sa) : layout(p.mt, p.kt, p.row_off,
 								        p.k_off, sa);
