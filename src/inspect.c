@@ -80,7 +80,8 @@ int stargemm__operand_present(const struct stargemm__operand *x, int64_t r, int6
 	return !x->present || x->present[i + j * x->ld];
 }
 
-double stargemm__operand_norm(const struct stargemm__operand *x, int64_t r, int64_t c)
+/* The norm of tile (r, c) of op(X) (only called when x->norm is set). */
+static double operand_norm(const struct stargemm__operand *x, int64_t r, int64_t c)
 {
 	int64_t i = x->trans ? c : r, j = x->trans ? r : c;
 
@@ -128,17 +129,17 @@ static int product_exists(const struct stargemm__request *r, int64_t i, int64_t 
 	       stargemm__operand_present(&r->b, k, j);
 }
 
-/* Whether the norm filter leaves an existing product out. */
-static int filtered(const struct stargemm__request *r, int64_t i, int64_t j, int64_t k)
+int stargemm__product_filtered(const struct stargemm__request *r, int64_t i, int64_t j,
+				int64_t k)
 {
 	return r->a.norm && r->b.norm &&
-	       stargemm__operand_norm(&r->a, i, k) * stargemm__operand_norm(&r->b, k, j) < r->eps;
+	       operand_norm(&r->a, i, k) * operand_norm(&r->b, k, j) < r->eps;
 }
 
 /* Whether the list has the product: its tiles exist and the filter keeps it. */
 static int listed(const struct stargemm__request *r, int64_t i, int64_t j, int64_t k)
 {
-	return product_exists(r, i, j, k) && !filtered(r, i, j, k);
+	return product_exists(r, i, j, k) && !stargemm__product_filtered(r, i, j, k);
 }
 
 /* Flops of one multiply-add of the request's elements. */
@@ -147,8 +148,8 @@ static double fma_flops(const struct stargemm__request *r)
 	return r->is_complex ? 8.0 : 2.0;
 }
 
-static double product_flops(const struct stargemm__request *r, int64_t i, int64_t j,
-			    int64_t k)
+double stargemm__product_flops(const struct stargemm__request *r, int64_t i, int64_t j,
+			       int64_t k)
 {
 	return fma_flops(r) * (double)(r->row_off[i + 1] - r->row_off[i]) *
 	       (double)(r->col_off[j + 1] - r->col_off[j]) *
@@ -166,11 +167,11 @@ static int add_product(struct builder *bd, int64_t i, int64_t j, int64_t k, int 
 
 	if (!product_exists(r, i, j, k))
 		return 0;
-	if (filtered(r, i, j, k)) {
+	if (stargemm__product_filtered(r, i, j, k)) {
 		wl->nskipped++;
 		return 0;
 	}
-	wl->flops += product_flops(r, i, j, k);
+	wl->flops += stargemm__product_flops(r, i, j, k);
 	if (stargemm__grow((void **)&wl->products, &bd->cap_products, wl->nproducts + 1, sizeof(*p)))
 		return -ENOMEM;
 	p = &wl->products[wl->nproducts++];
@@ -1234,7 +1235,7 @@ static int64_t chunk_runs(struct inspector *in, struct chunk_batcher *cb,
 
 	for (int64_t q = ch->first; q < ch->first + ch->count; q++) {
 		const struct stargemm__product *x = &wl->products[q];
-		double f = product_flops(r, x->i, x->j, x->k);
+		double f = stargemm__product_flops(r, x->i, x->j, x->k);
 
 		cb->flops[block_tile(cb, b, x)] += f;
 		total += f;

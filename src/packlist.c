@@ -188,16 +188,6 @@ void stargemm__pack_units_free(struct stargemm__units *u)
 	memset(u, 0, sizeof(*u));
 }
 
-/* The largest extent of an axis of @p n units at offsets @p off. */
-static int64_t largest(const int64_t *off, int64_t n)
-{
-	int64_t most = 0;
-
-	for (int64_t g = 0; g < n; g++)
-		most = off[g + 1] - off[g] > most ? off[g + 1] - off[g] : most;
-	return most;
-}
-
 static int64_t cap(int64_t value, int64_t most)
 {
 	return value < most ? value : most;
@@ -208,10 +198,13 @@ void stargemm__pack_plan_request(const struct stargemm_plan_request *fine,
 				 struct stargemm_plan_request *out)
 {
 	const struct stargemm__request *r = &u->r;
-	int64_t ext = largest(r->row_off, r->mt);
+	const int64_t *off[3] = { r->row_off, r->col_off, r->k_off };
+	const int64_t n[3] = { r->mt, r->nt, r->kt };
+	int64_t ext = 0;
 
-	ext = largest(r->col_off, r->nt) > ext ? largest(r->col_off, r->nt) : ext;
-	ext = largest(r->k_off, r->kt) > ext ? largest(r->k_off, r->kt) : ext;
+	for (int a = 0; a < 3; a++)   /* the largest unit, as stargemm__ooc_request()'s tile */
+		if (stargemm__largest_tile(off[a], n[a]) > ext)
+			ext = stargemm__largest_tile(off[a], n[a]);
 	*out = *fine;
 	out->mt = r->mt;
 	out->nt = r->nt;
@@ -256,8 +249,7 @@ static int add_tile_product(struct expander *x, int64_t i, int64_t j, int64_t k,
 
 	if (!stargemm__operand_present(&r->c, i, j))
 		return 0;
-	if (r->a.norm && r->b.norm &&
-	    stargemm__operand_norm(&r->a, i, k) * stargemm__operand_norm(&r->b, k, j) < r->eps) {
+	if (stargemm__product_filtered(r, i, j, k)) {
 		wl->nskipped++;
 		return 0;
 	}
@@ -267,9 +259,7 @@ static int add_tile_product(struct expander *x, int64_t i, int64_t j, int64_t k,
 	*p = (struct stargemm__product){ .info = *info, .i = i, .j = j, .k = k };
 	p->first = !x->started[i + j * r->mt];
 	x->started[i + j * r->mt] = 1;
-	wl->flops += (r->is_complex ? 8.0 : 2.0) * (double)(r->row_off[i + 1] - r->row_off[i]) *
-		     (double)(r->col_off[j + 1] - r->col_off[j]) *
-		     (double)(r->k_off[k + 1] - r->k_off[k]);
+	wl->flops += stargemm__product_flops(r, i, j, k);
 	return 0;
 }
 

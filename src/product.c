@@ -131,8 +131,13 @@ static double pack_extent(void)
 	return stargemm__pack_settings(&below, &extent) ? 0.0 : extent;
 }
 
+/* inspect()'s answer for packed operands whose groups do not line up
+ * (src/packlist.c): there is no list over packs, they are multiplied in core. */
+#define PACKS_IN_CORE 1
+
 /* Packed operands out of core: the plan and the list over packs (src/packlist.c),
- * the list expanded into batches of tile products. */
+ * the list expanded into batches of tile products; PACKS_IN_CORE when the packs do not
+ * line up. */
 static int inspect_packs(const struct stargemm__gemm *g, struct stargemm__request *r,
 			 const struct stargemm_plan_request *pr, struct stargemm_plan *plan,
 			 struct stargemm__worklist *wl)
@@ -143,9 +148,8 @@ static int inspect_packs(const struct stargemm__gemm *g, struct stargemm__reques
 	struct stargemm__units u;
 	int ret = stargemm__pack_units(r, &u);
 
-	if (ret <= 0)   /* packs_in_core() said they line up */
-		return ret ? ret : stargemm__error(-ENOTSUP, "stargemm: the operands' packs do "
-						   "not line up");
+	if (ret <= 0)   /* 0: the packs do not line up, the caller multiplies in core */
+		return ret ? ret : PACKS_IN_CORE;
 	stargemm__pack_plan_request(pr, &u, g->C->elem_size, &upr);
 	f.pr = &upr;
 	f.r = &u.r;
@@ -166,7 +170,7 @@ static int inspect_packs(const struct stargemm__gemm *g, struct stargemm__reques
 }
 
 /* Inspect request @p r into @p wl: in core, or out of core with the plan of @p pr
- * fitted to the list (src/fit.c), which @p plan receives. */
+ * fitted to the list (src/fit.c), which @p plan receives (PACKS_IN_CORE: no list). */
 static int inspect(const struct stargemm__gemm *g, struct stargemm__request *r,
 		   const struct stargemm_plan_request *pr, struct stargemm_plan *plan,
 		   struct stargemm__worklist *wl)
@@ -181,40 +185,19 @@ static int inspect(const struct stargemm__gemm *g, struct stargemm__request *r,
 	return stargemm__fit_plan(&f, plan, wl);
 }
 
-/* Whether packed operands are multiplied in core even out of core: when their groups
- * do not line up (src/packlist.c), there is no list over packs. */
-static int packs_in_core(const struct stargemm__gemm *g, int *in_core)
-{
-	struct stargemm__request r;
-	struct stargemm__units u;
-	int ret;
-
-	*in_core = 0;
-	if (!stargemm__gemm_packed(g))
-		return 0;
-	if ((ret = make_request(g, &r)) || (ret = stargemm__pack_units(&r, &u)) < 0)
-		return ret;
-	*in_core = ret == 0;
-	if (ret == 1)
-		stargemm__pack_units_free(&u);
-	return 0;
-}
-
 int stargemm__product_plan(struct stargemm__gemm *g, const struct stargemm_plan_request *pr,
 			   struct stargemm_plan *plan)
 {
 	struct stargemm__request r;
 	struct stargemm__worklist wl = { 0 };
-	int paused, ret, in_core;
+	int paused, ret;
 
-	if ((ret = packs_in_core(g, &in_core)))
-		return ret;
-	if (in_core)   /* multiplied in core: the plan is only checked */
-		return stargemm_plan_compute(pr, plan);
 	paused = stargemm__quiet_begin();
 	ret = make_request(g, &r);
 	if (!ret)
 		ret = inspect(g, &r, pr, plan, &wl);
+	if (ret == PACKS_IN_CORE)   /* multiplied in core: the plan is only checked */
+		ret = stargemm_plan_compute(pr, plan);
 	stargemm__worklist_free(&wl);
 	stargemm__quiet_end(paused);
 	return ret;
@@ -230,31 +213,26 @@ int stargemm__run_product(struct stargemm__gemm *g, const struct stargemm_plan_r
 	struct stargemm__executor *ex = NULL;
 	struct stargemm_plan plan;
 	double t0 = now();
-	int ret, paused, in_core = 0;
+	int ret, paused;
 
 	if (!wl)
 		return stargemm__error(-ENOMEM, "stargemm: out of memory");
-	/* Packed operands whose packs do not line up have no list over packs: they are
-	 * multiplied in core, where their tiles are batched. */
-	if (pr && (ret = packs_in_core(g, &in_core))) {
-		free(wl);
-		return ret;
-	}
-	if (in_core) {
-		/* The request is still checked, and its plan (unfitted) is the one reported,
-		 * as stargemm__product_plan() reports it. */
-		if ((ret = stargemm__product_plan(g, pr, &plan))) {
-			free(wl);
-			return ret;
-		}
-		pr = NULL;
-		if (plan_out)
-			*plan_out = plan;
-	}
 	paused = stargemm__quiet_begin();
 	ret = make_request(g, &r);
 	if (!ret)
 		ret = inspect(g, &r, pr, &plan, wl);
+	/* Packed operands whose packs do not line up have no list over packs: they are
+	 * multiplied in core, where their tiles are batched. The request is still
+	 * checked, and its plan (unfitted) is the one reported, as
+	 * stargemm__product_plan() reports it. */
+	if (ret == PACKS_IN_CORE) {
+		ret = stargemm_plan_compute(pr, &plan);
+		if (!ret && plan_out)
+			*plan_out = plan;
+		pr = NULL;
+		if (!ret)
+			ret = inspect(g, &r, NULL, &plan, wl);
+	}
 	if (!ret && pr && plan_out)
 		*plan_out = plan;
 	if (!ret && pr && info)

@@ -139,8 +139,6 @@ struct stargemm__operand {
 
 int stargemm__operand_owner(const struct stargemm__operand *x, int64_t r, int64_t c);
 int stargemm__operand_present(const struct stargemm__operand *x, int64_t r, int64_t c);
-/* The norm of tile (r, c) of op(X) (x->norm set). */
-double stargemm__operand_norm(const struct stargemm__operand *x, int64_t r, int64_t c);
 
 /* The present tiles of op(X) (@p rows x @p cols tiles) column by column: rows
  * idx[start[c] .. start[c + 1]) of column c, increasing. Returns 0 or -ENOMEM; the
@@ -182,6 +180,13 @@ struct stargemm__request {
  * the device deal, prefetch order and holds). Returns 0, or -ENOMEM (with a message). */
 int stargemm__inspect(const struct stargemm__request *r,
 			    struct stargemm__worklist *wl);
+
+/* Whether the norm filter of request @p r leaves product C(i,j) += op(A)(i,k)
+ * op(B)(k,j) out (||op(A)(i,k)|| ||op(B)(k,j)|| < eps), and that product's flops. */
+int stargemm__product_filtered(const struct stargemm__request *r, int64_t i, int64_t j,
+				int64_t k);
+double stargemm__product_flops(const struct stargemm__request *r, int64_t i, int64_t j,
+			       int64_t k);
 
 /* Where a list's batches find their tiles (wl->geometry) for request @p r. */
 void stargemm__worklist_geometry(const struct stargemm__request *r,
