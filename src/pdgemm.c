@@ -275,8 +275,8 @@ int stargemm__batch_insert(const struct stargemm__gemm *p, const struct stargemm
 	}
 	/* A C tile whose chain starts in this batch with beta = 0 is only written (its
 	 * first update overwrites it whole): StarPU neither transfers nor reads the old C,
-	 * as for a single product (stargemm_gemm_overwrite_cl). Not a C pack, whose other
-	 * tiles the batch may leave as they are (src/packlist.c). */
+	 * as for a single product (stargemm_gemm_overwrite_cl). A C pack is always read
+	 * (a conservative rule, src/packlist.c). */
 	for (int64_t e = 0; e < b->count && p->beta == 0.0 && !geometry->offset[STARGEMM_OP_C];
 	     e++)
 		if (products[e].first)
