@@ -19,7 +19,8 @@
 #   --rounds N   repeat the pair N times, interleaved; medians over every repetition
 #   --stargemm-args, --dbcsr-args  extra options for one side only
 # Environment: DBCSR_PEER (default: stargemm_dbcsr_peer next to this script),
-# STARGEMM_BSGEMM (default: stargemm_bsgemm next to this script).
+# STARGEMM_BSGEMM (default: stargemm_bsgemm next to this script), GLIBC_TUNABLES (default:
+# freed memory kept for reuse on both sides, as stargemm_init() does by itself).
 # Exit status: 0; 1 if a run failed or a checked residual is above 10; 2 on a usage
 # error or a missing stargemm benchmark; 77 if the DBCSR peer or Open MPI is missing.
 set -euo pipefail
@@ -70,6 +71,11 @@ if [ "$(id -u)" = 0 ]; then
 	export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
 fi
 export OPENBLAS_NUM_THREADS=1 OMP_NUM_THREADS=$threads
+# The same allocator policy on both sides: stargemm_init() keeps freed memory for
+# reuse (src/runtime.c, keep_memory()); the peer gets it from glibc's tunables. Without
+# it, on machines where page faults and TLB flushes are dear (virtual machines), DBCSR
+# spent most of its time faulting fresh pages in (doc/performance.md).
+export GLIBC_TUNABLES=${GLIBC_TUNABLES:-glibc.malloc.mmap_threshold=33554432:glibc.malloc.trim_threshold=1073741824}
 export STARPU_FXT_TRACE=0 STARPU_SILENT=1
 export STARPU_HOME=${STARPU_HOME:-$HOME/.cache/stargemm/starpu-home}
 mkdir -p "$STARPU_HOME"

@@ -9,6 +9,8 @@
  *                     the next product's operands
  *   libxsmm_dispatch  libxsmm_dmmdispatch() before every call (registry lookup cost)
  *   loop              naive j-p-i triple loop, as a floor
+ *   any               codelets/smallkernel.c: one AVX-512 kernel for every shape
+ *                     (-DHAVE_ANY with codelets/smallkernel.c on the command line)
  * in two memory regimes: "hot" cycles over a few tiles (<= 8 products in <= 32 KiB,
  * or one product if it is larger: L1/L2 resident) and "stream" cycles, in shuffled
  * memory order, over products filling --stream-mib (64 MiB, far beyond L2), as
@@ -33,7 +35,8 @@
  * Build (from the repository root):
  *   gcc -std=c99 -O2 -Wall -Wextra -o /tmp/kernels-work/kernels bench/kernels.c \
  *       -lopenblas -lm
- *   gcc -std=c99 -O2 -Wall -Wextra -DHAVE_LIBXSMM -o /tmp/kernels-work/kernels bench/kernels.c \
+ *   gcc -std=gnu11 -O2 -Wall -Wextra -DHAVE_LIBXSMM -DHAVE_ANY -o /tmp/kernels-work/kernels \
+ *       bench/kernels.c codelets/smallkernel.c \
  *       $(pkg-config --cflags libxsmm) $(pkg-config --libs libxsmm) -lopenblas -lm
  *   P=$(ls -d ~/.cache/stargemm/starpu-1.3.10-native-*)
  *   mpicc.mpich -std=c99 -O2 -Wall -Wextra -Wno-deprecated-declarations \
@@ -68,15 +71,20 @@
 #ifdef HAVE_STARPU
 #include <starpu.h>
 #endif
+#ifdef HAVE_ANY
+/* codelets/smallkernel.c, given on the command line */
+void stargemm__dgemm_any(char tb, int m, int n, int k, double alpha, const double *a,
+			 int lda, const double *b, int ldb, double beta, double *c, int ldc);
+#endif
 
 #define HOT_BYTES (32u << 10)
 #define HOT_MAX_SLOTS 8
 #define CACHE_LINE 64
 
-enum kern { K_OPENBLAS, K_LIBXSMM, K_LIBXSMM_PF, K_LIBXSMM_DISPATCH, K_LOOP, K_COUNT };
+enum kern { K_OPENBLAS, K_LIBXSMM, K_LIBXSMM_PF, K_LIBXSMM_DISPATCH, K_LOOP, K_ANY, K_COUNT };
 
 static const char *const kern_names[K_COUNT] = {
-	"openblas", "libxsmm", "libxsmm_pf", "libxsmm_dispatch", "loop"
+	"openblas", "libxsmm", "libxsmm_pf", "libxsmm_dispatch", "loop", "any"
 };
 
 enum mode { M_HOT = 1, M_STREAM = 2 };
@@ -238,6 +246,12 @@ static void call_kernel(enum kern kern, const struct slot *s, const struct slot 
 	case K_LOOP:
 		loop_gemm(s->m, s->n, s->k, s->a, s->b, s->c);
 		break;
+#ifdef HAVE_ANY
+	case K_ANY:
+		stargemm__dgemm_any('N', s->m, s->n, s->k, 1.0, s->a, s->m, s->b, s->k, 1.0,
+				    s->c, s->m);
+		break;
+#endif
 #ifdef HAVE_LIBXSMM
 	case K_LIBXSMM:
 		s->fn(s->a, s->b, s->c);
@@ -813,7 +827,7 @@ static void usage(FILE *f)
 		"  OPENBLAS_NUM_THREADS=1 taskset -c 1 ./kernels --csv\n"
 		"\n"
 		"  --sizes LIST      S or MxNxK items, comma separated (default %s)\n"
-		"  --kernels LIST    of openblas,libxsmm,libxsmm_pf,libxsmm_dispatch,loop\n"
+		"  --kernels LIST    of openblas,libxsmm,libxsmm_pf,libxsmm_dispatch,loop,any\n"
 		"                    (default: all compiled in)\n"
 		"  --modes LIST      hot,stream (default both): a few cache-resident tiles,\n"
 		"                    or tiles filling --stream-mib visited in shuffled order\n"
@@ -915,6 +929,9 @@ static unsigned available_kernels(void)
 #ifdef HAVE_LIBXSMM
 	set |= 1u << K_LIBXSMM | 1u << K_LIBXSMM_PF | 1u << K_LIBXSMM_DISPATCH;
 #endif
+#ifdef HAVE_ANY
+	set |= 1u << K_ANY;
+#endif
 	return set;
 }
 
@@ -982,7 +999,7 @@ static void parse_options(int argc, char **argv, struct opts *o)
 		die("--starpu needs a build with -DHAVE_STARPU");
 #endif
 	if (o->kernels & ~available_kernels())
-		die("a kernel of --kernels is not compiled in (libxsmm needs -DHAVE_LIBXSMM)");
+		die("a kernel of --kernels is not compiled in (libxsmm needs -DHAVE_LIBXSMM, any -DHAVE_ANY)");
 }
 
 static const char *env_or_unset(const char *name)

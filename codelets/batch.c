@@ -104,10 +104,11 @@ static struct stargemm__batch_item item_of(const struct batch_args *x, void *buf
 
 static void batch_cpu(void *buffers[], void *cl_arg)
 {
-	struct stargemm__small_cache cache = { { 0 }, NULL };
+	struct stargemm__small_cache cache = { { 0 }, NULL, 0 };
 	struct batch_args x;
 
 	unpack(cl_arg, &x);
+	cache.one_kernel = x.g->one_kernel;
 	if (stargemm__fault(STARGEMM_FAULT_KERNEL)) {
 		stargemm__task_failed("batch of tile products: injected fault (STARGEMM_FAULT)");
 		return;

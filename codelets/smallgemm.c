@@ -7,8 +7,15 @@
  * op(A) = A, in single and double precision; other beta values scale C first, and
  * alpha != 1, op(A) = A^T or complex types take BLAS.
  * Sides above LIBXSMM_SIDE_MAX take BLAS too: libxsmm was measured faster up to 256
- * (doc/performance.md), not beyond. Without libxsmm (configure) every product takes
- * BLAS.
+ * (doc/performance.md), not beyond.
+ *
+ * A kernel per shape is fast while the shapes are few. Irregular tilings give a shape
+ * to nearly every product, and then codelets/smallkernel.c, one AVX-512 kernel for
+ * every shape, is faster (1.6x on tiles of 20-60): a batch whose tilings give more
+ * than STARGEMM_XSMM_SHAPES shapes (the geometry's one_kernel, src/product.c) takes it
+ * first for what it covers (double, op(A) = A, sides up to 256). It also takes the
+ * double products libxsmm declines (alpha != 1) or all of them without libxsmm
+ * (configure), where it beats BLAS; what neither takes goes to the type's BLAS.
  *
  * A batch usually repeats few shapes, so the caller keeps the last kernel in a
  * struct stargemm__small_cache and the registry is consulted on a change of shape only.
@@ -79,19 +86,39 @@ static int by_libxsmm(struct stargemm__small_cache *cache, const struct stargemm
 }
 #endif
 
+/* The one kernel for every shape takes double products with op(A) = A and sides up to
+ * SMALL_SIDE_MAX (measured as fast as libxsmm's kernels up to 256, twice OpenBLAS:
+ * doc/performance.md), on CPUs with AVX-512. */
+#define SMALL_SIDE_MAX 256
+
+static int one_kernel_takes(const struct stargemm__element *t, char ta, int m, int n, int k)
+{
+	return t->letter == 'd' && ta == 'N' && m <= SMALL_SIDE_MAX && n <= SMALL_SIDE_MAX &&
+	       k <= SMALL_SIDE_MAX && stargemm__dgemm_any_usable();
+}
+
 void stargemm__small_gemm(struct stargemm__small_cache *cache,
 			  const struct stargemm__element *t, char ta, char tb, int m, int n,
 			  int k, double _Complex alpha, const void *a, int lda, const void *b,
 			  int ldb, double _Complex beta, void *c, int ldc)
 {
+	int one = one_kernel_takes(t, ta, m, n, k);
+
+	if (one && cache->one_kernel) {
+		stargemm__dgemm_any(tb, m, n, k, (double)alpha, a, lda, b, ldb, (double)beta, c,
+				    ldc);
+		return;
+	}
 #ifdef HAVE_LIBXSMM
 	if (!t->is_complex && by_libxsmm(cache, t, ta, tb, m, n, k, (double)alpha, a, lda, b,
 					 ldb, (double)beta, c, ldc) == 0)
 		return;
-#else
-	(void)cache;
 #endif
-	t->cpu_gemm(ta, tb, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc);
+	if (one)   /* what libxsmm does not take (alpha != 1), or no libxsmm */
+		stargemm__dgemm_any(tb, m, n, k, (double)alpha, a, lda, b, ldb, (double)beta, c,
+				    ldc);
+	else
+		t->cpu_gemm(ta, tb, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc);
 }
 
 /* libxsmm initialises itself on first use, and its initialisation calls putenv():

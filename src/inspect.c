@@ -1068,8 +1068,8 @@ static int add_pack_batch(struct inspector *in, struct batcher *bt, int64_t I, i
 /* In core with C packed: one batch per C pack (every rank's) with all its products,
  * k outer: as many tasks as C packs, which is what can run in parallel (the products of
  * a pack all write its one handle). Ranges of k per batch made tasks of a few products
- * each (2000^2, tiles 20-60, 10%: 512 batches of 2 products). The scales apply beta to
- * every C pack first (add_scales()), so no product does. With several devices (GPUs),
+ * each (2000^2, tiles 20-60, 10%: 512 batches of 2 products). A C tile's first update
+ * applies beta, except in the packs add_pack_scales() scales. With several devices (GPUs),
  * a process column's C pack columns are dealt to them in turn. */
 static int inspect_packed(struct inspector *in)
 {
@@ -1091,8 +1091,6 @@ static int inspect_packed(struct inspector *in)
 			ret = add_pack_batch(in, &bt, I, J, start, rows, &cap_batches, &cap_slots);
 	}
 	free(seen);
-	for (int64_t p = 0; p < wl->nproducts; p++)
-		wl->products[p].first = 0;
 	wl->chunks[0].count = wl->nproducts;
 	batcher_free(&bt);
 	free(start);
@@ -1361,11 +1359,59 @@ void stargemm__worklist_geometry(const struct stargemm__request *r,
 	g->row_off = r->row_off;
 	g->col_off = r->col_off;
 	g->k_off = r->k_off;
+	g->one_kernel = r->one_kernel;
 	for (int o = 0; o < 3; o++) {
 		g->offset[o] = x[o]->pack ? x[o]->pack->offset : NULL;
 		g->ld[o] = x[o]->ld;
 		g->trans[o] = x[o]->trans;
 	}
+}
+
+/* Whether C pack (I, J) has a present tile that no product updates. */
+static int pack_has_idle_tile(const struct inspector *in, int64_t I, int64_t J)
+{
+	const struct stargemm__request *r = in->r;
+	const struct stargemm__packing *pk = r->c.pack;
+
+	for (int64_t j = pk->col_first[J]; j < pk->col_first[J + 1]; j++)
+		for (int64_t i = pk->row_first[I]; i < pk->row_first[I + 1]; i++)
+			if (stargemm__operand_present(&r->c, i, j) && !in->bd.started[i + j * r->mt])
+				return 1;
+	return 0;
+}
+
+/* In core with C packed (one batch per C pack, inspect_packed()): a C pack with a
+ * present tile that no product updates is scaled first, and none of its products
+ * applies beta; in the other packs every tile's chain applies beta at its first
+ * update, so that with beta = 0 (a symbolic C) no pack is zeroed before its products
+ * overwrite it. */
+static int add_pack_scales(struct inspector *in)
+{
+	const struct stargemm__packing *pk = in->r->c.pack;
+	struct stargemm__worklist *wl = in->bd.wl;
+	uint8_t *scaled = calloc((size_t)(pk->gmt * pk->gnt > 0 ? pk->gmt * pk->gnt : 1), 1);
+
+	if (!scaled)
+		return -ENOMEM;
+	for (int64_t J = 0; J < pk->gnt; J++)
+		for (int64_t I = 0; I < pk->gmt; I++) {
+			if (!pack_has_idle_tile(in, I, J))
+				continue;
+			scaled[I + J * pk->gmt] = 1;
+			if (add_ref(&in->bd, STARGEMM_OP_C, I, J, 0, 0)) {
+				free(scaled);
+				return -ENOMEM;
+			}
+		}
+	wl->scale_count = wl->nrefs - wl->scale_first;
+	for (int64_t p = 0; p < wl->nproducts; p++) {
+		struct stargemm__product *x = &wl->products[p];
+
+		if (scaled[pk->row_group[x->i] + pk->col_group[x->j] * pk->gmt])
+			x->first = 0;
+	}
+	free(scaled);
+	return 0;
 }
 
 /* C tiles that exist but that no product updates: beta is applied to them alone. */
@@ -1375,15 +1421,8 @@ static int add_scales(struct inspector *in)
 	struct stargemm__worklist *wl = in->bd.wl;
 
 	wl->scale_first = wl->nrefs;
-	if (r->c.pack) {   /* every C pack: no product applies beta (inspect_packed()) */
-		for (int64_t J = 0; J < r->c.pack->gnt; J++)
-			for (int64_t I = 0; I < r->c.pack->gmt; I++)
-				if (r->c.pack->elems[I + J * r->c.pack->gmt] > 0 &&
-				    add_ref(&in->bd, STARGEMM_OP_C, I, J, 0, 0))
-					return -ENOMEM;
-		wl->scale_count = wl->nrefs - wl->scale_first;
-		return 0;
-	}
+	if (r->c.pack)
+		return add_pack_scales(in);
 	for (int64_t j = 0; j < r->nt; j++)
 		for (int64_t i = 0; i < r->mt; i++)
 			if (stargemm__operand_present(&r->c, i, j) && !in->bd.started[i + j * r->mt] &&

@@ -332,6 +332,12 @@ struct stargemm__gemm {
  * them (0 turns batching off); a value that is not a number >= 0 is refused. */
 #define STARGEMM_BATCH_BELOW 3.4e7
 #define STARGEMM_BATCH_FLOPS 5e8
+/* Batched tile products take libxsmm's kernels, one per tile shape, while the tilings
+ * of C and of the inner dimension give at most STARGEMM_XSMM_SHAPES shapes (m, n, k);
+ * beyond, the kernels' code no longer stays in cache and one kernel for every shape
+ * (codelets/smallkernel.c, AVX-512) is faster: measured crossover at 64 shapes,
+ * doc/performance.md. */
+#define STARGEMM_XSMM_SHAPES 64
 int stargemm__batch_settings(double *below, double *flops);
 
 /* A setting from the environment variable @p name (a number >= 0), or @p dflt when
@@ -492,19 +498,28 @@ uint32_t stargemm__model_typed_footprint(struct starpu_task *task);
 size_t stargemm__model_gemm_work(struct starpu_task *task, unsigned nimpl);
 size_t stargemm__model_tile_elements(struct starpu_task *task, unsigned nimpl);
 
-/* One small tile product of type @p t on the CPU (codelets/smallgemm.c): libxsmm's JIT
- * kernel when configure found libxsmm and the case is one it generates (single or
- * double, alpha = 1, op(A) = A), else the type's BLAS. The cache holds the last shape's
- * kernel; start it zeroed, one per thread. */
+/* One small tile product of type @p t on the CPU (codelets/smallgemm.c): the one
+ * kernel for every shape when the cache's one_kernel says so (irregular tilings),
+ * libxsmm's JIT kernel when configure found libxsmm and the case is one it generates
+ * (single or double, alpha = 1, op(A) = A), else the kernel for every shape where it
+ * applies (double, op(A) = A, AVX-512), else the type's BLAS. The cache holds the last
+ * shape's kernel; start it zeroed, one per thread. */
 struct stargemm__small_cache {
 	int key[9];
 	void (*fn)(void);
+	int one_kernel;   /* the batch's geometry's: the one kernel for every shape first */
 };
 void stargemm__small_gemm(struct stargemm__small_cache *cache,
 			  const struct stargemm__element *t, char ta, char tb, int m, int n,
 			  int k, double _Complex alpha, const void *a, int lda, const void *b,
 			  int ldb, double _Complex beta, void *c, int ldc);
 void stargemm__small_init(void);   /* before StarPU's threads start (stargemm_init) */
+
+/* One kernel for double-precision products of every shape, C = alpha A op(B) + beta C
+ * (codelets/smallkernel.c); only where stargemm__dgemm_any_usable() (AVX-512F). */
+void stargemm__dgemm_any(char tb, int m, int n, int k, double alpha, const double *a,
+			 int lda, const double *b, int ldb, double beta, double *c, int ldc);
+int stargemm__dgemm_any_usable(void);
 
 /* One tile product of a batch, where its tiles lie (codelets/batch.c): C (m x n) =
  * alpha op(A) op(B) + (first ? beta : 1) C, inner dimension k. Products with the same

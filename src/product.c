@@ -14,12 +14,57 @@
 #include "internal.h"
 #include "worklist.h"
 
+static int cmp_int64(const void *x, const void *y)
+{
+	int64_t a = *(const int64_t *)x, b = *(const int64_t *)y;
+
+	return (a > b) - (a < b);
+}
+
+/* The distinct extents of an axis's @p count tiles (tile t spans off[t] to
+ * off[t + 1]); -1 when out of memory. */
+static int64_t distinct_extents(const int64_t *off, int64_t count)
+{
+	int64_t *e = malloc((size_t)(count > 0 ? count : 1) * sizeof(*e)), n = 0;
+
+	if (!e)
+		return -1;
+	for (int64_t t = 0; t < count; t++)
+		e[t] = off[t + 1] - off[t];
+	qsort(e, (size_t)count, sizeof(*e), cmp_int64);
+	for (int64_t t = 0; t < count; t++)
+		n += t == 0 || e[t] != e[t - 1];
+	free(e);
+	return n;
+}
+
+/* Which CPU kernel multiplies batched tiles (codelets/smallgemm.c): libxsmm's, one per
+ * tile shape, while the tilings give at most STARGEMM_XSMM_SHAPES shapes; the one
+ * kernel for every shape beyond, where the CPU has it. */
+static int kernel_choice(struct stargemm__request *r)
+{
+	const int64_t *off[3] = { r->row_off, r->col_off, r->k_off };
+	const int64_t count[3] = { r->mt, r->nt, r->kt };
+	double most, shapes = 1.0;
+	int ret = stargemm__env_setting("STARGEMM_XSMM_SHAPES", STARGEMM_XSMM_SHAPES, &most);
+
+	for (int a = 0; a < 3 && !ret; a++) {
+		int64_t d = distinct_extents(off[a], count[a]);
+
+		if (d < 0)
+			return stargemm__error(-ENOMEM, "stargemm: out of memory");
+		shapes *= (double)d;
+	}
+	r->one_kernel = !ret && shapes > most && stargemm__dgemm_any_usable();
+	return ret;
+}
+
 /* The inspector request of a problem: tilings of C and of the inner dimension, the
  * owners and patterns of op(A), op(B) and C tiles, and this rank's devices. */
 static int make_request(const struct stargemm__gemm *g, struct stargemm__request *r)
 {
 	const struct stargemm_matrix *A = g->A, *B = g->B, *C = g->C;
-	int ta = stargemm__is_trans(g->ta), tb = stargemm__is_trans(g->tb);
+	int ta = stargemm__is_trans(g->ta), tb = stargemm__is_trans(g->tb), ret;
 
 	*r = (struct stargemm__request){ 0 };
 	r->mt = C->mt;
@@ -44,7 +89,8 @@ static int make_request(const struct stargemm__gemm *g, struct stargemm__request
 	/* Small tiles: many tile products per task (codelets/batch.c), on the CPU workers
 	 * or on each GPU. */
 	r->workers = (r->gpus ? r->ndevices : stargemm_ncpu_workers()) * stargemm_nranks();
-	return stargemm__batch_settings(&r->batch_below, &r->batch_flops);
+	ret = stargemm__batch_settings(&r->batch_below, &r->batch_flops);
+	return ret ? ret : kernel_choice(r);
 }
 
 int stargemm__env_setting(const char *name, double dflt, double *value)

@@ -11,6 +11,9 @@
 
 #include <sched.h>
 #include <stdatomic.h>
+#ifdef __GLIBC__
+#include <malloc.h>
+#endif
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -250,6 +253,31 @@ static void fill_starpu_conf(struct starpu_conf *conf, const struct stargemm_con
 	conf->nopencl = 0;
 }
 
+/* Freed memory is kept for the next allocations (STARGEMM_KEEP_MEMORY, default 1).
+ * StarPU allocates and frees tile and pack buffers all the time (a product's C, the
+ * copies of a RAM budget); by default glibc maps buffers above 128 KiB one by one and
+ * unmaps them when freed, and returns the top of its heaps to the system: every
+ * repetition then faults its pages in again, and every unmapping interrupts the other
+ * cores of the process to flush their TLBs. On 2 cores (2000^3, tiles 20-60, 10%, a
+ * symbolic C each repetition) that made 2 workers 5-8 times slower than 1
+ * (doc/performance.md). So, unless the user set glibc's malloc tunables, buffers below
+ * 32 MiB come from the heaps and up to 1 GiB of free heap top is kept. */
+static int keep_memory(void)
+{
+	double keep;
+	int ret = stargemm__env_setting("STARGEMM_KEEP_MEMORY", 1.0, &keep);
+	const char *tunables = getenv("GLIBC_TUNABLES");
+
+	if (ret || keep == 0.0 || getenv("MALLOC_MMAP_THRESHOLD_") ||
+	    getenv("MALLOC_TRIM_THRESHOLD_") || (tunables && strstr(tunables, "glibc.malloc.")))
+		return ret;
+#if defined(__GLIBC__) && defined(M_MMAP_THRESHOLD) && defined(M_TRIM_THRESHOLD)
+	mallopt(M_MMAP_THRESHOLD, 32 << 20);
+	mallopt(M_TRIM_THRESHOLD, 1 << 30);
+#endif
+	return 0;
+}
+
 int stargemm_init(const struct stargemm_config *user_cfg, int *argc, char ***argv)
 {
 	struct stargemm_config cfg;
@@ -264,7 +292,8 @@ int stargemm_init(const struct stargemm_config *user_cfg, int *argc, char ***arg
 		cfg = *user_cfg;
 	else
 		stargemm_config_init(&cfg);
-	if ((ret = check_config(&cfg)) != 0 || (ret = start_mpi(argc, argv)) != 0)
+	if ((ret = check_config(&cfg)) != 0 || (ret = keep_memory()) != 0 ||
+	    (ret = start_mpi(argc, argv)) != 0)
 		return ret;
 	rt.comm = cfg.comm == MPI_COMM_NULL ? MPI_COMM_WORLD : cfg.comm;
 	export_settings(&cfg);

@@ -85,6 +85,7 @@ struct stargemm__batch_geometry {
 	const int64_t *offset[3];
 	int64_t ld[3];
 	int trans[3];
+	int one_kernel;         /* the request's (on the CPU) */
 };
 
 struct stargemm__worklist {
@@ -171,6 +172,10 @@ struct stargemm__request {
 	 * workers, or one per GPU). */
 	double batch_below, batch_flops;
 	int workers;
+	/* CPU batches multiply every tile shape with one kernel (codelets/smallkernel.c)
+	 * rather than libxsmm's kernel per shape: the tilings give more tile shapes than
+	 * STARGEMM_XSMM_SHAPES (src/product.c). */
+	int one_kernel;
 };
 
 /* Build the work list of a product of 2D block-cyclic operands, dense or block-sparse

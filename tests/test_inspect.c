@@ -1176,10 +1176,33 @@ static void small_tilings(struct problem *p)
 	p->k_off = irregular(p->kt, sizes + 2, 4);
 }
 
+/* The C packs (I + J gmt) with a present tile that no product of @p wl updates; their
+ * count in *@p count. */
+static uint8_t *idle_packs(const struct stargemm__worklist *wl, const struct stargemm__packing *pc,
+			   const uint8_t *present, int64_t mt, int64_t nt, int64_t *count)
+{
+	uint8_t *started = calloc((size_t)(mt * nt), 1);
+	uint8_t *idle = calloc((size_t)(pc->gmt * pc->gnt), 1);
+
+	*count = 0;
+	for (int64_t q = 0; started && q < wl->nproducts; q++)
+		started[wl->products[q].i + wl->products[q].j * mt] = 1;
+	for (int64_t t = 0; started && idle && t < mt * nt; t++) {
+		int64_t u = pc->row_group[t % mt] + pc->col_group[t / mt] * pc->gmt;
+
+		*count += present[t] && !started[t] && !idle[u];
+		idle[u] |= present[t] && !started[t];
+	}
+	free(started);
+	return idle;
+}
+
 /* Packed operands in core (src/pack.c): the layouts hold every present tile once; the
  * list has the same products as without packs, as batches that each write one C pack
- * whose buffers are the packs of their products' tiles (distinct), no product applies
- * beta and the scales name every non-empty C pack; chains in increasing k. */
+ * whose buffers are the packs of their products' tiles (distinct); the scales name
+ * the C packs with a present tile no product updates, whose products do not apply
+ * beta, and in the other packs each tile's first update applies it; chains in
+ * increasing k. */
 static void packed_case(int P, int Q, int G, int ta, int tb, double density, unsigned seed)
 {
 	struct problem p = { .P = P, .Q = Q, .G = G };
@@ -1191,6 +1214,7 @@ static void packed_case(int P, int Q, int G, int ta, int tb, double density, uns
 	struct stargemm__worklist plain, wl;
 	uint8_t *sa, *sb, *sc;
 	int64_t *chain, nscales = 0;
+	uint8_t *idle;
 	int *rp, *cp, lay_ok, batch_ok = 1, slots_ok = 1, distinct_ok = 1, order_ok = 1;
 	char name[160];
 
@@ -1231,6 +1255,10 @@ static void packed_case(int P, int Q, int G, int ta, int tb, double density, uns
 	r.c.pack = pc;
 	if (!(chain = inspect_batched(&r, &wl, p.mt * p.nt, "packed: inspected")))
 		return;
+	if (!(idle = idle_packs(&wl, pc, sc, p.mt, p.nt, &nscales))) {
+		ok(0, "packed: out of memory", "");
+		return;
+	}
 	for (int64_t e = 0; e < wl.nbatches; e++) {
 		const struct stargemm__batch *b = &wl.batches[e];
 		const struct stargemm__product *x0 = &wl.products[b->first];
@@ -1251,8 +1279,11 @@ static void packed_case(int P, int Q, int G, int ta, int tb, double density, uns
 			const int32_t *sl = &wl.slots[3 * q];
 			int64_t t = x->i + x->j * p.mt;
 
+			int64_t u = pc->row_group[x->i] + pc->col_group[x->j] * pc->gmt;
+
 			batch_ok &= pc->row_group[x->i] == pc->row_group[x0->i] &&
-				    pc->col_group[x->j] == pc->col_group[x0->j] && !x->first &&
+				    pc->col_group[x->j] == pc->col_group[x0->j] &&
+				    x->first == (!idle[u] && chain[t] < 0) &&
 				    x->info.device == x0->info.device;
 			slots_ok &= in_pack(batch_ref(&wl, b, sl[0]), pa, ta, STARGEMM_OP_A, x->i,
 					    x->k) &&
@@ -1263,8 +1294,6 @@ static void packed_case(int P, int Q, int G, int ta, int tb, double density, uns
 			chain[t] = x->k;
 		}
 	}
-	for (int64_t u = 0; u < pc->gmt * pc->gnt; u++)
-		nscales += pc->elems[u] > 0;
 	snprintf(name, sizeof(name), "packed %dx%d %c%c density %.2f: %lld products in %lld "
 		 "batches over %lld x %lld C packs, as many as unpacked (%lld)", P, Q,
 		 ta ? 'T' : 'N', tb ? 'T' : 'N', density, (long long)wl.nproducts,
@@ -1273,17 +1302,20 @@ static void packed_case(int P, int Q, int G, int ta, int tb, double density, uns
 	ok(pc->gmt > 1 && pc->gmt < p.mt && wl.nproducts == plain.nproducts &&
 	   wl.flops == plain.flops, name, "");
 	ok(lay_ok, "  layouts: present tiles back to back, groups of >= 60 elements", "");
-	ok(batch_ok && order_ok, "  each batch writes one C pack, no product applies beta, "
-	   "chains in increasing k", "");
+	ok(batch_ok && order_ok, "  each batch writes one C pack; beta at each tile's first "
+	   "update outside the scaled packs; chains in increasing k", "");
 	ok(slots_ok && distinct_ok, "  slots name the packs of each product's tiles, distinct",
 	   "");
-	ok(wl.scale_count == nscales, "  a scale for every non-empty C pack", "");
+	snprintf(name, sizeof(name), "  a scale for each of the %lld C packs with a present tile "
+		 "no product updates", (long long)nscales);
+	ok(wl.scale_count == nscales, name, "");
 	for (int g = 0; g < G; g++)
 		devices_ok &= per_device[g] > 0;
 	snprintf(name, sizeof(name), "  rank 0's batches on its %d device(s), each with some, "
 		 "the other ranks' on none", G);
 	ok(devices_ok, name, "");
 	free(chain);
+	free(idle);
 	free(sa);
 	free(sb);
 	free(sc);

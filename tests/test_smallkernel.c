@@ -1,0 +1,167 @@
+/*
+ * tests/test_smallkernel.c — the kernel for small tile products of every shape
+ * (codelets/smallkernel.c) against a plain triple loop: no MPI, no StarPU run. TAP
+ * output; skipped (exit 77 through the driver: "1..0 # SKIP") on a CPU without
+ * AVX-512F, where stargemm never calls it.
+ *
+ * Properties checked, for op(B) = B and B^T:
+ *  - every m, n, k in 1..40 with one another (the row blocks of 8, 16, 24 and 32 rows,
+ *    their masked last vectors, every column remainder of the blocks of 6 and 8
+ *    columns), and a random sample up to 256;
+ *  - alpha = 1 and -0.75, beta = 0, 1 and 0.5; beta = 0 overwrites a C of NaN;
+ *  - leading dimensions larger than the rows: the elements between (C's padding) are
+ *    left as they were;
+ *  - k = 0: C = beta C.
+ */
+#include <math.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "internal.h"
+
+static int ntests, nfailed;
+
+static void ok(int cond, const char *name)
+{
+	ntests++;
+	nfailed += !cond;
+	printf("%s %d - %s\n", cond ? "ok" : "not ok", ntests, name);
+}
+
+static uint64_t rng = 0x5eed;
+
+static double uniform(void)
+{
+	rng = rng * 6364136223846793005ULL + 1442695040888963407ULL;
+	return (double)(rng >> 11) / 9007199254740992.0 - 0.5;
+}
+
+struct gemm_case {
+	char tb;
+	int m, n, k, lda, ldb, ldc;
+	double alpha, beta;
+};
+
+/* Runs one case; 0 when C matches the loop (and the padding is untouched). */
+static int check_case(const struct gemm_case *g, char *why, size_t len)
+{
+	int bcols = g->tb == 'N' ? g->n : g->k;
+	size_t na = (size_t)g->lda * (g->k > 0 ? g->k : 1), nb = (size_t)g->ldb * bcols;
+	size_t nc = (size_t)g->ldc * g->n;
+	double *a = malloc(na * sizeof(*a)), *b = malloc((nb ? nb : 1) * sizeof(*b));
+	double *c = malloc(nc * sizeof(*c)), *ref = malloc(nc * sizeof(*ref));
+	int bad = !a || !b || !c || !ref;
+
+	for (size_t e = 0; e < na && !bad; e++)
+		a[e] = uniform();
+	for (size_t e = 0; e < nb && !bad; e++)
+		b[e] = uniform();
+	for (size_t e = 0; e < nc && !bad; e++)
+		c[e] = (int)(e % (size_t)g->ldc) < g->m && g->beta == 0.0 ? NAN : uniform();
+	if (!bad) {
+		memcpy(ref, c, nc * sizeof(*c));
+		stargemm__dgemm_any(g->tb, g->m, g->n, g->k, g->alpha, a, g->lda, b, g->ldb,
+				    g->beta, c, g->ldc);
+	}
+	for (int j = 0; j < g->n && !bad; j++)
+		for (int i = 0; i < g->ldc && !bad; i++) {
+			double want = ref[i + (size_t)j * g->ldc], scale = 1.0, err;
+
+			if (i < g->m) {
+				double s = 0.0;
+
+				for (int p = 0; p < g->k; p++) {
+					double bpj = g->tb == 'N' ? b[p + (size_t)j * g->ldb]
+								  : b[j + (size_t)p * g->ldb];
+
+					s += a[i + (size_t)p * g->lda] * bpj;
+					scale += fabs(a[i + (size_t)p * g->lda] * bpj);
+				}
+				want = g->alpha * s + (g->beta == 0.0 ? 0.0 : g->beta * want);
+			}
+			err = fabs(c[i + (size_t)j * g->ldc] - want);
+			if (!(err <= 4.0 * (g->k + 2) * 1.1e-16 * scale) &&
+			    !(i >= g->m && memcmp(&c[i + (size_t)j * g->ldc], &want, sizeof(want)) == 0)) {
+				snprintf(why, len, "C(%d,%d) = %g, want %g", i, j,
+					 c[i + (size_t)j * g->ldc], want);
+				bad = 1;
+			}
+		}
+	free(a);
+	free(b);
+	free(c);
+	free(ref);
+	return bad;
+}
+
+static void name_of(const struct gemm_case *g, char *buf, size_t len)
+{
+	snprintf(buf, len, "tb=%c m=%d n=%d k=%d ld=%d,%d,%d alpha=%g beta=%g", g->tb, g->m,
+		 g->n, g->k, g->lda, g->ldb, g->ldc, g->alpha, g->beta);
+}
+
+/* Every m, n, k up to @p most, one TAP line per (tb, alpha, beta) with the first
+ * failure named. */
+static void exhaustive(char tb, double alpha, double beta, int most)
+{
+	char name[160], why[96] = "", first[160] = "";
+	int bad = 0;
+
+	for (int m = 1; m <= most; m++)
+		for (int n = 1; n <= most; n++)
+			for (int k = 1; k <= most; k += (k < 10 ? 1 : 3)) {
+				struct gemm_case g = { tb, m, n, k, m + 3, (tb == 'N' ? k : n) + 1,
+						       m + 2, alpha, beta };
+
+				if (check_case(&g, why, sizeof(why)) && !bad++)
+					name_of(&g, first, sizeof(first));
+			}
+	snprintf(name, sizeof(name), "every shape up to %d, tb=%c alpha=%g beta=%g%s%s%s",
+		 most, tb, alpha, beta, bad ? ": first failure " : "", first, bad ? why : "");
+	ok(!bad, name);
+}
+
+int main(void)
+{
+	const double alphas[2] = { 1.0, -0.75 }, betas[3] = { 0.0, 1.0, 0.5 };
+	const char tbs[2] = { 'N', 'T' };
+	char name[200], why[96];
+
+	if (!stargemm__dgemm_any_usable()) {
+		printf("1..0 # SKIP this CPU has no AVX-512F (the kernel is not used)\n");
+		return 0;
+	}
+	for (int t = 0; t < 2; t++)
+		for (int x = 0; x < 2; x++)
+			for (int y = 0; y < 3; y++)
+				exhaustive(tbs[t], alphas[x], betas[y], 40);
+	for (int s = 0; s < 60; s++) {
+		struct gemm_case g = { tbs[s % 2], 1 + (int)((uniform() + 0.5) * 256),
+				       1 + (int)((uniform() + 0.5) * 256),
+				       1 + (int)((uniform() + 0.5) * 256), 0, 0, 0,
+				       alphas[s % 2], betas[s % 3] };
+
+		g.m = g.m > 256 ? 256 : g.m;
+		g.n = g.n > 256 ? 256 : g.n;
+		g.k = g.k > 256 ? 256 : g.k;
+		g.lda = g.m + s % 5;
+		g.ldb = (g.tb == 'N' ? g.k : g.n) + s % 3;
+		g.ldc = g.m + s % 4;
+		why[0] = 0;
+		name_of(&g, name, sizeof(name));
+		if (check_case(&g, why, sizeof(why)))
+			strncat(name, why, sizeof(name) - strlen(name) - 1);
+		ok(!why[0], name);
+	}
+	for (int y = 0; y < 3; y++) {
+		struct gemm_case g = { 'N', 17, 9, 0, 17, 1, 19, 1.0, betas[y] };
+
+		why[0] = 0;
+		name_of(&g, name, sizeof(name));
+		ok(!check_case(&g, why, sizeof(why)), name);
+	}
+	printf("1..%d\n", ntests);
+	return nfailed ? 1 : 0;
+}
