@@ -11,14 +11,16 @@
 
 #include <sched.h>
 #include <stdatomic.h>
-#ifdef __GLIBC__
-#include <malloc.h>
-#endif
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
+/* glibc's mallopt(), not under SimGrid's SMPI, whose compiler defines malloc() as a
+ * macro of its own (keep_memory() then does nothing). */
+#if defined(__GLIBC__) && !defined(malloc)
+#include <malloc.h>
+#endif
 
 #include "internal.h"
 #include "worklist.h"
