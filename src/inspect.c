@@ -1410,6 +1410,14 @@ static int add_pack_scales(struct inspector *in)
 		if (scaled[pk->row_group[x->i] + pk->col_group[x->j] * pk->gmt])
 			x->first = 0;
 	}
+	/* one batch per C pack: each opens its pack, unless the pack is scaled first */
+	for (int64_t b = 0; b < wl->nbatches; b++) {
+		const struct stargemm__product *x = &wl->products[wl->batches[b].first];
+
+		wl->batches[b].opens_c =
+			wl->batches[b].count > 0 &&
+			!scaled[pk->row_group[x->i] + pk->col_group[x->j] * pk->gmt];
+	}
 	free(scaled);
 	return 0;
 }

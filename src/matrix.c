@@ -362,10 +362,10 @@ static int register_all(struct stargemm_matrix *A, const char *fn)
 	return ret;
 }
 
-/* A packed matrix's tiles start as zeros: StarPU allocates a pack at its first write,
- * and a pack read before any write (a gather or a product before the fill) stopped
- * StarPU with an assertion ("handle is not initialized"). One task per pack, on its
- * owner; stargemm_matrix_create_product() only copies the old C's packs over them. */
+/* The zeros of a packed matrix never written: StarPU allocates a pack at its first
+ * write, and a pack read before any write (a gather or a product before the fill)
+ * stopped StarPU with an assertion ("handle is not initialized"). One task per pack,
+ * on its owner. */
 static int zero_packs(struct stargemm_matrix *A, const char *fn)
 {
 	for (int64_t idx = 0; idx < A->pack->gmt * A->pack->gnt; idx++) {
@@ -392,6 +392,11 @@ void stargemm__zero_if_unwritten(const struct stargemm_matrix *A)
 	if (A->written)
 		return;
 	X->written = 1;
+	if (A->pack) {
+		if (zero_packs(X, "the zeros of a matrix never written"))
+			stargemm__task_failed(stargemm_last_error());
+		return;
+	}
 	for (int64_t j = 0; j < A->nt; j++)
 		for (int64_t i = 0; i < A->mt; i++) {
 			int ret;
@@ -499,12 +504,13 @@ static int create(struct stargemm_matrix **out, const struct shape *sh,
 				       "StarPU's 32-bit tile dimensions", fn, max_rows, max_cols);
 	}
 	ret = reserve_storage(A, fn);
-	if ((ret = stargemm__agree(ret ? ret : register_all(A, fn))) ||
-	    (A->pack && (ret = stargemm__agree(zero_packs(A, fn))))) {
+	if ((ret = stargemm__agree(ret ? ret : register_all(A, fn)))) {
 		stargemm_matrix_destroy(A);
 		return ret;
 	}
-	A->written = A->pack != NULL || local != NULL;
+	/* Tiles and packs never written read as zeros: stargemm__zero_if_unwritten()
+	 * writes them before the first read, and a product with beta = 0 only writes C. */
+	A->written = local != NULL;
 	*out = A;
 	return 0;
 }

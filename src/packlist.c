@@ -335,11 +335,16 @@ static int add_scales(struct expander *x)
 	wl->scale_count = wl->nrefs - wl->scale_first;
 	for (int64_t b = 0; b < wl->nbatches; b++) {
 		const struct stargemm__tile_ref *c = &wl->refs[wl->batches[b].ref_first + 2];
+		uint8_t *mark = &scaled[c->r + c->c * u->r.mt];
 
-		if (scaled[c->r + c->c * u->r.mt])
+		if (*mark == 1)
 			for (int64_t p = wl->batches[b].first;
 			     p < wl->batches[b].first + wl->batches[b].count; p++)
 				wl->products[p].first = 0;
+		/* the first batch of an unscaled pack opens it (marked 2 from then on) */
+		wl->batches[b].opens_c = *mark == 0;
+		if (*mark == 0)
+			*mark = 2;
 	}
 	free(scaled);
 	return 0;

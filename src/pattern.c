@@ -88,17 +88,19 @@ static int zero_in_place(struct stargemm_matrix *D, int64_t i, int64_t j)
 	return 1;
 }
 
-/* Pack (I, J) of a packed D, zero since its creation (src/matrix.c): a task that
- * copies C's tiles (C packed alike, src/pack.c) and zeroes the new ones; nothing
- * without C. */
+/* Pack (I, J) of a packed D from C (packed alike, src/pack.c): a task that copies C's
+ * tiles and zeroes the new ones, or zeroes the pack where C has none. */
 static int initialise_pack(struct stargemm_matrix *D, const struct stargemm_matrix *C,
 			   int64_t I, int64_t J)
 {
 	int64_t idx = I + J * D->pack->gmt;
-	starpu_data_handle_t src = C ? C->packs[idx] : NULL;
+	starpu_data_handle_t src = C->packs[idx];
 
-	if (!D->packs[idx] || !src)
+	if (!D->packs[idx])
 		return 0;
+	if (!src)   /* a pack C lacks: zeros */
+		return starpu_mpi_task_insert(stargemm__comm(), &stargemm_zero_cl, STARPU_W,
+					      D->packs[idx], 0);
 	return starpu_mpi_task_insert(stargemm__comm(), &stargemm_pack_copy_cl,
 				      STARPU_VALUE, &D, sizeof(D), STARPU_VALUE, &C, sizeof(C),
 				      STARPU_VALUE, &I, sizeof(I), STARPU_VALUE, &J, sizeof(J),
@@ -117,7 +119,11 @@ static int same_packs(const struct stargemm__packing *c, const struct stargemm__
 
 static int initialise_packs(struct stargemm_matrix *D, const struct stargemm_matrix *C)
 {
-	if (C && !same_packs(C->pack, D->pack))
+	if (!C) {   /* zeros, written when first read (stargemm__zero_if_unwritten()) */
+		D->written = 0;
+		return 0;
+	}
+	if (!same_packs(C->pack, D->pack))
 		return stargemm__error(-EINVAL, "stargemm_matrix_create_product: C's packs differ "
 				       "from the product's (STARGEMM_PACK_BELOW or "
 				       "STARGEMM_PACK_EXTENT changed since C was created)");
@@ -133,7 +139,9 @@ static int initialise_packs(struct stargemm_matrix *D, const struct stargemm_mat
 	return stargemm_wait();
 }
 
-/* New tiles: zeros; tiles of the old C: its values. */
+/* New tiles: zeros; tiles of the old C: its values. Packed without C, the zeros are
+ * left to the first read (D stays unwritten), and a product with beta = 0 only
+ * writes them. */
 static int initialise(struct stargemm_matrix *D, const struct stargemm_matrix *C)
 {
 	if (D->pack)
@@ -231,7 +239,7 @@ int stargemm_matrix_create_product(struct stargemm_matrix **out, stargemm_trans 
 		return ret;
 	if (C)
 		stargemm__zero_if_unwritten(C);
-	(*out)->written = 1;
+	(*out)->written = 1;   /* initialise() writes every tile, or unsets it */
 	if ((ret = initialise(*out, C))) {
 		stargemm_matrix_destroy(*out);
 		*out = NULL;

@@ -275,11 +275,10 @@ int stargemm__batch_insert(const struct stargemm__gemm *p, const struct stargemm
 	}
 	/* A C tile whose chain starts in this batch with beta = 0 is only written (its
 	 * first update overwrites it whole): StarPU neither transfers nor reads the old C,
-	 * as for a single product (stargemm_gemm_overwrite_cl). A C pack is always read
-	 * (a conservative rule, src/packlist.c). */
-	for (int64_t e = 0; e < b->count && p->beta == 0.0 && !geometry->offset[STARGEMM_OP_C];
-	     e++)
-		if (products[e].first)
+	 * as for a single product (stargemm_gemm_overwrite_cl). A C pack likewise in the
+	 * batch that opens it (struct stargemm__batch). */
+	for (int64_t e = 0; e < b->count && p->beta == 0.0; e++)
+		if (geometry->offset[STARGEMM_OP_C] ? b->opens_c : products[e].first)
 			descr[slots[3 * e + 2]].mode = STARPU_W;
 	if (p->skip)
 		ret = insert_skipped(descr, (int)b->nrefs);

@@ -83,8 +83,7 @@ static int make_request(const struct stargemm__gemm *g, struct stargemm__request
 	r->me = stargemm_rank();
 	r->ndevices = stargemm__device_count();
 	r->gpus = starpu_cuda_worker_get_count() > 0;
-	/* A packed C is always read (src/packlist.c: a conservative rule). */
-	r->beta_zero = g->beta == 0.0 && !C->pack;
+	r->beta_zero = g->beta == 0.0;
 	r->is_complex = g->type->is_complex;
 	/* Small tiles: many tile products per task (codelets/batch.c), on the CPU workers
 	 * or on each GPU. */

@@ -74,6 +74,11 @@ struct stargemm__block {
 struct stargemm__batch {
 	int64_t first, count;
 	int64_t ref_first, nrefs;
+	/* C packed: the first batch to write its C pack, which no scale wrote before.
+	 * Every present tile of the pack then starts its chain in this batch or later,
+	 * each first update applying beta; with beta = 0 the batch only writes the pack
+	 * (W): a tile it leaves is overwritten by its own first update later. */
+	int opens_c;
 };
 
 /* Where a batch's tiles are (codelets/batch.c): a product's sizes come from the
