@@ -487,6 +487,9 @@ extern struct starpu_codelet stargemm_noop_cl;            /* nothing: a skipped 
  * elements of the buffer: a pack's are its tiles'). */
 extern struct starpu_perfmodel stargemm_fill_model, stargemm_norm_model, stargemm_copy_model;
 
+/* The disk node's backend (src/disk.c): one file, its space carved into ranges. */
+extern struct starpu_disk_ops stargemm_disk_ops;
+
 /* What the codelets' regression models are indexed by (codelets/model.c): the default
  * footprint (tile shapes), and the work as size: m n k for a tile product (weighed by
  * the element type's model_weight), the elements of the last tile for a tile-wise

@@ -23,11 +23,9 @@
  * products of a C pack come in k-group order, a batch's products k outer) and its
  * first update applies beta, except in a C pack with a present tile that no product
  * updates: that pack is scaled first (C = beta C) and none of its products applies
- * beta. A C pack is always read and written, never only written (src/pdgemm.c): a
- * conservative rule. With beta = 0, writing the first batch's pack without reading it
- * would also be right (a tile that batch leaves is overwritten by its own first update
- * later, and a pack with a tile no product updates is scaled, so its products have no
- * first update) and would save a read of each C pack per block; not done.
+ * beta. The first batch over each other C pack opens it (opens_c): with beta = 0 it
+ * only writes the pack (src/pdgemm.c), since a tile that batch leaves is overwritten
+ * by its own first update later; the load model then counts no read of C.
  *
  * When the groups do not line up (given distributions that cut the axes of A and B
  * differently), the product runs in core (src/product.c).

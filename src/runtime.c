@@ -155,11 +155,16 @@ static void export_settings(const struct stargemm_config *cfg)
 
 static int register_disk(const struct stargemm_config *cfg)
 {
-	int node;
+	double one_file;
+	int node, ret;
 
 	if (!cfg->disk_dir)
 		return 0;
-	node = starpu_disk_register(&starpu_disk_unistd_ops, (void *)cfg->disk_dir,
+	/* stargemm's backend (src/disk.c), or StarPU's unistd with STARGEMM_DISK_ONE_FILE=0 */
+	if ((ret = stargemm__env_setting("STARGEMM_DISK_ONE_FILE", 1.0, &one_file)))
+		return ret;
+	node = starpu_disk_register(one_file != 0.0 ? &stargemm_disk_ops : &starpu_disk_unistd_ops,
+				    (void *)cfg->disk_dir,
 				    (starpu_ssize_t)cfg->disk_mib * 1024 * 1024);
 	if (node < 0)
 		return stargemm__error(-EIO, "stargemm_init: cannot use '%s' as StarPU disk node "
