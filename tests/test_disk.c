@@ -10,6 +10,7 @@
  *  - the node fills up (an allocation is refused, not overcommitted) and freed space
  *    is given out again;
  *  - a full write of another size moves the object to a range of that size.
+ * (ops->free) is called in parentheses: SimGrid's compiler defines free() as a macro.
  */
 #include <dirent.h>
 #include <stdint.h>
@@ -85,8 +86,8 @@ int main(void)
 	extra = ops->alloc(base, OBJ);
 	ok(extra == NULL, "an 11th object is refused: the node is full");
 	if (extra)
-		ops->free(base, extra, OBJ);
-	ops->free(base, obj[3], OBJ);
+		(ops->free)(base, extra, OBJ);
+	(ops->free)(base, obj[3], OBJ);
 	obj[3] = ops->alloc(base, OBJ);
 	ok(obj[3] != NULL, "a freed range is given out again");
 	fill(buf, 2000, 99);
@@ -96,14 +97,14 @@ int main(void)
 	fill(buf, OBJ, 5);
 	ok(ops->read(base, obj[5], back, 0, OBJ) == OBJ && !memcmp(buf, back, OBJ),
 	   "the other objects are untouched");
-	ops->free(base, obj[3], 2000);
+	(ops->free)(base, obj[3], 2000);
 	for (int i = 0; i < NOBJ; i++)
 		if (i != 3 && obj[i])
-			ops->free(base, obj[i], OBJ);
+			(ops->free)(base, obj[i], OBJ);
 	extra = ops->alloc(base, NODE);
 	ok(extra != NULL, "everything freed: one object of the whole node fits");
 	if (extra)
-		ops->free(base, extra, NODE);
+		(ops->free)(base, extra, NODE);
 	ops->unplug(base);
 	ok(entries(dir) == 0 && rmdir(dir) == 0, "unplugged: nothing left in the directory");
 	free(buf);
