@@ -25,7 +25,8 @@
  * updates: that pack is scaled first (C = beta C) and none of its products applies
  * beta. The first batch over each other C pack opens it (opens_c): with beta = 0 it
  * only writes the pack (src/pdgemm.c), since a tile that batch leaves is overwritten
- * by its own first update later; the load model then counts no read of C.
+ * by its own first update later, and the load model counts no read of C; but on GPUs
+ * (stargemm__worklist_opens_write()).
  *
  * When the groups do not line up (given distributions that cut the axes of A and B
  * differently), the product runs in core (src/product.c).

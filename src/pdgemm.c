@@ -276,9 +276,11 @@ int stargemm__batch_insert(const struct stargemm__gemm *p, const struct stargemm
 	/* A C tile whose chain starts in this batch with beta = 0 is only written (its
 	 * first update overwrites it whole): StarPU neither transfers nor reads the old C,
 	 * as for a single product (stargemm_gemm_overwrite_cl). A C pack likewise in the
-	 * batch that opens it (struct stargemm__batch). */
+	 * batch that opens it (struct stargemm__batch), but out of core on GPUs. */
 	for (int64_t e = 0; e < b->count && p->beta == 0.0; e++)
-		if (geometry->offset[STARGEMM_OP_C] ? b->opens_c : products[e].first)
+		if (geometry->offset[STARGEMM_OP_C]
+			    ? b->opens_c && stargemm__worklist_opens_write(wl)
+			    : products[e].first)
 			descr[slots[3 * e + 2]].mode = STARPU_W;
 	if (p->skip)
 		ret = insert_skipped(descr, (int)b->nrefs);

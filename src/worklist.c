@@ -316,3 +316,8 @@ int64_t stargemm__first_at_least(const int64_t *v, int64_t lo, int64_t hi, int64
 	}
 	return lo;
 }
+
+int stargemm__worklist_opens_write(const struct stargemm__worklist *wl)
+{
+	return !(wl->gpus && wl->throttled);
+}

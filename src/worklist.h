@@ -254,6 +254,12 @@ int stargemm__worklist_footprint(const struct stargemm__worklist *wl, const int6
 				 const int64_t *col_off, const int64_t *k_off, size_t elem,
 				 int64_t *peak);
 
+/* Whether, with beta = 0, the batch that opens a C pack only writes it (W): yes but
+ * out of core on GPUs, where a C pack is read (zeroed first if never written) and
+ * prefetched with its block; only written, its allocation on the GPU waited for the
+ * batch (src/product.c). */
+int stargemm__worklist_opens_write(const struct stargemm__worklist *wl);
+
 /* stargemm__worklist_footprint() of request @p r's list: its tilings, and each tile
  * sized by its operand's elems where the operand has them (packs). */
 int stargemm__worklist_footprint_of(const struct stargemm__worklist *wl,
