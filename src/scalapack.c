@@ -586,12 +586,17 @@ int MPI_Finalize(void)
 	const char *env = getenv("STARGEMM_SCALAPACK");
 
 	if (env && !strcmp(env, "count") && world_rank() == 0) {
-		fprintf(stderr, "stargemm-scalapack: %lld calls by stargemm", lib.by_stargemm);
-		for (int w = 0; w < NFALLBACKS; w++)
+		char line[1024];
+		size_t n = (size_t)snprintf(line, sizeof(line), "stargemm-scalapack: %lld calls "
+					    "by stargemm", lib.by_stargemm);
+
+		for (int w = 0; w < NFALLBACKS && n < sizeof(line); w++)
 			if (lib.by_scalapack[w])
-				fprintf(stderr, ", %lld by ScaLAPACK (%s)", lib.by_scalapack[w],
-					fallback_why[w]);
-		fprintf(stderr, "\n");
+				n += (size_t)snprintf(line + n, sizeof(line) - n,
+						      ", %lld by ScaLAPACK (%s)",
+						      lib.by_scalapack[w], fallback_why[w]);
+		fprintf(stderr, "%s\n", line);   /* one write: its lines are not interleaved */
+		fflush(stderr);
 	}
 	if (lib.started) {
 		starpu_resume();

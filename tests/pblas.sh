@@ -32,6 +32,14 @@ grids() {
 	8) echo "2 4 8|4 2 1" ;;
 	esac
 }
+# Tester T on NP ranks, output in OUT and OUT.err.
+run_tester() {
+	LD_LIBRARY_PATH="$BUILDDIR/.libs${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}" \
+	OPENBLAS_NUM_THREADS=1 STARPU_SILENT=1 STARGEMM_SCALAPACK=count STARGEMM_SCALAPACK_MIN_FLOPS=0 \
+		timeout "${TEST_TIMEOUT:-600}" "$MPIEXEC" -n "$2" \
+		env LD_PRELOAD="$lib" "$testers/${1}pb3tst" >"$3" 2>"$3.err" ||
+		{ tail -n 20 "$3" "$3.err"; echo "${1}pb3tst on $2 ranks failed"; exit 1; }
+}
 for np in 1 2 4 8; do
 	g=$(grids $np) ps=${g%|*} qs=${g#*|}
 	n=$(echo "$ps" | wc -w)
@@ -46,14 +54,17 @@ for np in 1 2 4 8; do
 			-e "s/^.*values of Q\$/$qs\t\tvalues of Q/" -e "$others" \
 			"$data/P${T}BLAS3TST.dat" >"P${T}BLAS3TST.dat"
 		out="$dir/${t}_$np.out"
-		LD_LIBRARY_PATH="$BUILDDIR/.libs${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}" \
-		OPENBLAS_NUM_THREADS=1 STARPU_SILENT=1 STARGEMM_SCALAPACK=count STARGEMM_SCALAPACK_MIN_FLOPS=0 \
-			timeout "${TEST_TIMEOUT:-600}" "$MPIEXEC" -n "$np" \
-			env LD_PRELOAD="$lib" "$testers/${t}pb3tst" >"$out" 2>"$out.err" ||
-			{ tail -n 20 "$out" "$out.err"; echo "${t}pb3tst on $np ranks failed"; exit 1; }
+		run_tester "$t" "$np" "$out"
 		line=$(grep "^  |  P${T}GEMM " "$out") ||
 			{ tail -n 20 "$out"; echo "${t}pb3tst on $np ranks: no GEMM summary"; exit 1; }
 		calls=$(grep "calls by stargemm" "$out.err" || true)
+		if [ -z "$calls" ]; then
+			# Under load, mpiexec (hydra) once lost rank 0's last stderr line, written
+			# just before MPI_Finalize; 40 runs alone never did. Once more, then fail.
+			echo "${t}pb3tst on $np ranks: no count line on stderr, run again once"
+			run_tester "$t" "$np" "$out"
+			calls=$(grep "calls by stargemm" "$out.err" || true)
+		fi
 		echo "$np ranks, grids P=($ps) Q=($qs): $line; ${calls#stargemm-scalapack: }"
 		# TOTAL PASSED FAILED SKIPPED: all passed.
 		echo "$line" | awk '{ exit !($3 > 0 && $3 == $4 && $5 == 0 && $6 == 0) }' ||
