@@ -17,8 +17,9 @@
  * double products libxsmm declines (alpha != 1) or all of them without libxsmm
  * (configure), where it beats BLAS; what neither takes goes to the type's BLAS.
  *
- * A batch usually repeats few shapes, so the caller keeps the last kernel in a
- * struct stargemm__small_cache and the registry is consulted on a change of shape only.
+ * A batch usually repeats few shapes, so the caller keeps the last kernel for each beta
+ * in a struct stargemm__small_cache and the registry is consulted on a change of shape
+ * only.
  */
 #include "config.h"
 
@@ -32,34 +33,35 @@
 #define LIBXSMM_SIDE_MAX 256
 
 /* libxsmm's kernel for this shape in type @p letter ('s' or 'd'), from the cache or
- * the registry; NULL when libxsmm has none (the caller then takes BLAS). */
+ * the registry; NULL when libxsmm has none (the caller then takes BLAS). The cache
+ * keeps one shape per beta (0 and 1): a C tile's first update (beta 0) and the others
+ * alternate, and each change went to the registry (tiles of 5: 7% of a repetition). */
 static void (*kernel(struct stargemm__small_cache *cache, char letter, char tb, int m,
 		     int n, int k, int lda, int ldb, int ldc, int beta_one))(void)
 {
-	const int key[9] = { m, n, k, lda, ldb, ldc, beta_one, tb == 'T', letter };
+	const int key[8] = { m, n, k, lda, ldb, ldc, tb == 'T', letter };
 	int flags = LIBXSMM_GEMM_FLAGS('N', tb), prefetch = LIBXSMM_PREFETCH_NONE;
-	int same = cache->fn != NULL;
+	int *kept = cache->key[beta_one];
+	int same = cache->fn[beta_one] != NULL;
 
-	for (int i = 0; i < 9 && same; i++)
-		same = cache->key[i] == key[i];
+	for (int i = 0; i < 8 && same; i++)
+		same = kept[i] == key[i];
 	if (same)
-		return cache->fn;
-	for (int i = 0; i < 9; i++)
-		cache->key[i] = key[i];
+		return cache->fn[beta_one];
+	for (int i = 0; i < 8; i++)
+		kept[i] = key[i];
 	if (letter == 'd') {
 		double alpha = 1.0, beta = beta_one ? 1.0 : 0.0;
 
-		cache->fn = (void (*)(void))libxsmm_dmmdispatch(m, n, k, &lda, &ldb, &ldc,
-								 &alpha, &beta, &flags,
-								 &prefetch);
+		cache->fn[beta_one] = (void (*)(void))libxsmm_dmmdispatch(
+			m, n, k, &lda, &ldb, &ldc, &alpha, &beta, &flags, &prefetch);
 	} else {
 		float alpha = 1.0f, beta = beta_one ? 1.0f : 0.0f;
 
-		cache->fn = (void (*)(void))libxsmm_smmdispatch(m, n, k, &lda, &ldb, &ldc,
-								 &alpha, &beta, &flags,
-								 &prefetch);
+		cache->fn[beta_one] = (void (*)(void))libxsmm_smmdispatch(
+			m, n, k, &lda, &ldb, &ldc, &alpha, &beta, &flags, &prefetch);
 	}
-	return cache->fn;
+	return cache->fn[beta_one];
 }
 
 static int by_libxsmm(struct stargemm__small_cache *cache, const struct stargemm__element *t,

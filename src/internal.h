@@ -506,10 +506,10 @@ size_t stargemm__model_tile_elements(struct starpu_task *task, unsigned nimpl);
  * libxsmm's JIT kernel when configure found libxsmm and the case is one it generates
  * (single or double, alpha = 1, op(A) = A), else the kernel for every shape where it
  * applies (double, op(A) = A, AVX-512), else the type's BLAS. The cache holds the last
- * shape's kernel; start it zeroed, one per thread. */
+ * shape's kernel for each beta; start it zeroed, one per thread. */
 struct stargemm__small_cache {
-	int key[9];
-	void (*fn)(void);
+	int key[2][8];          /* the last shape with beta 0, with beta 1 */
+	void (*fn[2])(void);
 	int one_kernel;   /* the batch's geometry's: the one kernel for every shape first */
 };
 void stargemm__small_gemm(struct stargemm__small_cache *cache,
