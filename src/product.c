@@ -38,10 +38,7 @@ static int64_t distinct_extents(const int64_t *off, int64_t count)
 	return n;
 }
 
-/* Which CPU kernel multiplies batched tiles (codelets/smallgemm.c): libxsmm's, one per
- * tile shape, while the tilings give at most STARGEMM_XSMM_SHAPES shapes; the one
- * kernel for every shape beyond, where the CPU has it. */
-static int kernel_choice(struct stargemm__request *r)
+int stargemm__kernel_choice(struct stargemm__request *r)
 {
 	const int64_t *off[3] = { r->row_off, r->col_off, r->k_off };
 	const int64_t count[3] = { r->mt, r->nt, r->kt };
@@ -94,7 +91,7 @@ static int make_request(const struct stargemm__gemm *g, struct stargemm__request
 	 * or on each GPU. */
 	r->workers = (r->gpus ? r->ndevices : stargemm_ncpu_workers()) * stargemm_nranks();
 	ret = stargemm__batch_settings(&r->batch_below, &r->batch_flops);
-	return ret ? ret : kernel_choice(r);
+	return ret ? ret : stargemm__kernel_choice(r);
 }
 
 int stargemm__env_setting(const char *name, double dflt, double *value)

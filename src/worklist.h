@@ -260,6 +260,14 @@ int stargemm__worklist_footprint(const struct stargemm__worklist *wl, const int6
  * batch (src/product.c). */
 int stargemm__worklist_opens_write(const struct stargemm__worklist *wl);
 
+/* Which CPU kernel multiplies @p r's batched tiles (codelets/smallgemm.c): libxsmm's,
+ * one per tile shape, while the tilings give at most STARGEMM_XSMM_SHAPES shapes
+ * (distinct extents of C's rows x C's columns x k; default 64, the measured crossover);
+ * the one kernel for every shape beyond, where the CPU has it (sets r->one_kernel).
+ * Returns 0, or -EINVAL for a setting that is not a number >= 0, -ENOMEM (with a
+ * message). */
+int stargemm__kernel_choice(struct stargemm__request *r);
+
 /* stargemm__worklist_footprint() of request @p r's list: its tilings, and each tile
  * sized by its operand's elems where the operand has them (packs). */
 int stargemm__worklist_footprint_of(const struct stargemm__worklist *wl,

@@ -82,18 +82,22 @@ bad "needs the symbolic C pattern" --check --eps 1e-3
 bad "unexpected argument" --m 100 extra
 bad "--dist must be cyclic or balanced" --dist blocked
 bad "--prec must be s, d, c or z" --prec q
-# A bad batching setting is refused by the product itself (exit 1), and its message
-# survives the wait for the tasks already submitted; a bad packing setting by the
-# matrix creation; a bad device pool setting by stargemm_init() (read with or without
-# GPUs).
+# A bad batching or kernel setting is refused by the product itself (exit 1), and its
+# message survives the wait for the tasks already submitted; a bad packing setting by
+# the matrix creation; a bad device pool or memory setting by stargemm_init() (read
+# with or without GPUs), and a bad disk backend setting by it when there is a disk node.
+mkdir -p "$dir"
 for var in STARGEMM_BATCH_FLOPS STARGEMM_BATCH_BELOW STARGEMM_PACK_BELOW \
-	STARGEMM_PACK_EXTENT STARGEMM_DEVICE_POOL; do
-	if env "$var=abc" "$bench" --m 100 --n 100 --k 100 --niter 1 --warmup 0 \
-		>/dev/null 2>"$err"; then
-		echo "accepted $var=abc"; exit 1
-	fi
-	grep -q "$var='abc': expected a number >= 0" "$err" ||
-		{ echo "no clear error for $var=abc"; cat "$err"; exit 1; }
+	STARGEMM_PACK_EXTENT STARGEMM_DEVICE_POOL STARGEMM_XSMM_SHAPES STARGEMM_KEEP_MEMORY \
+	STARGEMM_DISK_ONE_FILE; do
+	for value in abc -1; do
+		if env "$var=$value" "$bench" --m 100 --n 100 --k 100 --niter 1 --warmup 0 \
+			--ooc --ram-limit 64 --disk "$dir" >/dev/null 2>"$err"; then
+			echo "accepted $var=$value"; exit 1
+		fi
+		grep -q "$var='$value': expected a number >= 0" "$err" ||
+			{ echo "no clear error for $var=$value"; cat "$err"; exit 1; }
+	done
 done
-rm -f "$err"
+rm -rf "$err" "$dir"
 echo "block-sparse benchmark OK"

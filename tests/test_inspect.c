@@ -32,7 +32,11 @@
  *  - packed operands (src/pack.c): layouts hold each present tile once; batches cover
  *    the same products, write one C pack each and name the products' packs;
  *  - packed operands out of core (src/packlist.c): the problem over packs, its list
- *    expanded into one batch per pack product, chunks, chains, scales and loads.
+ *    expanded into one batch per pack product, chunks, chains, scales and loads;
+ *  - the batch that opens each C pack (in core its one batch, out of core the first
+ *    over it; none for a pack scaled first), written only on the CPU;
+ *  - the CPU kernel choice from the tilings' shapes (src/product.c), and a bad
+ *    STARGEMM_XSMM_SHAPES refused.
  *  - the footprint of a list (bytes a device needs) is the window's distinct tiles
  *    times their size; the plan fitted to a list (src/fit.c) is the dense one for equal
  *    dense tiles or when it would load no fewer tiles, and with irregular block-sparse
@@ -48,6 +52,8 @@
 #include <time.h>
 
 #include "worklist.h"
+
+int stargemm__dgemm_any_usable(void);   /* codelets/smallkernel.c */
 
 static int ntests, nfailed;
 
@@ -1216,6 +1222,7 @@ static void packed_case(int P, int Q, int G, int ta, int tb, double density, uns
 	int64_t *chain, nscales = 0;
 	uint8_t *idle;
 	int *rp, *cp, lay_ok, batch_ok = 1, slots_ok = 1, distinct_ok = 1, order_ok = 1;
+	int opens_ok = 1;
 	char name[160];
 
 	small_tilings(&p);
@@ -1269,11 +1276,9 @@ static void packed_case(int P, int Q, int G, int ta, int tb, double density, uns
 				      (stargemm__operand_owner(&r.c, x0->i, x0->j) == 0);
 		if (x0->info.device >= 0 && x0->info.device < G)
 			per_device[x0->info.device]++;
-		devices_ok &= x0->info.device < G &&
-			      (x0->info.device >= 0) ==
-				      (stargemm__operand_owner(&r.c, x0->i, x0->j) == 0);
-		if (x0->info.device >= 0 && x0->info.device < G)
-			per_device[x0->info.device]++;
+		/* in core a C pack has one batch: it opens the pack unless scaled first */
+		opens_ok &= b->opens_c == !idle[pc->row_group[x0->i] +
+						pc->col_group[x0->j] * pc->gmt];
 		for (int64_t q = b->first; q < b->first + b->count; q++) {
 			const struct stargemm__product *x = &wl.products[q];
 			const int32_t *sl = &wl.slots[3 * q];
@@ -1309,6 +1314,8 @@ static void packed_case(int P, int Q, int G, int ta, int tb, double density, uns
 	snprintf(name, sizeof(name), "  a scale for each of the %lld C packs with a present tile "
 		 "no product updates", (long long)nscales);
 	ok(wl.scale_count == nscales, name, "");
+	ok(opens_ok && stargemm__worklist_opens_write(&wl), "  each C pack's batch opens it "
+	   "(written only with beta = 0), but in a scaled pack", "");
 	for (int g = 0; g < G; g++)
 		devices_ok &= per_device[g] > 0;
 	snprintf(name, sizeof(name), "  rank 0's batches on its %d device(s), each with some, "
@@ -1390,7 +1397,8 @@ static int pack_chunks_ok(const struct stargemm__worklist *wl)
 }
 
 /* Chains in increasing k; each C tile's first update applies beta unless its pack is
- * scaled first; the scales are the C packs with a present tile no product updates. */
+ * scaled first; the scales are the C packs with a present tile no product updates;
+ * the first batch over each other C pack opens it. */
 static int pack_chains_ok(const struct stargemm__worklist *wl, const struct stargemm__packing *pc,
 			  const uint8_t *present, int64_t mt, int64_t nt)
 {
@@ -1424,6 +1432,14 @@ static int pack_chains_ok(const struct stargemm__worklist *wl, const struct star
 	for (int64_t u = 0; good && u < pc->gmt * pc->gnt; u++)
 		nbare += bare[u];
 	good &= wl->scale_count == nbare;
+	/* the first batch over each C pack not scaled first opens it, no other batch */
+	for (int64_t b = 0; good && b < wl->nbatches; b++) {
+		const struct stargemm__tile_ref *c = batch_ref(wl, &wl->batches[b], 2);
+		uint8_t *mark = &bare[c->r + c->c * pc->gmt];
+
+		good &= wl->batches[b].opens_c == (*mark == 0);
+		*mark = *mark ? *mark : 2;
+	}
 	for (int64_t e = wl->scale_first; good && e < wl->scale_first + wl->scale_count; e++)
 		good &= wl->refs[e].operand == STARGEMM_OP_C &&
 			bare[wl->refs[e].r + wl->refs[e].c * pc->gmt];
@@ -1580,7 +1596,11 @@ static void packed_ooc_case(int P, int Q, int G, int ta, int tb, double density,
 	ok(batches_ok, "  every batch one pack product: its info, its A, B, C packs", "");
 	ok(pack_chunks_ok(&wl), "  chunks of consecutive batches", "");
 	ok(pack_chains_ok(&wl, pc, sc, p.mt, p.nt), "  chains in increasing k, beta on the "
-	   "first update outside the scaled packs, which lack updates", "");
+	   "first update outside the scaled packs, which lack updates; the first batch over "
+	   "each other pack opens it", "");
+	snprintf(name, sizeof(name), "  the opening batch %s its C pack (%s)",
+		 G > 1 ? "reads and writes" : "only writes", G > 1 ? "GPUs" : "CPU");
+	ok(stargemm__worklist_opens_write(&wl) == (G == 1), name, "");
 	ok(loads_ok, "  the load model counts packs (the list over packs')", "");
 	ok(footprint_ok, "  the footprint counts each pack's present tiles, not its rectangle", "");
 	/* A's k groups cut apart from B's: no problem over packs */
@@ -2095,6 +2115,61 @@ static void cost(void)
 	free_problem(&p);
 }
 
+/* The CPU kernel choice (stargemm__kernel_choice()): libxsmm's kernel per shape while
+ * the tilings give at most STARGEMM_XSMM_SHAPES shapes (64 by default), the one kernel
+ * for every shape beyond (where the CPU has it); a bad setting is refused. */
+static void kernel_choice(void)
+{
+	static const int64_t sizes[41] = { 20, 21, 22, 23, 24, 25, 26, 27, 28, 29, 30, 31, 32, 33,
+					   34, 35, 36, 37, 38, 39, 40, 41, 42, 43, 44, 45, 46, 47,
+					   48, 49, 50, 51, 52, 53, 54, 55, 56, 57, 58, 59, 60 };
+	struct problem ragged = { .P = 1, .Q = 1, .G = 1 }, odd = { .P = 1, .Q = 1, .G = 1 };
+	struct stargemm__request r;
+	const int any = stargemm__dgemm_any_usable() != 0;
+	const char *bad[3] = { "abc", "-1", "5x" };
+	int refused = 1, ret;
+	char name[160];
+
+	/* tiles of 7 over 100, 90, 80: 2 extents each, 8 shapes */
+	ragged.row_off = regular(100, 7, &ragged.mt);
+	ragged.col_off = regular(90, 7, &ragged.nt);
+	ragged.k_off = regular(80, 7, &ragged.kt);
+	/* tiles of 20-60, 41 extents each: 68,921 shapes */
+	odd.mt = odd.nt = odd.kt = 50;
+	odd.row_off = irregular(50, sizes, 41);
+	odd.col_off = irregular(50, sizes, 41);
+	odd.k_off = irregular(50, sizes, 41);
+	unsetenv("STARGEMM_XSMM_SHAPES");
+	request(&ragged, 0, 0, 0, 0, 0, &r);
+	r.one_kernel = -1;
+	ret = stargemm__kernel_choice(&r);
+	ok(ret == 0 && r.one_kernel == 0, "kernel choice: tiles of 7, ragged (8 shapes): "
+	   "libxsmm's kernel per shape", "");
+	request(&odd, 0, 0, 0, 0, 0, &r);
+	ret = stargemm__kernel_choice(&r);
+	snprintf(name, sizeof(name), "kernel choice: tiles of 20-60 (68,921 shapes): %s",
+		 any ? "the one kernel (AVX-512F here)" : "libxsmm's (no AVX-512F here)");
+	ok(ret == 0 && r.one_kernel == any, name, "");
+	setenv("STARGEMM_XSMM_SHAPES", "1e9", 1);
+	ret = stargemm__kernel_choice(&r);
+	ok(ret == 0 && r.one_kernel == 0, "kernel choice: STARGEMM_XSMM_SHAPES=1e9 keeps "
+	   "libxsmm's for tiles of 20-60", "");
+	setenv("STARGEMM_XSMM_SHAPES", "0", 1);
+	request(&ragged, 0, 0, 0, 0, 0, &r);
+	ret = stargemm__kernel_choice(&r);
+	ok(ret == 0 && r.one_kernel == any, "kernel choice: STARGEMM_XSMM_SHAPES=0 takes the "
+	   "one kernel (where usable) for tiles of 7", "");
+	for (int e = 0; e < 3; e++) {
+		setenv("STARGEMM_XSMM_SHAPES", bad[e], 1);
+		ret = stargemm__kernel_choice(&r);
+		refused &= ret == -EINVAL && strstr(stargemm_last_error(), "STARGEMM_XSMM_SHAPES");
+	}
+	ok(refused, "kernel choice: STARGEMM_XSMM_SHAPES='abc', '-1', '5x' refused, named", "");
+	unsetenv("STARGEMM_XSMM_SHAPES");
+	free_problem(&ragged);
+	free_problem(&odd);
+}
+
 int main(void)
 {
 	regular_cases();
@@ -2140,6 +2215,7 @@ int main(void)
 	fit_sparse(1, 0.5, 31);
 	fit_sparse(2, 0.5, 32);
 	fit_sparse(3, 1.0, 33);
+	kernel_choice();
 	cost();
 	printf("1..%d\n", ntests);
 	return nfailed ? 1 : 0;
