@@ -1,7 +1,8 @@
 /*
  * disk.c — stargemm's StarPU disk backend: the disk node is one file, created in the
- * given directory and unlinked at once, as large as the node; each StarPU allocation
- * is a range of it (src/arena.c), read and written with pread and pwrite.
+ * given directory and unlinked at once, as large as the node, its space reserved on
+ * the file system at plugging; each StarPU allocation is a range of it (src/arena.c),
+ * read and written with pread and pwrite.
  *
  * Why: StarPU 1.3's own backend (unistd) makes a file per allocation, keeps at most 64
  * of them open (every access to another opens and closes its file: src/core/disk_ops/
@@ -12,6 +13,15 @@
  * creations and 5,577 queued signals for 5,599 reads and writes, and the workers
  * computed a sixth of the time (doc/performance.md). Here an access is one system
  * call on a descriptor that stays open.
+ *
+ * The space is reserved (fallocate) so that a node the file system cannot hold is
+ * refused when stargemm_init() plugs it, not found full by a write mid-product, which
+ * could only stop the program; a file system that cannot reserve ahead (fallocate
+ * unsupported) keeps the sparse file.
+ *
+ * Mapping the file and copying instead of pread and pwrite was measured and not kept:
+ * as fast on the dense out-of-core product, slower with small tiles on one core (the
+ * write faults of the mapping), though a copy alone beat pwrite four times.
  *
  * Transfers are synchronous (no async_* operations: StarPU then calls read and write
  * on the worker that drives the node). The bandwidth and latency are measured at
@@ -54,6 +64,15 @@ struct disk_obj {
 	size_t off, size;
 };
 
+/* The node's space on the file system, taken now: 0, or -1 when it does not fit (errno
+ * ENOSPC, EFBIG, ...); a file system that cannot reserve ahead is not an error. */
+static int reserve(int fd, starpu_ssize_t size)
+{
+	if (fallocate(fd, 0, 0, (off_t)size) == 0 || errno == EOPNOTSUPP || errno == ENOSYS)
+		return 0;
+	return -1;
+}
+
 static void *disk_plug(void *parameter, starpu_ssize_t size)
 {
 	const char *dir = parameter;
@@ -71,7 +90,8 @@ static void *disk_plug(void *parameter, starpu_ssize_t size)
 		return NULL;
 	}
 	unlink(path);   /* the file goes with its descriptor, whatever ends the process */
-	if (ftruncate(d->fd, (off_t)size) != 0 || !(d->dir = strdup(dir)) ||
+	if (ftruncate(d->fd, (off_t)size) != 0 || reserve(d->fd, size) != 0 ||
+	    !(d->dir = strdup(dir)) ||
 	    stargemm__arena_init(&d->arena, (size_t)size, DISK_ALIGN) != 0) {
 		close(d->fd);
 		free(d->dir);

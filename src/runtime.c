@@ -168,8 +168,9 @@ static int register_disk(const struct stargemm_config *cfg)
 				    (starpu_ssize_t)cfg->disk_mib * 1024 * 1024);
 	if (node < 0)
 		return stargemm__error(-EIO, "stargemm_init: cannot use '%s' as StarPU disk node "
-				       "of %lld MiB (error %d); the directory must exist and be "
-				       "writable", cfg->disk_dir, (long long)cfg->disk_mib, node);
+				       "of %lld MiB (error %d); the directory must exist, be "
+				       "writable and have that much free space", cfg->disk_dir,
+				       (long long)cfg->disk_mib, node);
 	return 0;
 }
 

@@ -8,6 +8,7 @@
 #   * the disk node's directory missing, or not writable (a directory of mode 555;
 #     as root, which may write there anyway, a read-only file system such as
 #     /proc/sys, or the step is skipped, saying so);
+#   * a disk node larger than its file system (on /dev/shm, or skipped, saying so);
 #   * a rank killed with SIGKILL in the middle of a product, rank 1 then rank 0: the
 #     job must end within KILL_LIMIT seconds with the launcher naming the signal.
 bench="$BUILDDIR/bench/stargemm_pdgemm"
@@ -53,6 +54,20 @@ else
 	echo "SKIP: read-only disk directory: no directory this user cannot write to"
 fi
 chmod 755 "$dir/readonly"
+# A disk node larger than its file system: refused when stargemm_init() reserves its
+# space, not found full mid-product. Tried on /dev/shm when it is a tmpfs with a size
+# (tmpfs refuses a reservation beyond its size at once, without allocating; on a disk
+# file system the reservation would first take every free block).
+shm_kib=$(df -k --output=size /dev/shm 2>/dev/null | tail -n1 | tr -d ' ')
+shm_dir=/dev/shm/stargemm-faults.$$
+if [ "$(stat -f -c %T /dev/shm 2>/dev/null)" = tmpfs ] && [ "${shm_kib:-0}" -gt 0 ] &&
+	mkdir -p "$shm_dir"; then
+	expect "disk node beyond its file system" "have that much free space" 1 \
+		--ooc --ram-limit 24 --disk "$shm_dir" --disk-mib $((shm_kib / 1024 + 1024))
+	rmdir "$shm_dir"
+else
+	echo "SKIP: disk node beyond its file system: /dev/shm is not a sized tmpfs"
+fi
 rm -rf "$dir"
 
 # kill_rank R: SIGKILL rank R once the product runs; the job must end, fast, failed.
