@@ -261,7 +261,8 @@ static void prefetch_ready(const struct ooc_data *d, struct fifo *q, struct star
 	if (!info || info->prefetch == STARGEMM_PREFETCH_HELD)
 		return;
 	if (info->prefetch == STARGEMM_PREFETCH_ALL) {
-		if (q->node != STARPU_MAIN_RAM)
+		/* on the host RAM only out of core (a block), from the disk node */
+		if (q->node != STARPU_MAIN_RAM || info->block >= 0)
 			starpu_prefetch_task_input_on_node_prio(task, q->node,
 								run_priority(q, task, seq));
 		return;

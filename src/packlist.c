@@ -13,11 +13,16 @@
  * (src/fit.c) run on it unchanged: blocks of C packs, chunks of k groups, prefetches,
  * releases, holds and write-backs of packs, and the load model counts packs.
  *
- * stargemm__pack_expand() then makes that list the executor's: every pack product
- * C(I,J) += op(A)(I,K) op(B)(K,J) becomes one batch (codelets/batch.c) of the tile
- * products inside it that exist and that the norm filter keeps, k outer, with the
- * pack product's device, block, chunk and prefetch class; its buffers are the three
- * packs, in the order A, B, C, as a single product's are. The list's chunks, blocks
+ * stargemm__pack_expand() then makes that list the executor's: the pack products
+ * C(I,J) += op(A)(I,K) op(B)(K,J) of one chunk over one C pack become one batch
+ * (codelets/batch.c) of the tile products inside them that exist and that the norm
+ * filter keeps, pack product after pack product (k order), each k outer, with their
+ * device, block and chunk; its buffers are the op(A) and op(B) packs of each pack
+ * product, then the C pack. A batch of one pack product keeps its prefetch class (its
+ * buffers A, B, C, as a single product's are); one of several takes the class ALL.
+ * One task per pack product made the out-of-core product with small tiles spend about
+ * a third of its time inserting tasks (2,442 tasks per repetition for 2000^3, tiles
+ * 20-60, 16 MiB; the chunks are 2 k groups deep there). The list's chunks, blocks
  * and references stay as inspected (pack references are what a list over packed
  * operands names anyway, src/worklist.h). A C tile's chain runs in k order (the pack
  * products of a C pack come in k-group order, a batch's products k outer) and its
@@ -231,9 +236,11 @@ struct expander {
 	const struct stargemm__request *r;
 	const struct stargemm__units *u;
 	struct stargemm__worklist *wl;
-	int64_t cap_products, cap_refs, cap_batches;
+	int64_t cap_products, cap_refs, cap_batches, cap_slots;
 	int64_t *start, *rows;   /* op(A)'s present rows by column */
 	uint8_t *started;        /* per C tile: its chain has started */
+	int64_t *group;          /* per C pack: its batch in the current chunk, or -1 */
+	const struct stargemm__product **order;   /* a chunk's pack products, by C pack */
 };
 
 /* First entry of op(A)'s column k whose row is @p i0 or more. */
@@ -243,7 +250,7 @@ static int64_t first_row(const struct expander *x, int64_t k, int64_t i0)
 }
 
 static int add_tile_product(struct expander *x, int64_t i, int64_t j, int64_t k,
-			    const struct stargemm_task_info *info)
+			    const struct stargemm_task_info *info, int32_t slot_a, int32_t slot_b)
 {
 	const struct stargemm__request *r = x->r;
 	struct stargemm__worklist *wl = x->wl;
@@ -255,24 +262,27 @@ static int add_tile_product(struct expander *x, int64_t i, int64_t j, int64_t k,
 		wl->nskipped++;
 		return 0;
 	}
-	if (stargemm__grow((void **)&wl->products, &x->cap_products, wl->nproducts + 1, sizeof(*p)))
+	if (stargemm__grow((void **)&wl->products, &x->cap_products, wl->nproducts + 1, sizeof(*p)) ||
+	    stargemm__grow((void **)&wl->slots, &x->cap_slots, 3 * (wl->nproducts + 1),
+			   sizeof(*wl->slots)))
 		return -ENOMEM;
-	p = &wl->products[wl->nproducts++];
+	p = &wl->products[wl->nproducts];
 	*p = (struct stargemm__product){ .info = *info, .i = i, .j = j, .k = k };
 	p->first = !x->started[i + j * r->mt];
 	x->started[i + j * r->mt] = 1;
+	wl->slots[3 * wl->nproducts] = slot_a;
+	wl->slots[3 * wl->nproducts + 1] = slot_b;
+	wl->nproducts++;
 	wl->flops += stargemm__product_flops(r, i, j, k);
 	return 0;
 }
 
-/* The batch of pack product @p q of the list over packs: its tile products, k outer,
- * then C's columns, then rows; its buffers the three packs. */
-static int expand_product(struct expander *x, const struct stargemm__product *q)
+/* The tile products of pack product @p q, k outer, then C's columns, then rows; their
+ * op(A) and op(B) packs are the batch's buffers @p slot_a and @p slot_b. */
+static int expand_product(struct expander *x, const struct stargemm__product *q,
+			  const struct stargemm_task_info *info, int32_t slot_a, int32_t slot_b)
 {
-	const struct stargemm__request *r = x->r;
 	const struct stargemm__units *u = x->u;
-	struct stargemm__worklist *wl = x->wl;
-	struct stargemm__batch b = { .first = wl->nproducts, .ref_first = wl->nrefs, .nrefs = 3 };
 	int64_t i0 = u->first[0][q->i], i1 = u->first[0][q->i + 1];
 	int ret = 0;
 
@@ -280,26 +290,68 @@ static int expand_product(struct expander *x, const struct stargemm__product *q)
 		int64_t e0 = first_row(x, k, i0);
 
 		for (int64_t j = u->first[1][q->j]; j < u->first[1][q->j + 1] && !ret; j++) {
-			if (!stargemm__operand_present(&r->b, k, j))
+			if (!stargemm__operand_present(&x->r->b, k, j))
 				continue;
 			for (int64_t e = e0; e < x->start[k + 1] && x->rows[e] < i1 && !ret; e++)
-				ret = add_tile_product(x, x->rows[e], j, k, &q->info);
+				ret = add_tile_product(x, x->rows[e], j, k, info, slot_a, slot_b);
 		}
+	}
+	return ret;
+}
+
+static int add_ref(struct expander *x, int64_t r, int64_t c, int operand, int32_t device)
+{
+	struct stargemm__worklist *wl = x->wl;
+
+	if (stargemm__grow((void **)&wl->refs, &x->cap_refs, wl->nrefs + 1, sizeof(*wl->refs)))
+		return -ENOMEM;
+	wl->refs[wl->nrefs++] = (struct stargemm__tile_ref){ r, c, operand, device, 0, 0 };
+	return 0;
+}
+
+/* The batch of a chunk's @p n pack products @p q[0..n) over one C pack, in k order:
+ * their tile products one pack product after the other; its buffers the op(A) and
+ * op(B) packs of each, then the C pack. A single pack product keeps its info and its
+ * buffers are A, B, C (the roles the READY and HELD classes assume); several take the
+ * prefetch class ALL. */
+static int expand_batch(struct expander *x, const struct stargemm__product *const *q,
+			int64_t n)
+{
+	struct stargemm__worklist *wl = x->wl;
+	struct stargemm__batch b = { .first = wl->nproducts, .ref_first = wl->nrefs };
+	struct stargemm_task_info info = q[0]->info;
+	int ret = 0;
+
+	if (n > 1)
+		info.prefetch = STARGEMM_PREFETCH_ALL;
+	for (int64_t e = 0; e < n && !ret; e++) {
+		int64_t before = wl->nproducts;
+
+		ret = expand_product(x, q[e], &info, (int32_t)(wl->nrefs - b.ref_first),
+				     (int32_t)(wl->nrefs - b.ref_first + 1));
+		if (!ret && wl->nproducts > before)   /* a pack product with no tile product
+							 names no pack */
+			ret = add_ref(x, q[e]->i, q[e]->k, STARGEMM_OP_A, info.device) ||
+			      add_ref(x, q[e]->k, q[e]->j, STARGEMM_OP_B, info.device) ? -ENOMEM : 0;
 	}
 	b.count = wl->nproducts - b.first;
 	if (ret || b.count == 0)
 		return ret;
-	if (stargemm__grow((void **)&wl->refs, &x->cap_refs, wl->nrefs + 3, sizeof(*wl->refs)) ||
+	if (add_ref(x, q[0]->i, q[0]->j, STARGEMM_OP_C, info.device) ||
 	    stargemm__grow((void **)&wl->batches, &x->cap_batches, wl->nbatches + 1, sizeof(b)))
 		return -ENOMEM;
-	wl->refs[wl->nrefs++] = (struct stargemm__tile_ref){ q->i, q->k, STARGEMM_OP_A,
-							     q->info.device, 0, 0 };
-	wl->refs[wl->nrefs++] = (struct stargemm__tile_ref){ q->k, q->j, STARGEMM_OP_B,
-							     q->info.device, 0, 0 };
-	wl->refs[wl->nrefs++] = (struct stargemm__tile_ref){ q->i, q->j, STARGEMM_OP_C,
-							     q->info.device, 0, 0 };
+	b.nrefs = wl->nrefs - b.ref_first;
+	for (int64_t p = b.first; p < b.first + b.count; p++)
+		wl->slots[3 * p + 2] = (int32_t)(b.nrefs - 1);
 	wl->batches[wl->nbatches++] = b;
 	return 0;
+}
+
+/* A batch's C pack: its last buffer. */
+static const struct stargemm__tile_ref *batch_c(const struct stargemm__worklist *wl,
+						const struct stargemm__batch *b)
+{
+	return &wl->refs[b->ref_first + b->nrefs - 1];
 }
 
 /* A C pack with a present tile that no product updates is scaled first, and none of
@@ -333,7 +385,7 @@ static int add_scales(struct expander *x)
 		}
 	wl->scale_count = wl->nrefs - wl->scale_first;
 	for (int64_t b = 0; b < wl->nbatches; b++) {
-		const struct stargemm__tile_ref *c = &wl->refs[wl->batches[b].ref_first + 2];
+		const struct stargemm__tile_ref *c = batch_c(wl, &wl->batches[b]);
 		uint8_t *mark = &scaled[c->r + c->c * u->r.mt];
 
 		if (*mark == 1)
@@ -378,40 +430,75 @@ static int copy_frame(struct expander *x, const struct stargemm__worklist *units
 	return 0;
 }
 
-/* Every product's buffers: the batch's A, B and C packs. */
-static int set_slots(struct stargemm__worklist *wl)
+/* Chunk @p uc's batches: its pack products grouped by C pack (in the order of each
+ * pack's first pack product, each group in list order, hence k order). */
+static int expand_chunk(struct expander *x, const struct stargemm__worklist *units,
+			const struct stargemm__chunk *uc)
 {
-	wl->slots = malloc((size_t)(3 * (wl->nproducts > 0 ? wl->nproducts : 1)) *
-			   sizeof(*wl->slots));
-	if (!wl->slots)
+	const struct stargemm__product **order = x->order;
+	int64_t gmt = x->u->r.mt, ngroups = 0, *count = NULL, *at;
+	int ret = 0;
+
+	/* counting sort of the chunk's pack products by their C pack's group */
+	count = calloc((size_t)(uc->count + 1), sizeof(*count));
+	at = calloc((size_t)(uc->count + 1), sizeof(*at));
+	if (!count || !at) {
+		free(count);
+		free(at);
 		return -ENOMEM;
-	for (int64_t p = 0; p < wl->nproducts; p++) {
-		wl->slots[3 * p] = 0;
-		wl->slots[3 * p + 1] = 1;
-		wl->slots[3 * p + 2] = 2;
 	}
-	return 0;
+	for (int64_t e = uc->first; e < uc->first + uc->count; e++) {
+		const struct stargemm__product *p = &units->products[e];
+		int64_t *g = &x->group[p->i + p->j * gmt];
+
+		if (*g < 0)
+			*g = ngroups++;
+		count[*g + 1]++;
+	}
+	for (int64_t g = 0; g < ngroups; g++)
+		count[g + 1] += count[g];
+	for (int64_t e = uc->first; e < uc->first + uc->count; e++) {
+		const struct stargemm__product *p = &units->products[e];
+		int64_t g = x->group[p->i + p->j * gmt];
+
+		order[count[g] + at[g]++] = p;
+	}
+	for (int64_t g = 0; g < ngroups && !ret; g++)
+		ret = expand_batch(x, order + count[g], count[g + 1] - count[g]);
+	for (int64_t e = uc->first; e < uc->first + uc->count; e++)
+		x->group[units->products[e].i + units->products[e].j * gmt] = -1;
+	free(count);
+	free(at);
+	return ret;
 }
 
 static int expand(struct expander *x, struct stargemm__worklist *units)
 {
 	struct stargemm__worklist *wl = x->wl;
+	int64_t npacks = x->u->r.mt * x->u->r.nt;
 	int ret = copy_frame(x, units);
 
+	x->group = malloc((size_t)(npacks > 0 ? npacks : 1) * sizeof(*x->group));
+	x->order = malloc((size_t)(units->nproducts > 0 ? units->nproducts : 1) *
+			  sizeof(*x->order));
+	if (!x->group || !x->order)
+		ret = -ENOMEM;
+	for (int64_t e = 0; !ret && e < npacks; e++)
+		x->group[e] = -1;
 	for (int64_t n = 0; n < wl->nchunks && !ret; n++) {
 		struct stargemm__chunk *ch = &wl->chunks[n];
-		const struct stargemm__chunk *uc = &units->chunks[n];
 
 		ch->first = wl->nproducts;
 		ch->batch_first = wl->nbatches;
-		for (int64_t q = uc->first; q < uc->first + uc->count && !ret; q++)
-			ret = expand_product(x, &units->products[q]);
+		ret = expand_chunk(x, units, &units->chunks[n]);
 		ch->count = wl->nproducts - ch->first;
 		ch->batch_count = wl->nbatches - ch->batch_first;
 	}
-	if (!ret)
-		ret = add_scales(x);
-	return ret ? ret : set_slots(wl);
+	free(x->group);
+	free(x->order);
+	if (!ret && !wl->slots)   /* no product: still an array */
+		wl->slots = malloc(3 * sizeof(*wl->slots));
+	return ret ? ret : wl->slots ? add_scales(x) : -ENOMEM;
 }
 
 int stargemm__pack_expand(const struct stargemm__request *r, const struct stargemm__units *u,

@@ -32,7 +32,7 @@
  *  - packed operands (src/pack.c): layouts hold each present tile once; batches cover
  *    the same products, write one C pack each and name the products' packs;
  *  - packed operands out of core (src/packlist.c): the problem over packs, its list
- *    expanded into one batch per pack product, chunks, chains, scales and loads;
+ *    expanded into one batch per C pack and chunk, chunks, chains, scales and loads;
  *  - the batch that opens each C pack (in core its one batch, out of core the first
  *    over it; none for a pack scaled first), written only on the CPU;
  *  - the CPU kernel choice from the tilings' shapes (src/product.c), and a bad
@@ -1354,22 +1354,53 @@ static void pack_axes(const struct stargemm__packing *pk, int64_t mt, int64_t nt
 
 /* Whether the products of batch @p b lie in one pack product and carry its task info,
  * and the batch's buffers 0, 1, 2 are its op(A), op(B) and C packs. */
+/* A batch of the list over packs: the pack products of one chunk over one C pack;
+ * its buffers the op(A) and op(B) packs of each (2g, 2g + 1), then the C pack (last);
+ * every product names them, with the batch's info (class ALL when several). */
 static int pack_batch_ok(const struct stargemm__worklist *wl, const struct stargemm__batch *b,
 			 const struct stargemm__packing *pk[3], const int trans[3])
 {
 	const struct stargemm__product *x0 = &wl->products[b->first];
-	int good = b->nrefs == 3;
+	int good = b->nrefs >= 3 && b->nrefs % 2 == 1;
+	int32_t c = (int32_t)b->nrefs - 1;
 
-	for (int64_t q = b->first; q < b->first + b->count; q++) {
+	for (int64_t e = 0; e < b->nrefs; e++)
+		good &= batch_ref(wl, b, e)->operand == (e == c ? STARGEMM_OP_C
+							 : e % 2 ? STARGEMM_OP_B : STARGEMM_OP_A);
+	good &= x0->info.prefetch == STARGEMM_PREFETCH_ALL || b->nrefs == 3;
+	for (int64_t q = b->first; q < b->first + b->count && good; q++) {
 		const struct stargemm__product *x = &wl->products[q];
+		const int32_t *sl = &wl->slots[3 * q];
 
 		good &= x->info.device == x0->info.device && x->info.block == x0->info.block &&
 			x->info.chunk == x0->info.chunk && x->info.prefetch == x0->info.prefetch &&
-			wl->slots[3 * q] == 0 && wl->slots[3 * q + 1] == 1 && wl->slots[3 * q + 2] == 2 &&
-			in_pack(batch_ref(wl, b, 0), pk[0], trans[0], STARGEMM_OP_A, x->i, x->k) &&
-			in_pack(batch_ref(wl, b, 1), pk[1], trans[1], STARGEMM_OP_B, x->k, x->j) &&
-			in_pack(batch_ref(wl, b, 2), pk[2], 0, STARGEMM_OP_C, x->i, x->j);
+			sl[0] % 2 == 0 && sl[0] < c && sl[1] == sl[0] + 1 && sl[2] == c &&
+			in_pack(batch_ref(wl, b, sl[0]), pk[0], trans[0], STARGEMM_OP_A, x->i, x->k) &&
+			in_pack(batch_ref(wl, b, sl[1]), pk[1], trans[1], STARGEMM_OP_B, x->k, x->j) &&
+			in_pack(batch_ref(wl, b, sl[2]), pk[2], 0, STARGEMM_OP_C, x->i, x->j);
 	}
+	return good;
+}
+
+/* One batch per C pack per chunk. */
+static int pack_chunk_batches_ok(const struct stargemm__worklist *wl,
+				 const struct stargemm__packing *pc)
+{
+	int64_t *seen = malloc((size_t)(pc->gmt * pc->gnt) * sizeof(*seen));
+	int good = seen != NULL;
+
+	for (int64_t u = 0; good && u < pc->gmt * pc->gnt; u++)
+		seen[u] = -1;
+	for (int64_t n = 0; good && n < wl->nchunks; n++)
+		for (int64_t b = wl->chunks[n].batch_first;
+		     b < wl->chunks[n].batch_first + wl->chunks[n].batch_count; b++) {
+			const struct stargemm__batch *x = &wl->batches[b];
+			const struct stargemm__tile_ref *c = batch_ref(wl, x, x->nrefs - 1);
+
+			good &= seen[c->r + c->c * pc->gmt] != n;
+			seen[c->r + c->c * pc->gmt] = n;
+		}
+	free(seen);
 	return good;
 }
 
@@ -1434,7 +1465,8 @@ static int pack_chains_ok(const struct stargemm__worklist *wl, const struct star
 	good &= wl->scale_count == nbare;
 	/* the first batch over each C pack not scaled first opens it, no other batch */
 	for (int64_t b = 0; good && b < wl->nbatches; b++) {
-		const struct stargemm__tile_ref *c = batch_ref(wl, &wl->batches[b], 2);
+		const struct stargemm__tile_ref *c = batch_ref(wl, &wl->batches[b],
+							       wl->batches[b].nrefs - 1);
 		uint8_t *mark = &bare[c->r + c->c * pc->gmt];
 
 		good &= wl->batches[b].opens_c == (*mark == 0);
@@ -1593,7 +1625,9 @@ static void packed_ooc_case(int P, int Q, int G, int ta, int tb, double density,
 	ok(wl.nproducts == plain.nproducts && wl.flops == plain.flops && wl.nchunks > 2 &&
 	   wl.throttled && wl.units && u.r.mt == pc->gmt && u.r.nt == pc->gnt, name, "");
 	ok(owners_ok, "  C's packs are the units, with their tiles' owner", "");
-	ok(batches_ok, "  every batch one pack product: its info, its A, B, C packs", "");
+	ok(batches_ok, "  every batch a chunk's pack products over one C pack: their info, "
+	   "their A and B packs, the C pack", "");
+	ok(pack_chunk_batches_ok(&wl, pc), "  one batch per C pack and chunk", "");
 	ok(pack_chunks_ok(&wl), "  chunks of consecutive batches", "");
 	ok(pack_chains_ok(&wl, pc, sc, p.mt, p.nt), "  chains in increasing k, beta on the "
 	   "first update outside the scaled packs, which lack updates; the first batch over "
