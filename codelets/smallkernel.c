@@ -146,7 +146,7 @@ AVX512 void stargemm__dgemm_any(char tb, int m, int n, int k, double alpha, cons
 
 int stargemm__dgemm_any_usable(void)
 {
-	return __builtin_cpu_supports("avx512f");
+	return __builtin_cpu_supports("avx512f") != 0;   /* 0 or 1 */
 }
 
 #else

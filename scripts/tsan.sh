@@ -16,9 +16,11 @@
 # task lists peeked at before their lock, data states read again under the handle's
 # lock), and which of them show up varies from run to run.
 #
-# Not covered: the disk node. StarPU's unistd backend uses glibc's POSIX AIO, whose
-# helper threads glibc starts itself, and ThreadSanitizer crashes (SIGSEGV in its
-# allocator) in them. Out of core here uses a RAM budget without disk.
+# The disk node is stargemm's own backend (src/disk.c: one file, pread and pwrite on the
+# workers): dense and packed block-sparse products run out of core on it. Not covered:
+# StarPU's unistd backend (STARGEMM_DISK_ONE_FILE=0), which uses glibc's POSIX AIO,
+# whose helper threads glibc starts itself, and ThreadSanitizer crashes (SIGSEGV in its
+# allocator) in them.
 #
 # UCX (MPICH's transport) hooks madvise() through its memory-event library, which
 # crashes under ThreadSanitizer at thread exit; the hooks are turned off (they only
@@ -107,6 +109,10 @@ run dense-ooc-2ranks 2 bench/stargemm_pdgemm "${dense[@]}" "${ooc[@]}" --P 1 --Q
 run sparse-packs-1rank 1 bench/stargemm_bsgemm "${sparse[@]}"
 run sparse-packs-2ranks 2 bench/stargemm_bsgemm "${sparse[@]}"
 run sparse-ooc-2ranks 2 bench/stargemm_bsgemm "${sparse[@]}" --ooc --ram-limit 8
+mkdir -p "$build/tests/tsan-disk"
+disk=(--disk "$build/tests/tsan-disk" --disk-mib 256)
+run dense-disk-1rank 1 bench/stargemm_pdgemm "${dense[@]}" "${ooc[@]}" "${disk[@]}"
+run sparse-disk-1rank 1 bench/stargemm_bsgemm "${sparse[@]}" --ooc --ram-limit 8 "${disk[@]}"
 run random-1rank 1 tests/test_random 1 1 1 500
 # Matrices on the ranks' local arrays, used in place.
 run local-2ranks 2 tests/test_local 1 2

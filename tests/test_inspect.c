@@ -2159,7 +2159,7 @@ static void kernel_choice(void)
 					   48, 49, 50, 51, 52, 53, 54, 55, 56, 57, 58, 59, 60 };
 	struct problem ragged = { .P = 1, .Q = 1, .G = 1 }, odd = { .P = 1, .Q = 1, .G = 1 };
 	struct stargemm__request r;
-	const int any = stargemm__dgemm_any_usable() != 0;
+	const int any = stargemm__dgemm_any_usable();
 	const char *bad[3] = { "abc", "-1", "5x" };
 	int refused = 1, ret;
 	char name[160];
