@@ -29,9 +29,10 @@
  *  - STARGEMM_PREFETCH_HELD: nothing: the executor holds the task's A and B tiles on
  *    the device itself (src/execute.c, hold_block()).
  *  - STARGEMM_PREFETCH_ALL: all its buffers, to its device (a GPU; the host RAM only
- *    out of core, from a disk node), in the order the device will run the tasks. For a batch of tile
- *    products (codelets/batch.c), whose buffers are many tiles in no fixed roles. The
- *    two classes above assume a task's buffers 0, 1, 2 are its A, B and C tiles.
+ *    out of core, from a disk node), in the order the device will run the tasks. For
+ *    a batch of tile products (codelets/batch.c), whose buffers are many tiles in no
+ *    fixed roles. The two classes above assume a task's buffers 0, 1, 2 are its A, B
+ *    and C tiles.
  *
  * The task's StarPU priority is not part of the contract: the executor sets it so that
  * StarPU-MPI sends the tiles of earlier blocks first; the policy does not read it.
