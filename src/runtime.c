@@ -122,6 +122,21 @@ static int check_config(const struct stargemm_config *cfg)
 	return cfg->disk_dir ? check_disk_dir(cfg->disk_dir) : 0;
 }
 
+/* The settings read once StarPU runs, checked before it starts: a bad one then costs
+ * no start and stop of StarPU, whose MPI layer (1.3) stops with a barrier on
+ * MPI_COMM_WORLD that processes outside stargemm's communicator would not join
+ * (libstargemm-scalapack starts on a grid of some of the processes). */
+static int check_settings(const struct stargemm_config *cfg)
+{
+	double x;
+	int ret;
+
+	if ((ret = stargemm__fault_setup(-1)) ||   /* parsed; armed on no rank */
+	    (ret = stargemm__env_setting("STARGEMM_DEVICE_POOL", 1, &x)))
+		return ret;
+	return cfg->disk_dir ? stargemm__env_setting("STARGEMM_DISK_ONE_FILE", 1, &x) : 0;
+}
+
 /* Environment StarPU reads at start-up; values the user exported win, except the RAM
  * budget: a non-zero stargemm_config.ram_limit_mib replaces STARPU_LIMIT_CPU_MEM. */
 static void export_settings(const struct stargemm_config *cfg)
@@ -300,7 +315,8 @@ int stargemm_init(const struct stargemm_config *user_cfg, int *argc, char ***arg
 		cfg = *user_cfg;
 	else
 		stargemm_config_init(&cfg);
-	if ((ret = check_config(&cfg)) != 0 || (ret = keep_memory()) != 0 ||
+	if ((ret = check_config(&cfg)) != 0 || (ret = check_settings(&cfg)) != 0 ||
+	    (ret = keep_memory()) != 0 ||
 	    (ret = start_mpi(argc, argv)) != 0)
 		return ret;
 	rt.comm = cfg.comm == MPI_COMM_NULL ? MPI_COMM_WORLD : cfg.comm;

@@ -17,26 +17,27 @@
  * their block lies (join()); when both lie on one process, several consecutive blocks
  * make a tile. Otherwise the call goes to ScaLAPACK's own routine (the next definition
  * of the symbol, dlsym(RTLD_NEXT)), and the first such call of each reason is reported
- * once on rank 0's stderr. stargemm needs:
- *   - a grid of all the processes of MPI_COMM_WORLD, in any order: a row-major grid
- *     (Cblacs_gridinit's "Row"), a column-major one ("Col") or any Cblacs_gridmap of
- *     them all. The processes gather which rank each grid process (p, q) is, the grid
- *     map of the operands (struct stargemm_distribution's grid; world_grid() says why
- *     not from BLACS). A grid of some of the processes has processes that do not call,
- *     and stargemm's calls are collective on MPI_COMM_WORLD;
+ * once by the grid's process (0, 0) on its stderr. stargemm needs:
+ *   - a grid of the processes it runs on: those of the first grid it ran on, all of
+ *     MPI_COMM_WORLD or some of them (stargemm_init() on a communicator of theirs), in
+ *     any shape and order (grid_of()). A process outside that grid never calls, and
+ *     stargemm's calls are collective on its communicator, so a grid of other
+ *     processes goes to ScaLAPACK. On a grid of some of the processes, FxT tracing must
+ *     be off (StarPU-MPI 1.3 starts tracing with a barrier on MPI_COMM_WORLD; stargemm
+ *     leaves it off unless STARPU_FXT_TRACE asks for it);
  *   - first blocks IMB/INB no larger than MB/NB (struct stargemm__block_axis);
  *   - MPI started at MPI_THREAD_MULTIPLE, since StarPU-MPI's thread calls MPI while the
  *     program's BLACS calls do. With MPICH, this library asks for it when it is loaded
  *     (MPIR_CVAR_DEFAULT_THREAD_LEVEL, unless the environment sets it).
  * It also sends ScaLAPACK the calls too small to gain from it: fewer flops per process
  * than STARGEMM_SCALAPACK_MIN_FLOPS (MIN_FLOPS by default), silently.
- * stargemm starts at the first call it runs (stargemm_init() on MPI_COMM_WORLD, each
- * process with its share of the node's cores unless STARPU_NCPU is set), its workers
+ * stargemm starts at the first call it runs (stargemm_init() on the grid's processes,
+ * each with its share of the node's cores unless STARPU_NCPU is set), its workers
  * paused between calls (start()), and stops in MPI_Finalize(), which this library
  * wraps (the PMPI profiling interface).
  *
  * STARGEMM_SCALAPACK=off sends every call to ScaLAPACK; =count prints, at MPI_Finalize
- * on rank 0, how many calls went each way.
+ * on rank 0, how many calls went each way (on the process that made most of them).
  */
 #define _GNU_SOURCE
 #include <dlfcn.h>
@@ -112,13 +113,19 @@ struct pgemm_call {
  * drop-in starts to pay"); STARGEMM_SCALAPACK_MIN_FLOPS sets another (0: every call). */
 #define MIN_FLOPS 3e9
 
+/* The tag of MPI_Comm_create_group() for the communicator of a grid of some of the
+ * processes (grid_comm()). */
+#define COMM_TAG 0x5347
+
 /* Why a call went to ScaLAPACK. */
-enum fallback { SMALL, SETTING, GRID, FIRST_BLOCK, THREADS, INIT, REFUSED, SWITCHED_OFF,
-		NFALLBACKS };
+enum fallback { SMALL, SETTING, GRID, TRACED, FIRST_BLOCK, THREADS, INIT, REFUSED,
+		SWITCHED_OFF, NFALLBACKS };
 static const char *const fallback_why[NFALLBACKS] = {
 	"fewer flops per process than STARGEMM_SCALAPACK_MIN_FLOPS",
 	"STARGEMM_SCALAPACK_MIN_FLOPS is not a number >= 0",
-	"the BLACS grid is not every process of MPI_COMM_WORLD",
+	"the BLACS grid's processes are not those stargemm runs on (the first grid it ran on)",
+	"FxT tracing on (STARPU_FXT_TRACE) and a grid of some of the processes: StarPU-MPI "
+	"would start with a barrier on MPI_COMM_WORLD",
 	"a first block is larger than the others (IMB > MB or INB > NB)",
 	"MPI runs below MPI_THREAD_MULTIPLE",
 	"stargemm could not start",
@@ -128,7 +135,9 @@ static const char *const fallback_why[NFALLBACKS] = {
 
 static struct {
 	int started;                 /* stargemm_init() done here */
-	int failed;                  /* it failed: every call to ScaLAPACK */
+	int failed;                  /* it failed here or elsewhere: every call to ScaLAPACK */
+	MPI_Comm comm;               /* stargemm's communicator, once started */
+	int own_comm;                /* comm is this library's (not MPI_COMM_WORLD) */
 	long long by_stargemm, by_scalapack[NFALLBACKS];
 } lib;
 
@@ -230,44 +239,113 @@ static int check_call(struct pgemm_call *p)
 }
 
 /* A BLACS grid as stargemm takes it: P x Q, process (p, q) being rank rank[p Q + q]
- * of MPI_COMM_WORLD (the operands' grid map, src/distribution.c). */
+ * of stargemm's communicator (the operands' grid map, src/distribution.c); world[p Q +
+ * q] is its rank in MPI_COMM_WORLD. */
 struct blacs_grid {
 	int P, Q;
-	int *rank;
+	int *rank, *world;
 };
 
-/* Whether the grid of @p ctxt is every process of MPI_COMM_WORLD, in any order: then
- * @p g receives it (g->rank to free). The processes tell where they are (an
- * MPI_Allgather on MPI_COMM_WORLD, whose processes are then all in the grid, hence in
- * the call): BLACS has no call for a grid process's rank — Cblacs_pnum() numbers the
- * grid's processes in row-major order whatever their ranks (MPICH's ScaLAPACK 2.2
- * gives p Q + q on a "Col" grid too). A place claimed twice leaves another one at -1,
- * which stargemm refuses (the map must be a permutation of the ranks). */
-static int world_grid(int ctxt, struct blacs_grid *g)
+static void grid_free(struct blacs_grid *g)
 {
-	int myrow, mycol, size, mine, *at;
+	free(g->rank);
+	free(g->world);
+	g->rank = g->world = NULL;
+}
 
-	g->rank = NULL;
-	Cblacs_gridinfo(ctxt, &g->P, &g->Q, &myrow, &mycol);
+static int world_rank(void)
+{
+	int rank;
+
+	MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+	return rank;
+}
+
+static int world_size(void)
+{
+	int size;
+
 	MPI_Comm_size(MPI_COMM_WORLD, &size);
-	if (g->P * g->Q != size)
-		return 0;
-	g->rank = malloc((size_t)size * sizeof(*g->rank));
-	at = malloc((size_t)size * sizeof(*at));
-	if (!g->rank || !at) {   /* the other processes are in the MPI_Allgather */
-		fprintf(stderr, "stargemm-scalapack: out of memory for a grid of %d processes\n",
-			size);
+	return size;
+}
+
+/* Whether StarPU would trace with FxT: it then starts with a barrier on MPI_COMM_WORLD,
+ * which the processes outside a grid do not join. start() turns tracing off unless the
+ * environment asks for it. */
+static int tracing(void)
+{
+#ifdef STARPU_USE_FXT
+	const char *env = getenv("STARPU_FXT_TRACE");
+
+	return env && atoi(env) != 0;
+#else
+	return 0;
+#endif
+}
+
+/* The ranks in stargemm's communicator of the grid's processes (g->world), into g->rank:
+ * 0, or -1 when they are not all of its processes. */
+static int runtime_ranks(struct blacs_grid *g)
+{
+	MPI_Group world, ours;
+	int n = g->P * g->Q, size, ok = 1;
+
+	MPI_Comm_size(lib.comm, &size);
+	if (size != n)
+		return -1;
+	MPI_Comm_group(MPI_COMM_WORLD, &world);
+	MPI_Comm_group(lib.comm, &ours);
+	MPI_Group_translate_ranks(world, n, g->world, ours, g->rank);
+	MPI_Group_free(&world);
+	MPI_Group_free(&ours);
+	for (int x = 0; x < n; x++)
+		ok &= g->rank[x] != MPI_UNDEFINED;
+	return ok ? 0 : -1;
+}
+
+/* The grid of @p ctxt, into @p g (grid_free() it), and whether stargemm can run on it:
+ * -1 if so, else the reason it cannot. Collective over the grid's processes, which
+ * learn each other's world ranks and whether stargemm started or failed on them (one
+ * BLACS sum: BLACS has no call for a grid process's rank, and Cblacs_pnum() numbers
+ * the grid's processes in row-major order whatever their ranks; MPICH's ScaLAPACK 2.2
+ * gives p Q + q on a "Col" grid too). stargemm runs on the processes of the first grid
+ * it ran on (stargemm_init() on their communicator): a grid of exactly those processes,
+ * in any shape and order, runs on it; another grid goes to ScaLAPACK. Every process of
+ * the grid comes to the same answer: they all see the same sums, and the processes
+ * where stargemm started started together, on one set. */
+static int grid_of(int ctxt, struct blacs_grid *g)
+{
+	int myrow, mycol, n, *sum, started, failed, ok = 1;
+
+	Cblacs_gridinfo(ctxt, &g->P, &g->Q, &myrow, &mycol);
+	n = g->P * g->Q;
+	g->rank = malloc((size_t)n * sizeof(*g->rank));
+	g->world = malloc((size_t)n * sizeof(*g->world));
+	sum = calloc((size_t)n + 2, sizeof(*sum));
+	if (!g->rank || !g->world || !sum) {   /* the others are in the BLACS sum */
+		fprintf(stderr, "stargemm-scalapack: out of memory for a grid of %d processes\n", n);
 		MPI_Abort(MPI_COMM_WORLD, 1);
 	}
-	mine = myrow * g->Q + mycol;
-	MPI_Allgather(&mine, 1, MPI_INT, at, 1, MPI_INT, MPI_COMM_WORLD);
-	for (int x = 0; x < size; x++)
-		g->rank[x] = -1;
-	for (int r = 0; r < size; r++)
-		if (at[r] >= 0 && at[r] < size)
-			g->rank[at[r]] = r;
-	free(at);
-	return 1;
+	sum[myrow * g->Q + mycol] = world_rank() + 1;
+	sum[n] = lib.started;
+	sum[n + 1] = lib.failed;
+	Cigsum2d(ctxt, "All", " ", n + 2, 1, sum, n + 2, -1, 0);
+	for (int x = 0; x < n; x++) {
+		g->world[x] = sum[x] - 1;
+		ok &= sum[x] >= 1;   /* each place claimed once: a sum of one rank + 1 */
+	}
+	started = sum[n];
+	failed = sum[n + 1];
+	free(sum);
+	if (failed)
+		return INIT;
+	if (!ok)
+		return GRID;
+	if (started == 0)
+		return n < world_size() && tracing() ? TRACED : -1;
+	if (started < n || runtime_ranks(g))
+		return GRID;
+	return -1;
 }
 
 /* Whether every operand's first blocks are no larger than the others (struct
@@ -282,48 +360,44 @@ static int first_blocks_fit(const struct pgemm_call *p)
 	return 1;
 }
 
-/* Whether the call is too small for stargemm (the same answer on every process: m, n
- * and k are the call's); -1 when STARGEMM_SCALAPACK_MIN_FLOPS does not parse. */
-static int is_small(const struct pgemm_call *p)
+/* Whether the call is too small for stargemm on its @p nprocs processes (the same
+ * answer on every process: m, n and k are the call's); -1 when
+ * STARGEMM_SCALAPACK_MIN_FLOPS does not parse. */
+static int is_small(const struct pgemm_call *p, int nprocs)
 {
 	const struct stargemm__element *e = stargemm__element(p->type);
 	double least, flops = e->fma_flops * (double)p->m * (double)p->n * (double)p->k;
-	int size;
 
 	if (stargemm__env_setting("STARGEMM_SCALAPACK_MIN_FLOPS", MIN_FLOPS, &least))
 		return -1;
-	MPI_Comm_size(MPI_COMM_WORLD, &size);
-	return flops / size < least;
+	return flops / nprocs < least;
 }
 
-/* Where the call goes: -1 to stargemm (on grid @p g, g->rank to free), else the reason
- * it goes to ScaLAPACK. */
-static int route(const struct pgemm_call *p, struct blacs_grid *g)
+/* Where the call of @p nprocs processes goes: -1 to stargemm (on grid @p g), else the
+ * reason it goes to ScaLAPACK (grid_free(g) either way). The checks that each process
+ * can make alone come first; grid_of(), collective over the grid, last. */
+static int route(const struct pgemm_call *p, int nprocs, struct blacs_grid *g)
 {
 	const char *env = getenv("STARGEMM_SCALAPACK");
 	int provided, small;
 
 	if (env && !strcmp(env, "off"))
 		return SWITCHED_OFF;
-	if (lib.failed)
-		return INIT;
-	if ((small = is_small(p)))
+	if ((small = is_small(p, nprocs)))
 		return small > 0 ? SMALL : SETTING;
-	if (!world_grid(desc_ctxt(p->descc), g))
-		return GRID;
 	if (!first_blocks_fit(p))
 		return FIRST_BLOCK;
 	MPI_Query_thread(&provided);
 	if (provided < MPI_THREAD_MULTIPLE)
 		return THREADS;
-	return -1;
+	return grid_of(desc_ctxt(p->descc), g);
 }
 
-/* The program's processes share the node's cores: unless STARPU_NCPU says otherwise,
+/* The processes of @p comm share the node's cores: unless STARPU_NCPU says otherwise,
  * each takes its share of them (at least one), unbound when they are more processes
  * than cores (StarPU would pin them all from core 0, and spinning workers of several
  * processes on one core starve each other). */
-static int cpu_share(void)
+static int cpu_share(MPI_Comm comm)
 {
 	MPI_Comm node;
 	int local = 1;
@@ -331,7 +405,7 @@ static int cpu_share(void)
 
 	if (getenv("STARPU_NCPU"))
 		return -1;
-	if (MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL,
+	if (MPI_Comm_split_type(comm, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL,
 				&node) == MPI_SUCCESS) {
 		MPI_Comm_size(node, &local);
 		MPI_Comm_free(&node);
@@ -341,30 +415,67 @@ static int cpu_share(void)
 	return cores / local > 1 ? (int)(cores / local) : 1;
 }
 
-/* stargemm on the program's MPI, started once. Between calls StarPU's workers are
- * paused (pgemm() resumes them for the call it runs): an idle StarPU 1.3 keeps a worker
- * polling for tasks, on the cores the program computes on between its calls
- * (tests/test_scalapack.c: 0.100 s of CPU over a 0.2 s sleep of the program, 0.002 s
- * paused). */
-static int start(void)
+static int by_world_rank(const void *x, const void *y)
+{
+	return *(const int *)x - *(const int *)y;
+}
+
+/* The communicator of grid @p g's processes, into lib.comm: MPI_COMM_WORLD when they are
+ * all of them, else one of their own, in world rank order (MPI_Comm_create_group(),
+ * collective over them only: the other processes are not in the call). */
+static void grid_comm(const struct blacs_grid *g)
+{
+	int n = g->P * g->Q, *ranks;
+	MPI_Group world, group;
+
+	lib.comm = MPI_COMM_WORLD;
+	lib.own_comm = n < world_size();
+	if (!lib.own_comm)
+		return;
+	if (!(ranks = malloc((size_t)n * sizeof(*ranks)))) {
+		fprintf(stderr, "stargemm-scalapack: out of memory for a grid of %d processes\n", n);
+		MPI_Abort(MPI_COMM_WORLD, 1);
+	}
+	memcpy(ranks, g->world, (size_t)n * sizeof(*ranks));
+	qsort(ranks, (size_t)n, sizeof(*ranks), by_world_rank);
+	MPI_Comm_group(MPI_COMM_WORLD, &world);
+	MPI_Group_incl(world, n, ranks, &group);
+	MPI_Comm_create_group(MPI_COMM_WORLD, group, COMM_TAG, &lib.comm);
+	MPI_Group_free(&group);
+	MPI_Group_free(&world);
+	free(ranks);
+}
+
+/* stargemm on the processes of grid @p g, started once (the first call that runs on
+ * it). Between calls StarPU's workers are paused (pgemm() resumes them for the call it
+ * runs): an idle StarPU 1.3 keeps a worker polling for tasks, on the cores the program
+ * computes on between its calls (tests/test_scalapack.c: 0.100 s of CPU over a 0.2 s
+ * sleep of the program, 0.002 s paused). FxT tracing stays off unless the environment
+ * asks for it (StarPU 1.3 built with FxT traces every run into /tmp by default). The
+ * processes agree on the outcome: where stargemm_init() failed on one, the calls go
+ * to ScaLAPACK on all (lib.failed), those that started stopping in MPI_Finalize(). */
+static int start(const struct blacs_grid *g)
 {
 	struct stargemm_config cfg;
+	int ok;
 
 	if (lib.started)
 		return 0;
+	grid_comm(g);
 	stargemm_config_init(&cfg);
-	cfg.comm = MPI_COMM_WORLD;
+	cfg.comm = lib.comm;
 	cfg.count_transfers = 0;
-	cfg.ncpus = cpu_share();
-	if (stargemm_init(&cfg, NULL, NULL)) {
+	cfg.ncpus = cpu_share(lib.comm);
+	setenv("STARPU_FXT_TRACE", "0", 0);
+	lib.started = ok = stargemm_init(&cfg, NULL, NULL) == 0;
+	if (!ok)
 		fprintf(stderr, "stargemm-scalapack: rank %d: %s; ScaLAPACK runs every call\n",
-			stargemm_rank(), stargemm_last_error());
-		lib.failed = 1;
-		return -1;
-	}
-	lib.started = 1;
-	starpu_pause();
-	return 0;
+			world_rank(), stargemm_last_error());
+	MPI_Allreduce(MPI_IN_PLACE, &ok, 1, MPI_INT, MPI_LAND, lib.comm);
+	if (lib.started)
+		starpu_pause();
+	lib.failed = !ok;
+	return ok ? 0 : -1;
 }
 
 /* One axis of an operand's submatrix in place: @p n elements from index @p i (1-based)
@@ -448,19 +559,12 @@ static int by_stargemm(const struct pgemm_call *p, const struct blacs_grid *g)
 	return ret;
 }
 
-static int world_rank(void)
-{
-	int rank;
-
-	MPI_Comm_rank(MPI_COMM_WORLD, &rank);
-	return rank;
-}
-
-static void report_fallback(int why)
+/* Counts a call sent to ScaLAPACK for reason @p why; grid process (0, 0) (@p first)
+ * says why, the first time. */
+static void report_fallback(int why, int first)
 {
 	/* Calls sent on purpose are not news. */
-	if (lib.by_scalapack[why]++ == 0 && world_rank() == 0 && why != SWITCHED_OFF &&
-	    why != SMALL)
+	if (lib.by_scalapack[why]++ == 0 && first && why != SWITCHED_OFF && why != SMALL)
 		fprintf(stderr, "stargemm-scalapack: a call goes to ScaLAPACK: %s (said once)\n",
 			fallback_why[why]);
 }
@@ -476,7 +580,7 @@ static void pgemm(struct pgemm_call *p, const char *symbol)
 {
 	int ctxt = desc_ctxt(p->desca), nprow, npcol, myrow, mycol, info, why;
 	const struct stargemm__element *e = stargemm__element(p->type);
-	struct blacs_grid g = { 0, 0, NULL };
+	struct blacs_grid g = { 0, 0, NULL, NULL };
 	pgemm_fn *next;
 
 	/* As PBLAS: A's context first (a process outside it sees nprow = -1 too), then the
@@ -490,16 +594,15 @@ static void pgemm(struct pgemm_call *p, const char *symbol)
 	if (p->m == 0 || p->n == 0 ||
 	    ((p->k == 0 || e->load(p->alpha) == 0.0) && e->load(p->beta) == 1.0))
 		return;
-	why = route(p, &g);
-	if (why < 0 && start() == 0) {
+	why = route(p, nprow * npcol, &g);
+	if (why < 0 && start(&g) == 0 && runtime_ranks(&g) == 0) {
 		int ret;
 
 		starpu_resume();
 		ret = by_stargemm(p, &g);
 		starpu_pause();
 
-		free(g.rank);
-		g.rank = NULL;
+		grid_free(&g);
 		if (ret == 0) {
 			lib.by_stargemm++;
 			return;
@@ -518,8 +621,8 @@ static void pgemm(struct pgemm_call *p, const char *symbol)
 	} else if (why < 0) {
 		why = INIT;
 	}
-	free(g.rank);
-	report_fallback(why);
+	grid_free(&g);
+	report_fallback(why, myrow == 0 && mycol == 0);
 	next = scalapack_routine(symbol);
 	if (!next) {
 		fprintf(stderr, "stargemm-scalapack: %s not found after this library: link "
@@ -580,21 +683,30 @@ void pzgemm_(const char *ta, const char *tb, const int *m, const int *n, const i
 }
 
 /* stargemm stops before MPI does; with STARGEMM_SCALAPACK=count rank 0 says how the
- * calls went. */
+ * calls went (on the process that made most of them each way). StarPU-MPI 1.3 stops
+ * with a barrier on MPI_COMM_WORLD: where stargemm started on some of the processes,
+ * the others join it here. */
 int MPI_Finalize(void)
 {
 	const char *env = getenv("STARGEMM_SCALAPACK");
+	long long most[NFALLBACKS + 2];
 
+	most[0] = lib.started;
+	most[1] = lib.by_stargemm;
+	for (int w = 0; w < NFALLBACKS; w++)
+		most[2 + w] = lib.by_scalapack[w];
+	MPI_Allreduce(MPI_IN_PLACE, most, NFALLBACKS + 2, MPI_LONG_LONG, MPI_MAX,
+		      MPI_COMM_WORLD);
 	if (env && !strcmp(env, "count") && world_rank() == 0) {
 		char line[1024];
 		size_t n = (size_t)snprintf(line, sizeof(line), "stargemm-scalapack: %lld calls "
-					    "by stargemm", lib.by_stargemm);
+					    "by stargemm", most[1]);
 
 		for (int w = 0; w < NFALLBACKS && n < sizeof(line); w++)
-			if (lib.by_scalapack[w])
+			if (most[2 + w])
 				n += (size_t)snprintf(line + n, sizeof(line) - n,
-						      ", %lld by ScaLAPACK (%s)",
-						      lib.by_scalapack[w], fallback_why[w]);
+						      ", %lld by ScaLAPACK (%s)", most[2 + w],
+						      fallback_why[w]);
 		fprintf(stderr, "%s\n", line);   /* one write: its lines are not interleaved */
 		fflush(stderr);
 	}
@@ -602,6 +714,10 @@ int MPI_Finalize(void)
 		starpu_resume();
 		stargemm_finalize();
 		lib.started = 0;
+	} else if (most[0]) {
+		PMPI_Barrier(MPI_COMM_WORLD);
 	}
+	if (lib.own_comm)
+		MPI_Comm_free(&lib.comm);
 	return PMPI_Finalize();
 }

@@ -14,6 +14,10 @@ void Cblacs_gridinit(int *ctxt, const char *order, int nprow, int npcol);
 void Cblacs_gridmap(int *ctxt, int *usermap, int ldumap, int nprow, int npcol);
 void Cblacs_gridinfo(int ctxt, int *nprow, int *npcol, int *myrow, int *mycol);
 void Cblacs_gridexit(int ctxt);
+/* The elementwise sum of every grid process's m x n integer matrix @p a, over @p scope
+ * ("All": the whole grid), into every process's @p a (rdest -1). */
+void Cigsum2d(int ctxt, const char *scope, const char *top, int m, int n, int *a, int lda,
+	      int rdest, int cdest);
 
 /* ScaLAPACK's tools (Fortran: arguments by address). */
 int numroc_(const int *n, const int *nb, const int *iproc, const int *isrcproc,

@@ -1,10 +1,11 @@
 #!/bin/sh
 # tests/pblas.sh — ScaLAPACK's own level-3 PBLAS testers (Debian's scalapack-mpi-test,
-# built with MPICH: {s,d,c,z}pb3tst) with libstargemm-scalapack preloaded, on 1, 2 and
+# built with MPICH: {s,d,c,z}pb3tst) with libstargemm-scalapack preloaded, on 1, 2, 3 and
 # 4 ranks, and the double one on 8 (grids 2 x 4, 4 x 2, 8 x 1, every call on stargemm):
 # every GEMM case and every error exit must pass. Each run's grids are those
-# of its process count and smaller ones (the latter go to ScaLAPACK: a grid of a
-# subset of the processes). The testers' other routines (SYMM, SYRK, TRMM, ...) stay
+# of its process count and smaller ones (the latter go to ScaLAPACK: stargemm runs on
+# the processes of the first grid it ran on), but on 3 ranks: grids 1 x 2 and 2 x 1,
+# the third process idle, every call on stargemm. The testers' other routines (SYMM, SYRK, TRMM, ...) stay
 # ScaLAPACK's: the runs test GEMM only, but the double one on 4 ranks, which tests
 # them all (they must pass too). The testers' calls are all small, which the library
 # would send to ScaLAPACK: STARGEMM_SCALAPACK_MIN_FLOPS=0 keeps them on stargemm.
@@ -28,6 +29,7 @@ grids() {
 	case $1 in
 	1) echo "1 1|1 1" ;;
 	2) echo "1 2 1|2 1 1" ;;
+	3) echo "1 2|2 1" ;;
 	4) echo "2 1 4 1|2 4 1 2" ;;
 	8) echo "2 4 8|4 2 1" ;;
 	esac
@@ -40,7 +42,7 @@ run_tester() {
 		env LD_PRELOAD="$lib" "$testers/${1}pb3tst" >"$3" 2>"$3.err" ||
 		{ tail -n 20 "$3" "$3.err"; echo "${1}pb3tst on $2 ranks failed"; exit 1; }
 }
-for np in 1 2 4 8; do
+for np in 1 2 3 4 8; do
 	g=$(grids $np) ps=${g%|*} qs=${g#*|}
 	n=$(echo "$ps" | wc -w)
 	for t in s d c z; do
@@ -75,5 +77,7 @@ for np in 1 2 4 8; do
 			{ grep "^  |  P" "$out"; echo "another routine failed"; exit 1; }
 		echo "$calls" | grep -q "stargemm-scalapack: [1-9][0-9]* calls by stargemm" ||
 			{ echo "no call ran on stargemm"; exit 1; }
+		[ "$np" != 3 ] || ! echo "$calls" | grep -q "by ScaLAPACK" ||
+			{ echo "on 3 ranks, a grid of two processes: a call went to ScaLAPACK"; exit 1; }
 	done
 done

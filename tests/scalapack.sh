@@ -4,7 +4,8 @@
 # or not where the product joins them), with ScaLAPACK's results, on 1, 2 (both grid shapes)
 # and 4 ranks, the grid's ranks in row-major order, and on 2 and 4 ranks in
 # column-major order (BLACS's "Col") and in reverse (Cblacs_gridmap): every order runs
-# on stargemm (STARGEMM_SCALAPACK_MIN_FLOPS=0: the calls are small). Then the routing
+# on stargemm (STARGEMM_SCALAPACK_MIN_FLOPS=0: the calls are small). Then grids of
+# some of the processes (see below). Then the routing
 # of small calls on 2 ranks: by default they all go to ScaLAPACK, silently, with the
 # same results; a threshold between the program's call sizes splits them; a setting
 # that does not parse sends them to ScaLAPACK with one message naming it. Skipped (77)
@@ -26,6 +27,33 @@ for grid in "1 1 1 Row" "2 2 1 Row" "2 1 2 Row" "4 2 2 Row" "2 1 2 Col" "2 2 1 m
 	grep -q "thread level 3 (MPI_THREAD_MULTIPLE = 3)" "$out" ||
 		{ echo "MPI did not start at MPI_THREAD_MULTIPLE"; exit 1; }
 done
+# A grid of some of the processes: the first two of three ("Row"), or the last two
+# ("last", rank 0 idle). stargemm starts on them and runs the grid's calls; the double
+# cases then run on a grid of all three, which stargemm does not run on: ScaLAPACK's,
+# said once. With FxT tracing asked for, StarPU-MPI 1.3 would start with a barrier on
+# every process: the first grid's calls go to ScaLAPACK, the full grid's to stargemm.
+other="the BLACS grid's processes are not those stargemm runs on (the first grid it ran on)"
+traced="FxT tracing on (STARPU_FXT_TRACE) and a grid of some of the processes: StarPU-MPI would start with a barrier on MPI_COMM_WORLD"
+for grid in "1 2 Row" "2 1 last" "1 2 Row traced"; do
+	set -- $grid
+	expect="24 calls by stargemm, 6 by ScaLAPACK ($other)"
+	if [ "$4" = traced ]; then
+		[ "$HAVE_FXT" = yes ] || { echo "no FxT: the traced case is skipped"; continue; }
+		expect="6 calls by stargemm, 24 by ScaLAPACK ($traced)"
+		export STARPU_FXT_TRACE=1 STARPU_FXT_PREFIX="$BUILDDIR/tests/scalapack-fxt/"
+		rm -rf "$STARPU_FXT_PREFIX" && mkdir -p "$STARPU_FXT_PREFIX"
+	fi
+	STARGEMM_SCALAPACK=count STARGEMM_SCALAPACK_MIN_FLOPS=0 \
+		"$SRCDIR/tests/mpirun.sh" 3 "$prog" "$1" "$2" "$3" >"$out" 2>"$out.err" ||
+		{ cat "$out" "$out.err"; exit 1; }
+	unset STARPU_FXT_TRACE STARPU_FXT_PREFIX
+	cat "$out"
+	grep -q "stargemm-scalapack: $expect\$" "$out.err" ||
+		{ cat "$out.err"; echo "unexpected routing: expected '$expect'"; exit 1; }
+	[ "$(grep -c "a call goes to ScaLAPACK" "$out.err")" -eq 1 ] ||
+		{ cat "$out.err"; echo "the fallback is not said once"; exit 1; }
+done
+rm -rf "$BUILDDIR/tests/scalapack-fxt"
 # routed SETTING EXPECTED: the 2-rank run with STARGEMM_SCALAPACK_MIN_FLOPS=SETTING
 # ("default": unset) passes and rank 0's count line matches EXPECTED.
 routed() {

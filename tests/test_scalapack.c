@@ -12,10 +12,14 @@
  * reported through PB_Cabort with PBLAS's INFO (minus the argument's position, or minus
  * 100 x the descriptor's position + the entry). The grid's ranks go
  * in row-major order (Cblacs_gridinit's "Row"), column-major order ("Col") or, "map",
- * in reverse row-major order (Cblacs_gridmap): stargemm runs the calls on each.
+ * in reverse row-major order (Cblacs_gridmap): stargemm runs the calls on each. With
+ * more processes than P*Q, the grid is made of some of them: the first ones ("Row",
+ * "Col") or the last ones in row-major order ("last"), the others idle; the double
+ * cases then run once more on a grid of every process (P*Q x 1), which is not the
+ * processes stargemm runs on: those calls go to ScaLAPACK, with the same results.
  *
- * Usage: test_scalapack P Q [Row|Col|map]   (under mpiexec with P*Q processes; Row by
- * default)
+ * Usage: test_scalapack P Q [Row|Col|map|last]   (under mpiexec with P*Q processes or
+ * more; Row by default)
  */
 #include <complex.h>
 #include <dlfcn.h>
@@ -50,8 +54,10 @@ struct array {
 	void *a;
 };
 
-static int grid[4];   /* nprow, npcol, myrow, mycol */
+static int grid[4];   /* nprow, npcol, myrow, mycol; -1 outside the grid */
 static int ctxt;
+static MPI_Comm gridcomm;   /* the grid's processes (MPI_COMM_NULL outside) */
+static int nprocs;          /* in MPI_COMM_WORLD */
 
 static int array_init(struct array *x, stargemm_type t, int m, int n, int mb, int nb,
 		      int rsrc, int csrc, uint64_t seed)
@@ -153,7 +159,7 @@ static int product_case(stargemm_type t, const struct pcase *pc)
 		b.a, &pc->ib, &pc->jb, b.desc, beta, c.a, &pc->ic, &pc->jc, c.desc);
 	/* Elements are at most 0.71 in modulus: |alpha| k + |beta| bounds the sums. */
 	r = compare(t, &c, c.a, want, (2.0 * pc->k + 1.0) * pc->k * eps);
-	MPI_Allreduce(MPI_IN_PLACE, &r, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
+	MPI_Allreduce(MPI_IN_PLACE, &r, 1, MPI_DOUBLE, MPI_MAX, gridcomm);
 	good = r < 1.0;
 	if (grid[2] == 0 && grid[3] == 0)
 		printf("%c %c%c %d x %d x %d A(%d,%d) %dx%d src %d, B(%d,%d) %dx%d src %d, "
@@ -223,17 +229,21 @@ static int order_rank(const char *order, int p, int q, int P, int Q)
 {
 	if (!strcmp(order, "Col"))
 		return q * P + p;
+	if (!strcmp(order, "last"))
+		return nprocs - P * Q + p * Q + q;
 	return !strcmp(order, "map") ? P * Q - 1 - (p * Q + q) : p * Q + q;
 }
 
-/* The P x Q BLACS grid in @p order, on every process of MPI_COMM_WORLD (the default
- * system context): 1 if each process is where @p order puts its rank. */
+/* The P x Q BLACS grid in @p order, on processes of MPI_COMM_WORLD (the default system
+ * context), and gridcomm: 1 if each process of the grid is where @p order puts its
+ * rank. Collective over MPI_COMM_WORLD. */
 static int grid_init(const char *order, int P, int Q)
 {
-	int *map = malloc((size_t)(P * Q) * sizeof(*map)), rank, good;
+	int *map = malloc((size_t)(P * Q) * sizeof(*map)), rank, good = 1;
 
 	Cblacs_get(-1, 0, &ctxt);
-	if (!strcmp(order, "map")) {   /* usermap is column-major: (p, q) at p + q P */
+	if (!strcmp(order, "map") || !strcmp(order, "last")) {
+		/* usermap is column-major: (p, q) at p + q P */
 		for (int p = 0; p < P; p++)
 			for (int q = 0; q < Q; q++)
 				map[p + q * P] = order_rank(order, p, q, P, Q);
@@ -244,16 +254,42 @@ static int grid_init(const char *order, int P, int Q)
 	free(map);
 	Cblacs_gridinfo(ctxt, &grid[0], &grid[1], &grid[2], &grid[3]);
 	MPI_Comm_rank(MPI_COMM_WORLD, &rank);
-	good = rank == order_rank(order, grid[2], grid[3], P, Q);
+	if (grid[2] >= 0)
+		good = rank == order_rank(order, grid[2], grid[3], P, Q);
+	MPI_Comm_split(MPI_COMM_WORLD, grid[2] >= 0 ? 0 : MPI_UNDEFINED, rank, &gridcomm);
 	if (!good)
 		printf("rank %d: process (%d, %d) of the %s grid is not where expected FAIL\n",
 		       rank, grid[2], grid[3], order);
 	return good;
 }
 
-int main(int argc, char **argv)
+/* Every case of every type on the grid, then the process checks (its own process). */
+static int grid_cases(const struct pcase *cases, int ncases)
 {
 	const stargemm_type types[] = { STARGEMM_S, STARGEMM_D, STARGEMM_C, STARGEMM_Z };
+	int good = 1;
+
+	for (size_t t = 0; t < sizeof(types) / sizeof(types[0]); t++)
+		for (int c = 0; c < ncases; c++)
+			good &= product_case(types[t], &cases[c]);
+	good &= idle_between_calls();
+	good &= bad_case("transa 'X'", 'X', 0, 0, 1, -1);
+	good &= bad_case("LLD of A below its local rows", 'N', 1, 0, 1, -(10 * 100 + 9));
+	good &= bad_case("MB of B < 1", 'N', 0, -1, 1, -(14 * 100 + 5));
+	good &= bad_case("IA beyond A", 'N', 0, 0, 3, -8);
+	return good;
+}
+
+static void grid_exit(void)
+{
+	if (grid[2] >= 0) {
+		Cblacs_gridexit(ctxt);
+		MPI_Comm_free(&gridcomm);
+	}
+}
+
+int main(int argc, char **argv)
+{
 	/* Cut alike but the last two: other offsets, then other block sizes everywhere. */
 	const struct pcase cases[] = {
 		{ 'N', 'N', 97, 83, 71, 1, 1, 1, 1, 1, 1, 16, 16, 16, 16, 16, 16, 0, 0, 0 },
@@ -263,28 +299,31 @@ int main(int argc, char **argv)
 		{ 'N', 'T', 60, 50, 40, 2, 3, 5, 7, 1, 1, 10, 10, 10, 10, 10, 10, 0, 0, 0 },
 		{ 'T', 'N', 70, 55, 63, 3, 4, 2, 5, 6, 2, 9, 7, 5, 11, 6, 8, 1, 0, 1 },
 	};
+	const int ncases = (int)(sizeof(cases) / sizeof(cases[0]));
 	const char *order = argc > 3 ? argv[3] : "Row";
-	int provided, size, P, Q, good;
+	int provided, P, Q, good;
 
 	MPI_Init(&argc, &argv);
 	MPI_Query_thread(&provided);
-	MPI_Comm_size(MPI_COMM_WORLD, &size);
-	P = argc > 2 ? atoi(argv[1]) : size;
+	MPI_Comm_size(MPI_COMM_WORLD, &nprocs);
+	P = argc > 2 ? atoi(argv[1]) : nprocs;
 	Q = argc > 2 ? atoi(argv[2]) : 1;
 	good = grid_init(order, P, Q);
 	if (grid[2] == 0 && grid[3] == 0)
-		printf("%dx%d grid in %s order (process (0, 0) is rank %d), MPI thread level %d "
-		       "(MPI_THREAD_MULTIPLE = %d)\n", P, Q, order,
-		       order_rank(order, 0, 0, P, Q), provided, MPI_THREAD_MULTIPLE);
-	for (size_t t = 0; t < sizeof(types) / sizeof(types[0]); t++)
-		for (size_t c = 0; c < sizeof(cases) / sizeof(cases[0]); c++)
-			good &= product_case(types[t], &cases[c]);
-	good &= idle_between_calls();
-	good &= bad_case("transa 'X'", 'X', 0, 0, 1, -1);
-	good &= bad_case("LLD of A below its local rows", 'N', 1, 0, 1, -(10 * 100 + 9));
-	good &= bad_case("MB of B < 1", 'N', 0, -1, 1, -(14 * 100 + 5));
-	good &= bad_case("IA beyond A", 'N', 0, 0, 3, -8);
-	Cblacs_gridexit(ctxt);
+		printf("%dx%d grid in %s order on %d of %d processes (process (0, 0) is rank %d), "
+		       "MPI thread level %d (MPI_THREAD_MULTIPLE = %d)\n", P, Q, order, P * Q,
+		       nprocs, order_rank(order, 0, 0, P, Q), provided, MPI_THREAD_MULTIPLE);
+	if (grid[2] >= 0)
+		good &= grid_cases(cases, ncases);
+	grid_exit();
+	if (P * Q < nprocs) {   /* a grid of other processes: ScaLAPACK's */
+		good &= grid_init("Row", nprocs, 1);
+		if (grid[2] == 0)
+			printf("then a %dx1 grid of every process:\n", nprocs);
+		for (int c = 0; c < ncases; c++)
+			good &= product_case(STARGEMM_D, &cases[c]);
+		grid_exit();
+	}
 	MPI_Allreduce(MPI_IN_PLACE, &good, 1, MPI_INT, MPI_LAND, MPI_COMM_WORLD);
 	MPI_Finalize();
 	return good ? 0 : 1;
