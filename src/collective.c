@@ -122,15 +122,25 @@ static void end_by_starpu_mpi(struct stargemm__sum *s, uint64_t *out)
 	starpu_data_unregister(s->hs);
 }
 
+/* How long wait_politely() tests without a pause (seconds): a sum whose ranks arrive
+ * together completes within it. With only the pauses, each of the eleven sums of a
+ * small ScaLAPACK drop-in call on two one-core ranks took 0.3-0.4 ms (the other rank's
+ * part arriving just after a test waits out a pause, and a sum takes several); testing
+ * 200 us first brought a 256^3 call from 7.0 to 1.4 ms (doc/performance.md, "Where the
+ * drop-in starts to pay"). */
+#define SPIN_SECONDS 2e-4
+
 /* MPI_Wait spins on a core (MPICH), which the StarPU workers of the rank need while
- * the other ranks catch up: test, then sleep 50 us between tests. */
+ * the other ranks catch up: test for SPIN_SECONDS, then sleep 50 us between tests. */
 static int wait_politely(MPI_Request *req)
 {
 	const struct timespec pause = { 0, 50000 };
+	double start = MPI_Wtime();
 	int done = 0, rc;
 
 	while ((rc = MPI_Test(req, &done, MPI_STATUS_IGNORE)) == MPI_SUCCESS && !done)
-		nanosleep(&pause, NULL);
+		if (MPI_Wtime() - start > SPIN_SECONDS)
+			nanosleep(&pause, NULL);
 	return rc;
 }
 
