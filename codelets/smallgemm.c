@@ -11,11 +11,12 @@
  *
  * A kernel per shape is fast while the shapes are few. Irregular tilings give a shape
  * to nearly every product, and then codelets/smallkernel.c, one AVX-512 kernel for
- * every shape, is faster (1.6x on tiles of 20-60): a batch whose tilings give more
- * than STARGEMM_XSMM_SHAPES shapes (the geometry's one_kernel, src/product.c) takes it
- * first for what it covers (double, op(A) = A, sides up to 256). It also takes the
- * double products libxsmm declines (alpha != 1) or all of them without libxsmm
- * (configure), where it beats BLAS; what neither takes goes to the type's BLAS.
+ * every shape, is faster (1.6x on tiles of 20-60; codelets/smallkernel_single.c in
+ * single precision): a batch whose tilings give more than STARGEMM_XSMM_SHAPES shapes
+ * (the geometry's one_kernel, src/product.c) takes it first for what it covers (double
+ * and single, op(A) = A, sides up to 256). It also takes the real products libxsmm
+ * declines (alpha != 1) or all of them without libxsmm (configure), where it beats
+ * BLAS; what neither takes goes to the type's BLAS.
  *
  * A batch usually repeats few shapes, so the caller keeps the last kernel for each beta
  * in a struct stargemm__small_cache and the registry is consulted on a change of shape
@@ -88,15 +89,27 @@ static int by_libxsmm(struct stargemm__small_cache *cache, const struct stargemm
 }
 #endif
 
-/* The one kernel for every shape takes double products with op(A) = A and sides up to
- * SMALL_SIDE_MAX (measured as fast as libxsmm's kernels up to 256, twice OpenBLAS:
- * doc/performance.md), on CPUs with AVX-512. */
+/* The one kernel for every shape takes real products (double or single) with op(A) = A
+ * and sides up to SMALL_SIDE_MAX (measured as fast as libxsmm's kernels up to 256,
+ * twice OpenBLAS: doc/performance.md), on CPUs with AVX-512. */
 #define SMALL_SIDE_MAX 256
 
 static int one_kernel_takes(const struct stargemm__element *t, char ta, int m, int n, int k)
 {
-	return t->letter == 'd' && ta == 'N' && m <= SMALL_SIDE_MAX && n <= SMALL_SIDE_MAX &&
-	       k <= SMALL_SIDE_MAX && stargemm__dgemm_any_usable();
+	return (t->letter == 'd' || t->letter == 's') && ta == 'N' && m <= SMALL_SIDE_MAX &&
+	       n <= SMALL_SIDE_MAX && k <= SMALL_SIDE_MAX && stargemm__dgemm_any_usable();
+}
+
+/* The one kernel of @p t's precision. */
+static void one_kernel(const struct stargemm__element *t, char tb, int m, int n, int k,
+		       double alpha, const void *a, int lda, const void *b, int ldb,
+		       double beta, void *c, int ldc)
+{
+	if (t->letter == 'd')
+		stargemm__dgemm_any(tb, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc);
+	else
+		stargemm__sgemm_any(tb, m, n, k, (float)alpha, a, lda, b, ldb, (float)beta, c,
+				    ldc);
 }
 
 void stargemm__small_gemm(struct stargemm__small_cache *cache,
@@ -107,8 +120,7 @@ void stargemm__small_gemm(struct stargemm__small_cache *cache,
 	int one = one_kernel_takes(t, ta, m, n, k);
 
 	if (one && cache->one_kernel) {
-		stargemm__dgemm_any(tb, m, n, k, (double)alpha, a, lda, b, ldb, (double)beta, c,
-				    ldc);
+		one_kernel(t, tb, m, n, k, (double)alpha, a, lda, b, ldb, (double)beta, c, ldc);
 		return;
 	}
 #ifdef HAVE_LIBXSMM
@@ -117,8 +129,7 @@ void stargemm__small_gemm(struct stargemm__small_cache *cache,
 		return;
 #endif
 	if (one)   /* what libxsmm does not take (alpha != 1), or no libxsmm */
-		stargemm__dgemm_any(tb, m, n, k, (double)alpha, a, lda, b, ldb, (double)beta, c,
-				    ldc);
+		one_kernel(t, tb, m, n, k, (double)alpha, a, lda, b, ldb, (double)beta, c, ldc);
 	else
 		t->cpu_gemm(ta, tb, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc);
 }

@@ -523,6 +523,10 @@ void stargemm__small_init(void);   /* before StarPU's threads start (stargemm_in
 void stargemm__dgemm_any(char tb, int m, int n, int k, double alpha, const double *a,
 			 int lda, const double *b, int ldb, double beta, double *c, int ldc);
 int stargemm__dgemm_any_usable(void);
+/* Its single-precision twin (codelets/smallkernel_single.c), usable where the double one
+ * is. */
+void stargemm__sgemm_any(char tb, int m, int n, int k, float alpha, const float *a, int lda,
+			 const float *b, int ldb, float beta, float *c, int ldc);
 
 /* One tile product of a batch, where its tiles lie (codelets/batch.c): C (m x n) =
  * alpha op(A) op(B) + (first ? beta : 1) C, inner dimension k. Products with the same

@@ -1,13 +1,14 @@
 /*
- * tests/test_smallkernel.c — the kernel for small tile products of every shape
- * (codelets/smallkernel.c) against a plain triple loop: no MPI, no StarPU run. TAP
- * output; skipped (exit 77 through the driver: "1..0 # SKIP") on a CPU without
- * AVX-512F, where stargemm never calls it.
+ * tests/test_smallkernel.c — the kernels for small tile products of every shape, double
+ * (codelets/smallkernel.c) and single (codelets/smallkernel_single.c), against a plain
+ * triple loop in double: no MPI, no StarPU run. TAP output; skipped (exit 77 through
+ * the driver: "1..0 # SKIP") on a CPU without AVX-512F, where stargemm never calls them.
  *
- * Properties checked, for op(B) = B and B^T:
- *  - every m, n, k in 1..40 with one another (the row blocks of 8, 16, 24 and 32 rows,
- *    their masked last vectors, every column remainder of the blocks of 6 and 8
- *    columns), and a random sample up to 256;
+ * Properties checked, in both precisions, for op(B) = B and B^T:
+ *  - every m, n, k in 1..40 with one another (double: the row blocks of 8, 16, 24 and
+ *    32 rows; single: of 16 and 32; their masked last vectors, every column remainder
+ *    of the blocks of 6 and 8 columns), single up to 72 rows too (its blocks of 48 and
+ *    64 rows), and a random sample up to 256;
  *  - alpha = 1 and -0.75, beta = 0, 1 and 0.5; beta = 0 overwrites a C of NaN;
  *  - leading dimensions larger than the rows: the elements between (C's padding) are
  *    left as they were;
@@ -42,7 +43,47 @@ struct gemm_case {
 	char tb;
 	int m, n, k, lda, ldb, ldc;
 	double alpha, beta;
+	int single;   /* stargemm__sgemm_any(), on the same values rounded to float */
 };
+
+/* An element of an operand: a double, or one that a float holds exactly. */
+static double element(const struct gemm_case *g)
+{
+	return g->single ? (double)(float)uniform() : uniform();
+}
+
+/* The kernel of g's precision on a, b, c (doubles; in single, copied to floats and C
+ * back, exactly). */
+static int run_kernel(const struct gemm_case *g, const double *a, size_t na, const double *b,
+		      size_t nb, double *c, size_t nc)
+{
+	float *af, *bf, *cf;
+
+	if (!g->single) {
+		stargemm__dgemm_any(g->tb, g->m, g->n, g->k, g->alpha, a, g->lda, b, g->ldb,
+				    g->beta, c, g->ldc);
+		return 0;
+	}
+	af = malloc(na * sizeof(*af));
+	bf = malloc((nb ? nb : 1) * sizeof(*bf));
+	cf = malloc(nc * sizeof(*cf));
+	if (af && bf && cf) {
+		for (size_t e = 0; e < na; e++)
+			af[e] = (float)a[e];
+		for (size_t e = 0; e < nb; e++)
+			bf[e] = (float)b[e];
+		for (size_t e = 0; e < nc; e++)
+			cf[e] = (float)c[e];
+		stargemm__sgemm_any(g->tb, g->m, g->n, g->k, (float)g->alpha, af, g->lda, bf,
+				    g->ldb, (float)g->beta, cf, g->ldc);
+		for (size_t e = 0; e < nc; e++)
+			c[e] = cf[e];
+	}
+	free(af);
+	free(bf);
+	free(cf);
+	return af && bf && cf ? 0 : -1;
+}
 
 /* Runs one case; 0 when C matches the loop (and the padding is untouched). */
 static int check_case(const struct gemm_case *g, char *why, size_t len)
@@ -54,16 +95,17 @@ static int check_case(const struct gemm_case *g, char *why, size_t len)
 	double *c = malloc(nc * sizeof(*c)), *ref = malloc(nc * sizeof(*ref));
 	int bad = !a || !b || !c || !ref;
 
+	double eps = g->single ? 6.0e-8 : 1.1e-16;   /* unit roundoff */
+
 	for (size_t e = 0; e < na && !bad; e++)
-		a[e] = uniform();
+		a[e] = element(g);
 	for (size_t e = 0; e < nb && !bad; e++)
-		b[e] = uniform();
+		b[e] = element(g);
 	for (size_t e = 0; e < nc && !bad; e++)
-		c[e] = (int)(e % (size_t)g->ldc) < g->m && g->beta == 0.0 ? NAN : uniform();
+		c[e] = (int)(e % (size_t)g->ldc) < g->m && g->beta == 0.0 ? NAN : element(g);
 	if (!bad) {
 		memcpy(ref, c, nc * sizeof(*c));
-		stargemm__dgemm_any(g->tb, g->m, g->n, g->k, g->alpha, a, g->lda, b, g->ldb,
-				    g->beta, c, g->ldc);
+		bad = run_kernel(g, a, na, b, nb, c, nc);
 	}
 	for (int j = 0; j < g->n && !bad; j++)
 		for (int i = 0; i < g->ldc && !bad; i++) {
@@ -82,7 +124,7 @@ static int check_case(const struct gemm_case *g, char *why, size_t len)
 				want = g->alpha * s + (g->beta == 0.0 ? 0.0 : g->beta * want);
 			}
 			err = fabs(c[i + (size_t)j * g->ldc] - want);
-			if (!(err <= 4.0 * (g->k + 2) * 1.1e-16 * scale) &&
+			if (!(err <= 4.0 * (g->k + 2) * eps * scale) &&
 			    !(i >= g->m && memcmp(&c[i + (size_t)j * g->ldc], &want, sizeof(want)) == 0)) {
 				snprintf(why, len, "C(%d,%d) = %g, want %g", i, j,
 					 c[i + (size_t)j * g->ldc], want);
@@ -98,28 +140,30 @@ static int check_case(const struct gemm_case *g, char *why, size_t len)
 
 static void name_of(const struct gemm_case *g, char *buf, size_t len)
 {
-	snprintf(buf, len, "tb=%c m=%d n=%d k=%d ld=%d,%d,%d alpha=%g beta=%g", g->tb, g->m,
-		 g->n, g->k, g->lda, g->ldb, g->ldc, g->alpha, g->beta);
+	snprintf(buf, len, "%s tb=%c m=%d n=%d k=%d ld=%d,%d,%d alpha=%g beta=%g",
+		 g->single ? "single" : "double", g->tb, g->m, g->n, g->k, g->lda, g->ldb, g->ldc,
+		 g->alpha, g->beta);
 }
 
-/* Every m, n, k up to @p most, one TAP line per (tb, alpha, beta) with the first
- * failure named. */
-static void exhaustive(char tb, double alpha, double beta, int most)
+/* Every m up to @p rows, n and k up to @p most, one TAP line per (precision, tb,
+ * alpha, beta) with the first failure named. */
+static void exhaustive(int single, char tb, double alpha, double beta, int rows, int most)
 {
-	char name[160], why[96] = "", first[160] = "";
+	char name[200], why[96] = "", first[160] = "";
 	int bad = 0;
 
-	for (int m = 1; m <= most; m++)
+	for (int m = 1; m <= rows; m++)
 		for (int n = 1; n <= most; n++)
 			for (int k = 1; k <= most; k += (k < 10 ? 1 : 3)) {
 				struct gemm_case g = { tb, m, n, k, m + 3, (tb == 'N' ? k : n) + 1,
-						       m + 2, alpha, beta };
+						       m + 2, alpha, beta, single };
 
 				if (check_case(&g, why, sizeof(why)) && !bad++)
 					name_of(&g, first, sizeof(first));
 			}
-	snprintf(name, sizeof(name), "every shape up to %d, tb=%c alpha=%g beta=%g%s%s%s",
-		 most, tb, alpha, beta, bad ? ": first failure " : "", first, bad ? why : "");
+	snprintf(name, sizeof(name), "%s, every shape up to %d x %d x %d, tb=%c alpha=%g "
+		 "beta=%g%s%s%s", single ? "single" : "double", rows, most, most, tb, alpha,
+		 beta, bad ? ": first failure " : "", first, bad ? why : "");
 	ok(!bad, name);
 }
 
@@ -133,15 +177,17 @@ int main(void)
 		printf("1..0 # SKIP this CPU has no AVX-512F (the kernel is not used)\n");
 		return 0;
 	}
-	for (int t = 0; t < 2; t++)
-		for (int x = 0; x < 2; x++)
-			for (int y = 0; y < 3; y++)
-				exhaustive(tbs[t], alphas[x], betas[y], 40);
-	for (int s = 0; s < 60; s++) {
+	for (int single = 0; single < 2; single++)
+		for (int t = 0; t < 2; t++)
+			for (int x = 0; x < 2; x++)
+				for (int y = 0; y < 3; y++)
+					exhaustive(single, tbs[t], alphas[x], betas[y],
+						   single ? 72 : 40, 40);
+	for (int s = 0; s < 120; s++) {
 		struct gemm_case g = { tbs[s % 2], 1 + (int)((uniform() + 0.5) * 256),
 				       1 + (int)((uniform() + 0.5) * 256),
 				       1 + (int)((uniform() + 0.5) * 256), 0, 0, 0,
-				       alphas[s % 2], betas[s % 3] };
+				       alphas[s % 2], betas[s % 3], s >= 60 };
 
 		g.m = g.m > 256 ? 256 : g.m;
 		g.n = g.n > 256 ? 256 : g.n;
@@ -155,8 +201,8 @@ int main(void)
 			strncat(name, why, sizeof(name) - strlen(name) - 1);
 		ok(!why[0], name);
 	}
-	for (int y = 0; y < 3; y++) {
-		struct gemm_case g = { 'N', 17, 9, 0, 17, 1, 19, 1.0, betas[y] };
+	for (int y = 0; y < 6; y++) {
+		struct gemm_case g = { 'N', 17, 9, 0, 17, 1, 19, 1.0, betas[y % 3], y >= 3 };
 
 		why[0] = 0;
 		name_of(&g, name, sizeof(name));
