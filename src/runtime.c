@@ -162,6 +162,9 @@ static void export_settings(const struct stargemm_config *cfg)
 	 * (mpiexec -bind-to core) both put their worker on core 0 and run at half speed
 	 * (tests/binding_2ranks.sh). An unbound process's mask is the whole machine. */
 	setenv("STARPU_WORKERS_GETBIND", "1", 0);
+	/* No FxT trace unless asked for (STARPU_FXT_TRACE=1): StarPU 1.3 built with FxT
+	 * traces every run by default, into a file per rank in /tmp (doc/tracing.md). */
+	setenv("STARPU_FXT_TRACE", "0", 0);
 	if (cfg->ram_limit_mib > 0) {
 		snprintf(buf, sizeof(buf), "%lld", (long long)cfg->ram_limit_mib);
 		setenv("STARPU_LIMIT_CPU_MEM", buf, 1);

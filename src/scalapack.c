@@ -270,8 +270,8 @@ static int world_size(void)
 }
 
 /* Whether StarPU would trace with FxT: it then starts with a barrier on MPI_COMM_WORLD,
- * which the processes outside a grid do not join. start() turns tracing off unless the
- * environment asks for it. */
+ * which the processes outside a grid do not join. stargemm_init() leaves tracing off
+ * unless the environment asks for it. */
 static int tracing(void)
 {
 #ifdef STARPU_USE_FXT
@@ -450,9 +450,7 @@ static void grid_comm(const struct blacs_grid *g)
  * it). Between calls StarPU's workers are paused (pgemm() resumes them for the call it
  * runs): an idle StarPU 1.3 keeps a worker polling for tasks, on the cores the program
  * computes on between its calls (tests/test_scalapack.c: 0.100 s of CPU over a 0.2 s
- * sleep of the program, 0.002 s paused). FxT tracing stays off unless the environment
- * asks for it (StarPU 1.3 built with FxT traces every run into /tmp by default). The
- * processes agree on the outcome: where stargemm_init() failed on one, the calls go
+ * sleep of the program, 0.002 s paused). The processes agree on the outcome: where stargemm_init() failed on one, the calls go
  * to ScaLAPACK on all (lib.failed), those that started stopping in MPI_Finalize(). */
 static int start(const struct blacs_grid *g)
 {
@@ -466,7 +464,6 @@ static int start(const struct blacs_grid *g)
 	cfg.comm = lib.comm;
 	cfg.count_transfers = 0;
 	cfg.ncpus = cpu_share(lib.comm);
-	setenv("STARPU_FXT_TRACE", "0", 0);
 	lib.started = ok = stargemm_init(&cfg, NULL, NULL) == 0;
 	if (!ok)
 		fprintf(stderr, "stargemm-scalapack: rank %d: %s; ScaLAPACK runs every call\n",

@@ -82,7 +82,9 @@ void stargemm_config_init(struct stargemm_config *cfg);
  *  per GPU, made at its first tile and as large as StarPU's budget of that GPU
  *  (src/pool.c), instead of a cudaMalloc each; the environment variable
  *  STARGEMM_DEVICE_POOL=0 turns that off (any other value >= 0 keeps it; -EINVAL for
- *  a value that is not a number >= 0). */
+ *  a value that is not a number >= 0). StarPU writes FxT traces only when the
+ *  environment asks for them (STARPU_FXT_TRACE=1; StarPU 1.3's own default traces
+ *  every run). */
 int stargemm_init(const struct stargemm_config *cfg, int *argc, char ***argv);
 
 /** Wait for all submitted work, shut StarPU-MPI and StarPU down, and finalise MPI

@@ -189,11 +189,13 @@ int main(int argc, char **argv)
 	expect(stargemm_init(NULL, &argc, &argv), -EINVAL, "already initialised",
 	       "a second stargemm_init is refused");
 	/* The StarPU settings stargemm_init exports when the user has not (src/runtime.c);
-	 * tests/mpirun.sh sets neither. */
+	 * tests/mpirun.sh sets neither of the first two. */
 	check(getenv("STARPU_CUDA_PIPELINE") && !strcmp(getenv("STARPU_CUDA_PIPELINE"), "4"),
 	      "stargemm_init sets a CUDA pipeline of 4 GEMMs per GPU by default");
 	check(getenv("STARPU_WORKERS_GETBIND") && !strcmp(getenv("STARPU_WORKERS_GETBIND"), "1"),
 	      "stargemm_init has workers follow the process's affinity mask by default");
+	check(getenv("STARPU_FXT_TRACE") && !strcmp(getenv("STARPU_FXT_TRACE"), "0"),
+	      "stargemm_init leaves FxT tracing off by default (tests/bad_input.tap unsets it)");
 	bad_matrices();
 	bad_gemms();
 	bad_io();
