@@ -332,7 +332,7 @@ static int grid_of(int ctxt, struct blacs_grid *g)
 	Cigsum2d(ctxt, "All", " ", n + 2, 1, sum, n + 2, -1, 0);
 	for (int x = 0; x < n; x++) {
 		g->world[x] = sum[x] - 1;
-		ok &= sum[x] >= 1;   /* each place claimed once: a sum of one rank + 1 */
+		ok &= sum[x] >= 1;   /* n processes: a place claimed twice leaves one at 0 */
 	}
 	started = sum[n];
 	failed = sum[n + 1];
