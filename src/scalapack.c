@@ -137,9 +137,8 @@ static struct {
 	int started;                 /* stargemm_init() done here */
 	int failed;                  /* it failed here or elsewhere: every call to ScaLAPACK */
 	MPI_Comm comm;               /* stargemm's communicator, once started */
-	int own_comm;                /* comm is this library's (not MPI_COMM_WORLD) */
 	long long by_stargemm, by_scalapack[NFALLBACKS];
-} lib;
+} lib = { .comm = MPI_COMM_NULL };
 
 /* MPICH reads its default thread level for MPI_Init from the environment: ask for
  * MPI_THREAD_MULTIPLE before the program starts MPI (a setting already there wins). */
@@ -429,8 +428,7 @@ static void grid_comm(const struct blacs_grid *g)
 	MPI_Group world, group;
 
 	lib.comm = MPI_COMM_WORLD;
-	lib.own_comm = n < world_size();
-	if (!lib.own_comm)
+	if (n == world_size())
 		return;
 	if (!(ranks = malloc((size_t)n * sizeof(*ranks)))) {
 		fprintf(stderr, "stargemm-scalapack: out of memory for a grid of %d processes\n", n);
@@ -447,12 +445,14 @@ static void grid_comm(const struct blacs_grid *g)
 }
 
 /* stargemm on the processes of grid @p g, started once (the first call that runs on
- * it). Between calls StarPU's workers are paused (pgemm() resumes them for the call it
+ * it), and g->rank filled for its communicator (grid_of() fills it on later calls).
+ * Between calls StarPU's workers are paused (pgemm() resumes them for the call it
  * runs): an idle StarPU 1.3 keeps a worker polling for tasks, on the cores the program
  * computes on between its calls (tests/test_scalapack.c: 0.100 s of CPU over a 0.2 s
- * sleep of the program, 0.002 s paused). The processes agree on the outcome: where stargemm_init() failed on one, the calls go
- * to ScaLAPACK on all (lib.failed), those that started stopping in MPI_Finalize(). */
-static int start(const struct blacs_grid *g)
+ * sleep of the program, 0.002 s paused). The processes agree on the outcome: where
+ * stargemm_init() failed on one, the calls go to ScaLAPACK on all (lib.failed), those
+ * that started stopping in MPI_Finalize(). */
+static int start(struct blacs_grid *g)
 {
 	struct stargemm_config cfg;
 	int ok;
@@ -472,7 +472,7 @@ static int start(const struct blacs_grid *g)
 	if (lib.started)
 		starpu_pause();
 	lib.failed = !ok;
-	return ok ? 0 : -1;
+	return ok ? runtime_ranks(g) : -1;   /* the grid's processes are the communicator's */
 }
 
 /* One axis of an operand's submatrix in place: @p n elements from index @p i (1-based)
@@ -592,7 +592,7 @@ static void pgemm(struct pgemm_call *p, const char *symbol)
 	    ((p->k == 0 || e->load(p->alpha) == 0.0) && e->load(p->beta) == 1.0))
 		return;
 	why = route(p, nprow * npcol, &g);
-	if (why < 0 && start(&g) == 0 && runtime_ranks(&g) == 0) {
+	if (why < 0 && start(&g) == 0) {
 		int ret;
 
 		starpu_resume();
@@ -714,7 +714,7 @@ int MPI_Finalize(void)
 	} else if (most[0]) {
 		PMPI_Barrier(MPI_COMM_WORLD);
 	}
-	if (lib.own_comm)
+	if (lib.comm != MPI_COMM_NULL && lib.comm != MPI_COMM_WORLD)
 		MPI_Comm_free(&lib.comm);
 	return PMPI_Finalize();
 }

@@ -54,6 +54,24 @@ static void before_init(void)
 	expect(stargemm_set_progress(0), 0, NULL, "stargemm_set_progress(0) succeeds");
 }
 
+/* A setting that stargemm reads once StarPU runs, refused before MPI and StarPU start
+ * (src/runtime.c, check_settings()): StarPU-MPI 1.3 stops with a barrier on
+ * MPI_COMM_WORLD, which processes outside stargemm's communicator would not join. */
+static void bad_setting(const char *name, const char *value, int *argc, char ***argv)
+{
+	char what[160];
+	int mpi_started;
+
+	setenv(name, value, 1);
+	snprintf(what, sizeof(what), "%s='%s' is refused before MPI and StarPU start", name,
+		 value);
+	expect(stargemm_init(NULL, argc, argv), -EINVAL, name, what);
+	MPI_Initialized(&mpi_started);
+	snprintf(what, sizeof(what), "%s='%s': MPI was not started for it", name, value);
+	check(!mpi_started, what);
+	unsetenv(name);
+}
+
 static void bad_configs(int *argc, char ***argv)
 {
 	struct stargemm_config cfg;
@@ -75,6 +93,8 @@ static void bad_configs(int *argc, char ***argv)
 	cfg.ram_limit_mib = -5;
 	expect(stargemm_init(&cfg, argc, argv), -EINVAL, "ram_limit_mib must be >= 0",
 	       "a negative RAM budget is refused");
+	bad_setting("STARGEMM_DEVICE_POOL", "abc", argc, argv);
+	bad_setting("STARGEMM_FAULT", "foo:0:1", argc, argv);
 }
 
 static void bad_ooc(void)
