@@ -11,6 +11,9 @@
  *   loop              naive j-p-i triple loop, as a floor
  *   any               codelets/smallkernel.c: one AVX-512 kernel for every shape
  *                     (-DHAVE_ANY with codelets/smallkernel.c on the command line)
+ * or, with --complex, the same products in double complex with cblas_zgemm
+ * ("openblas"), a complex triple loop ("loop") and codelets/smallkernel_complex.c
+ * ("any", with that file on the command line too); libxsmm has no complex kernels.
  * in two memory regimes: "hot" cycles over a few tiles (<= 8 products in <= 32 KiB,
  * or one product if it is larger: L1/L2 resident) and "stream" cycles, in shuffled
  * memory order, over products filling --stream-mib (64 MiB, far beyond L2), as
@@ -36,7 +39,7 @@
  *   gcc -std=c99 -O2 -Wall -Wextra -o /tmp/kernels-work/kernels bench/kernels.c \
  *       -lopenblas -lm
  *   gcc -std=gnu11 -O2 -Wall -Wextra -DHAVE_LIBXSMM -DHAVE_ANY -o /tmp/kernels-work/kernels \
- *       bench/kernels.c codelets/smallkernel.c \
+ *       bench/kernels.c codelets/smallkernel.c codelets/smallkernel_complex.c \
  *       $(pkg-config --cflags libxsmm) $(pkg-config --libs libxsmm) -lopenblas -lm
  *   P=$(ls -d ~/.cache/stargemm/starpu-1.3.10-native-*)
  *   mpicc.mpich -std=c99 -O2 -Wall -Wextra -Wno-deprecated-declarations \
@@ -72,9 +75,11 @@
 #include <starpu.h>
 #endif
 #ifdef HAVE_ANY
-/* codelets/smallkernel.c, given on the command line */
+/* codelets/smallkernel.c and codelets/smallkernel_complex.c, given on the command line */
 void stargemm__dgemm_any(char tb, int m, int n, int k, double alpha, const double *a,
 			 int lda, const double *b, int ldb, double beta, double *c, int ldc);
+void stargemm__zgemm_any(char tb, int m, int n, int k, const double *alpha, const void *a,
+			 int lda, const void *b, int ldb, const double *beta, void *c, int ldc);
 #endif
 
 #define HOT_BYTES (32u << 10)
@@ -89,6 +94,9 @@ static const char *const kern_names[K_COUNT] = {
 
 enum mode { M_HOT = 1, M_STREAM = 2 };
 
+/* Doubles per element: 1, or 2 with --complex (interleaved real and imaginary parts). */
+static int per_element = 1;
+
 struct shape {
 	int m, n, k;
 };
@@ -100,6 +108,7 @@ struct opts {
 	double min_time;
 	int csv;
 	unsigned kernels;	/* bit set of enum kern */
+	int kernels_given;	/* --kernels: not narrowed by --complex */
 	unsigned modes;		/* bit set of enum mode */
 	size_t stream_bytes;
 	const char *mix;	/* NULL: square/explicit shapes only */
@@ -209,6 +218,56 @@ static void blas_gemm(int m, int n, int k, const double *a, const double *b, dou
 		    1.0, c, m);
 }
 
+/* The complex products, on interleaved (re, im) pairs. */
+static void zloop_gemm(int m, int n, int k, const double *restrict a,
+		       const double *restrict b, double *restrict c)
+{
+	for (int j = 0; j < n; j++)
+		for (int p = 0; p < k; p++) {
+			const double *bpj = b + 2 * (p + (size_t)j * k);
+
+			for (int i = 0; i < m; i++) {
+				const double *aip = a + 2 * (i + (size_t)p * m);
+				double *cij = c + 2 * (i + (size_t)j * m);
+
+				cij[0] += aip[0] * bpj[0] - aip[1] * bpj[1];
+				cij[1] += aip[0] * bpj[1] + aip[1] * bpj[0];
+			}
+		}
+}
+
+static void zblas_gemm(int m, int n, int k, const double *a, const double *b, double *c)
+{
+	static const double one[2] = { 1.0, 0.0 };
+
+	cblas_zgemm(CblasColMajor, CblasNoTrans, CblasNoTrans, m, n, k, one, a, m, b, k, one,
+		    c, m);
+}
+
+/* One complex call of @kern on slot @s. */
+static void call_complex(enum kern kern, const struct slot *s)
+{
+	switch (kern) {
+	case K_OPENBLAS:
+		zblas_gemm(s->m, s->n, s->k, s->a, s->b, s->c);
+		break;
+	case K_LOOP:
+		zloop_gemm(s->m, s->n, s->k, s->a, s->b, s->c);
+		break;
+#ifdef HAVE_ANY
+	case K_ANY: {
+		static const double one[2] = { 1.0, 0.0 };
+
+		stargemm__zgemm_any('N', s->m, s->n, s->k, one, s->a, s->m, s->b, s->k, one,
+				    s->c, s->m);
+		break;
+	}
+#endif
+	default:
+		die("--complex takes the kernels openblas, loop and any");
+	}
+}
+
 #ifdef HAVE_LIBXSMM
 static libxsmm_dmmfunction xsmm_kernel(int m, int n, int k, int prefetch)
 {
@@ -239,6 +298,10 @@ static libxsmm_dmmfunction xsmm_kernel_checked(int m, int n, int k, int prefetch
 static void call_kernel(enum kern kern, const struct slot *s, const struct slot *nx)
 {
 	(void)nx;   /* only the prefetching kernel reads it */
+	if (per_element == 2) {
+		call_complex(kern, s);
+		return;
+	}
 	switch (kern) {
 	case K_OPENBLAS:
 		blas_gemm(s->m, s->n, s->k, s->a, s->b, s->c);
@@ -285,7 +348,8 @@ static void run_calls(enum kern kern, const struct job *j, long calls)
 /* One product with @kern on fresh operands, compared with the triple loop. */
 static void check_kernel(enum kern kern, struct shape sh, uint64_t seed)
 {
-	size_t na = (size_t)sh.m * sh.k, nb = (size_t)sh.k * sh.n, nc = (size_t)sh.m * sh.n;
+	size_t na = (size_t)sh.m * sh.k * per_element, nb = (size_t)sh.k * sh.n * per_element;
+	size_t nc = (size_t)sh.m * sh.n * per_element;
 	double *buf = xmalloc((na + nb + 3 * nc) * sizeof(double));
 	struct slot s[1] = { { .a = buf, .b = buf + na, .c = buf + na + nb,
 			       .m = sh.m, .n = sh.n, .k = sh.k } };
@@ -296,11 +360,13 @@ static void check_kernel(enum kern kern, struct shape sh, uint64_t seed)
 	memcpy(ref, s[0].c, nc * sizeof(double));
 	memcpy(c0, s[0].c, nc * sizeof(double));
 #ifdef HAVE_LIBXSMM
-	s[0].fn = xsmm_kernel_checked(sh.m, sh.n, sh.k, LIBXSMM_PREFETCH_NONE);
-	s[0].fn_pf = xsmm_kernel_checked(sh.m, sh.n, sh.k, LIBXSMM_PREFETCH_AUTO);
+	if (per_element == 1) {
+		s[0].fn = xsmm_kernel_checked(sh.m, sh.n, sh.k, LIBXSMM_PREFETCH_NONE);
+		s[0].fn_pf = xsmm_kernel_checked(sh.m, sh.n, sh.k, LIBXSMM_PREFETCH_AUTO);
+	}
 #endif
 	run_calls(kern, &j, 1);
-	loop_gemm(sh.m, sh.n, sh.k, s[0].a, s[0].b, ref);
+	(per_element == 2 ? zloop_gemm : loop_gemm)(sh.m, sh.n, sh.k, s[0].a, s[0].b, ref);
 	for (size_t i = 0; i < nc; i++) {
 		err = fmax(err, fabs(s[0].c[i] - ref[i]));
 		scale = fmax(scale, fabs(ref[i] - c0[i]));
@@ -317,7 +383,8 @@ static void check_kernel(enum kern kern, struct shape sh, uint64_t seed)
 
 static size_t slot_doubles(struct shape sh)
 {
-	size_t d = (size_t)sh.m * sh.k + (size_t)sh.k * sh.n + (size_t)sh.m * sh.n;
+	size_t d = ((size_t)sh.m * sh.k + (size_t)sh.k * sh.n + (size_t)sh.m * sh.n) *
+		   per_element;
 	size_t per_line = CACHE_LINE / sizeof(double);
 
 	return (d + per_line - 1) / per_line * per_line;
@@ -400,8 +467,8 @@ static void job_layout(struct job *j, const struct shape *shapes, int shuffle,
 
 		s->m = shapes[i].m, s->n = shapes[i].n, s->k = shapes[i].k;
 		s->a = j->mem + total;
-		s->b = s->a + (size_t)s->m * s->k;
-		s->c = s->b + (size_t)s->k * s->n;
+		s->b = s->a + (size_t)s->m * s->k * per_element;
+		s->c = s->b + (size_t)s->k * s->n * per_element;
 		total += slot_doubles(shapes[i]);
 	}
 	free(perm);
@@ -410,7 +477,7 @@ static void job_layout(struct job *j, const struct shape *shapes, int shuffle,
 static void job_kernels(struct job *j)
 {
 #ifdef HAVE_LIBXSMM
-	for (long i = 0; i < j->nslots; i++) {
+	for (long i = 0; i < j->nslots && per_element == 1; i++) {
 		struct slot *s = &j->slots[i];
 
 		s->fn = xsmm_kernel_checked(s->m, s->n, s->k, LIBXSMM_PREFETCH_NONE);
@@ -436,7 +503,7 @@ static void job_create(struct job *j, const struct shape *pool, int npool,
 	j->flops_prefix[0] = 0.0;
 	for (long i = 0; i < j->nslots; i++)
 		j->flops_prefix[i + 1] = j->flops_prefix[i] +
-			2.0 * shapes[i].m * shapes[i].n * shapes[i].k;
+			(per_element == 2 ? 8.0 : 2.0) * shapes[i].m * shapes[i].n * shapes[i].k;
 	free(shapes);
 }
 
@@ -834,6 +901,8 @@ static void usage(FILE *f)
 		"  --stream-mib N    streaming footprint in MiB (default 64)\n"
 		"  --reps N          timed repetitions per point, median reported (default 3)\n"
 		"  --min-time SEC    seconds per repetition at least (default 0.2)\n"
+		"  --complex         the products in double complex (8 flops per multiply-add;\n"
+		"                    kernels openblas, loop, any)\n"
 		"  --mix SPEC        random shape per product: a set \"5,13,23,26\" (all\n"
 		"                    m,n,k combinations) or a range \"20-60\"; rows have\n"
 		"                    m = n = k = 0 and kernel <name>.mix.<mode>\n"
@@ -962,6 +1031,7 @@ static void parse_options(int argc, char **argv, struct opts *o)
 		{ "sched", required_argument, NULL, 'd' },
 		{ "clock", required_argument, NULL, 'K' },
 		{ "csv", no_argument, NULL, 'C' },
+		{ "complex", no_argument, NULL, 'Z' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 }
 	};
@@ -972,7 +1042,10 @@ static void parse_options(int argc, char **argv, struct opts *o)
 	while ((c = getopt_long(argc, argv, "", longopts, NULL)) != -1) {
 		switch (c) {
 		case 's': parse_sizes(o, optarg); break;
-		case 'k': o->kernels = parse_names("kernels", optarg, kern_names, K_COUNT); break;
+		case 'k':
+			o->kernels = parse_names("kernels", optarg, kern_names, K_COUNT);
+			o->kernels_given = 1;
+			break;
 		case 'M': o->modes = parse_names("modes", optarg, mode_names, 2); break;
 		case 'S': o->stream_bytes = (size_t)parse_long("stream-mib", optarg, 1, 1 << 16) << 20; break;
 		case 'r': o->reps = (int)parse_long("reps", optarg, 1, 1000); break;
@@ -986,6 +1059,7 @@ static void parse_options(int argc, char **argv, struct opts *o)
 		case 'd': o->scheds = optarg; break;
 		case 'K': set_clock(optarg, clock_names); break;
 		case 'C': o->csv = 1; break;
+		case 'Z': per_element = 2; break;
 		case 'h': usage(stdout); exit(EXIT_SUCCESS);
 		default: usage(stderr); exit(EXIT_FAILURE);
 		}
@@ -998,6 +1072,10 @@ static void parse_options(int argc, char **argv, struct opts *o)
 	if (o->starpu)
 		die("--starpu needs a build with -DHAVE_STARPU");
 #endif
+	if (per_element == 2 && !o->kernels_given)
+		o->kernels &= 1u << K_OPENBLAS | 1u << K_LOOP | 1u << K_ANY;
+	if (per_element == 2 && o->starpu)
+		die("--complex times kernels, not StarPU tasks");
 	if (o->kernels & ~available_kernels())
 		die("a kernel of --kernels is not compiled in (libxsmm needs -DHAVE_LIBXSMM, any -DHAVE_ANY)");
 }

@@ -4,19 +4,20 @@
  * more time in its interface and packing than in arithmetic; libxsmm's JIT kernels,
  * generated once per shape, do not (bench/kernels.c: 3.6x OpenBLAS at 23^3, 7x at 5^3,
  * doc/performance.md). libxsmm 1.17 generates kernels for alpha = 1, beta in {0, 1},
- * op(A) = A, in single and double precision; other beta values scale C first, and
- * alpha != 1, op(A) = A^T or complex types take BLAS.
- * Sides above LIBXSMM_SIDE_MAX take BLAS too: libxsmm was measured faster up to 256
- * (doc/performance.md), not beyond.
+ * op(A) = A, in single and double precision; other beta values scale C first.
+ * Sides above LIBXSMM_SIDE_MAX are not given to libxsmm: it was measured faster up to
+ * 256 (doc/performance.md), not beyond.
  *
  * A kernel per shape is fast while the shapes are few. Irregular tilings give a shape
  * to nearly every product, and then codelets/smallkernel.c, one AVX-512 kernel for
  * every shape, is faster (1.6x on tiles of 20-60; codelets/smallkernel_single.c in
  * single precision): a batch whose tilings give more than STARGEMM_XSMM_SHAPES shapes
- * (the geometry's one_kernel, src/product.c) takes it first for what it covers (double
- * and single, op(A) = A, sides up to 256). It also takes the real products libxsmm
- * declines (alpha != 1) or all of them without libxsmm (configure), where it beats
- * BLAS; what neither takes goes to the type's BLAS.
+ * (the geometry's one_kernel, src/product.c) takes it first for what it covers (op(A) =
+ * A, sides up to 256). It also takes the real products libxsmm declines (alpha != 1)
+ * or all of them without libxsmm (configure), where it beats BLAS, and every complex
+ * product it covers (codelets/smallkernel_complex.c and _complex_single.c; libxsmm has
+ * no complex kernels, and a BLAS call per tile was 1.7-2x slower than the kernel from
+ * 8^3 to 256^3, bench/kernels.c --complex). What none takes goes to the type's BLAS.
  *
  * A batch usually repeats few shapes, so the caller keeps the last kernel for each beta
  * in a struct stargemm__small_cache and the registry is consulted on a change of shape
@@ -27,6 +28,8 @@
 #ifdef HAVE_LIBXSMM
 #include <libxsmm.h>
 #endif
+
+#include <complex.h>
 
 #include "../src/internal.h"
 
@@ -89,27 +92,38 @@ static int by_libxsmm(struct stargemm__small_cache *cache, const struct stargemm
 }
 #endif
 
-/* The one kernel for every shape takes real products (double or single) with op(A) = A
- * and sides up to SMALL_SIDE_MAX (measured as fast as libxsmm's kernels up to 256,
- * twice OpenBLAS: doc/performance.md), on CPUs with AVX-512. */
+/* The one kernel for every shape takes products of every type with op(A) = A and sides up to SMALL_SIDE_MAX (measured as fast as libxsmm's kernels
+ * up to 256, twice OpenBLAS: doc/performance.md), on CPUs with AVX-512. */
 #define SMALL_SIDE_MAX 256
 
 static int one_kernel_takes(const struct stargemm__element *t, char ta, int m, int n, int k)
 {
-	return (t->letter == 'd' || t->letter == 's') && ta == 'N' && m <= SMALL_SIDE_MAX &&
-	       n <= SMALL_SIDE_MAX && k <= SMALL_SIDE_MAX && stargemm__dgemm_any_usable();
+	return ta == 'N' && m <= SMALL_SIDE_MAX && n <= SMALL_SIDE_MAX && k <= SMALL_SIDE_MAX &&
+	       stargemm__dgemm_any_usable();
 }
 
 /* The one kernel of @p t's precision. */
 static void one_kernel(const struct stargemm__element *t, char tb, int m, int n, int k,
-		       double alpha, const void *a, int lda, const void *b, int ldb,
-		       double beta, void *c, int ldc)
+		       double _Complex alpha, const void *a, int lda, const void *b, int ldb,
+		       double _Complex beta, void *c, int ldc)
 {
-	if (t->letter == 'd')
-		stargemm__dgemm_any(tb, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc);
-	else
-		stargemm__sgemm_any(tb, m, n, k, (float)alpha, a, lda, b, ldb, (float)beta, c,
+	if (t->letter == 'z') {
+		const double za[2] = { creal(alpha), cimag(alpha) };
+		const double zb[2] = { creal(beta), cimag(beta) };
+
+		stargemm__zgemm_any(tb, m, n, k, za, a, lda, b, ldb, zb, c, ldc);
+	} else if (t->letter == 'c') {
+		const float ca[2] = { (float)creal(alpha), (float)cimag(alpha) };
+		const float cb[2] = { (float)creal(beta), (float)cimag(beta) };
+
+		stargemm__cgemm_any(tb, m, n, k, ca, a, lda, b, ldb, cb, c, ldc);
+	} else if (t->letter == 'd') {
+		stargemm__dgemm_any(tb, m, n, k, creal(alpha), a, lda, b, ldb, creal(beta), c,
 				    ldc);
+	} else {
+		stargemm__sgemm_any(tb, m, n, k, (float)creal(alpha), a, lda, b, ldb,
+				    (float)creal(beta), c, ldc);
+	}
 }
 
 void stargemm__small_gemm(struct stargemm__small_cache *cache,
@@ -119,8 +133,8 @@ void stargemm__small_gemm(struct stargemm__small_cache *cache,
 {
 	int one = one_kernel_takes(t, ta, m, n, k);
 
-	if (one && cache->one_kernel) {
-		one_kernel(t, tb, m, n, k, (double)alpha, a, lda, b, ldb, (double)beta, c, ldc);
+	if (one && (cache->one_kernel || t->is_complex)) {
+		one_kernel(t, tb, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc);
 		return;
 	}
 #ifdef HAVE_LIBXSMM
@@ -129,7 +143,7 @@ void stargemm__small_gemm(struct stargemm__small_cache *cache,
 		return;
 #endif
 	if (one)   /* what libxsmm does not take (alpha != 1), or no libxsmm */
-		one_kernel(t, tb, m, n, k, (double)alpha, a, lda, b, ldb, (double)beta, c, ldc);
+		one_kernel(t, tb, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc);
 	else
 		t->cpu_gemm(ta, tb, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc);
 }

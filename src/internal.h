@@ -502,10 +502,10 @@ size_t stargemm__model_gemm_work(struct starpu_task *task, unsigned nimpl);
 size_t stargemm__model_tile_elements(struct starpu_task *task, unsigned nimpl);
 
 /* One small tile product of type @p t on the CPU (codelets/smallgemm.c): the one
- * kernel for every shape when the cache's one_kernel says so (irregular tilings),
- * libxsmm's JIT kernel when configure found libxsmm and the case is one it generates
- * (single or double, alpha = 1, op(A) = A), else the kernel for every shape where it
- * applies (double, op(A) = A, AVX-512), else the type's BLAS. The cache holds the last
+ * kernel for every shape when the cache's one_kernel says so (irregular tilings) or the
+ * type is complex, libxsmm's JIT kernel when configure found libxsmm and the case is
+ * one it generates (single or double, alpha = 1, op(A) = A), else the kernel for every
+ * shape where it applies (op(A) = A, sides up to 256, AVX-512), else the type's BLAS. The cache holds the last
  * shape's kernel for each beta; start it zeroed, one per thread. */
 struct stargemm__small_cache {
 	int key[2][8];          /* the last shape with beta 0, with beta 1 */
@@ -527,6 +527,13 @@ int stargemm__dgemm_any_usable(void);
  * is. */
 void stargemm__sgemm_any(char tb, int m, int n, int k, float alpha, const float *a, int lda,
 			 const float *b, int ldb, float beta, float *c, int ldc);
+/* Its double-complex twin (codelets/smallkernel_complex.c), op(B) = B, B^T or B^H ('C');
+ * alpha and beta as (re, im) pairs, the arrays of interleaved complex doubles. */
+void stargemm__zgemm_any(char tb, int m, int n, int k, const double *alpha, const void *a,
+			 int lda, const void *b, int ldb, const double *beta, void *c, int ldc);
+/* And single complex (codelets/smallkernel_complex_single.c). */
+void stargemm__cgemm_any(char tb, int m, int n, int k, const float *alpha, const void *a,
+			 int lda, const void *b, int ldb, const float *beta, void *c, int ldc);
 
 /* One tile product of a batch, where its tiles lie (codelets/batch.c): C (m x n) =
  * alpha op(A) op(B) + (first ? beta : 1) C, inner dimension k. Products with the same
