@@ -109,15 +109,30 @@ configure_flags() {
 	esac
 }
 
+# Whether the install in $1 has StarPU-MPI's library: shared natively, static in
+# simulation (with old_library set in its .la, which libtool reads when linking).
+install_ok() {
+	if [ "$flavour" = simgrid ]; then
+		[ -f "$1/lib/libstarpumpi-1.3.a" ] &&
+			grep -q "^old_library='libstarpumpi-1.3.a'" "$1/lib/libstarpumpi-1.3.la"
+	else
+		[ -f "$1/lib/libstarpumpi-1.3.so" ]
+	fi
+}
+
 build_starpu() {
 	local flags key prefix src
 	flags=$(configure_flags)
 	key=$( (cat "$patch_file"; echo "$flags") | sha256sum | cut -c1-12)
 	prefix=$cache/starpu-$starpu_version-$flavour-$key
-	if [ -f "$prefix/.stargemm-complete" ]; then
+	if [ -f "$prefix/.stargemm-complete" ] && install_ok "$prefix"; then
 		log "StarPU $starpu_version ($flavour) cached in $prefix"
 		echo "$prefix"
 		return 0
+	fi
+	if [ -d "$prefix" ]; then
+		log "the cached StarPU in $prefix lacks StarPU-MPI's library: building it again"
+		rm -rf "$prefix"
 	fi
 	src=$cache/src-$flavour-$key
 	rm -rf "$src" && mkdir -p "$src"
@@ -131,12 +146,19 @@ build_starpu() {
 	(cd "$dir" && patch -p1 -s <"$patch_file")
 	log "configuring StarPU ($flavour): $flags"
 	mkdir -p "$dir/build"
+	# VERBOSE=1 (exported by .ci/run for Automake's test logs) makes smpicc print its
+	# command line, which StarPU's configure then took for the MPI link flags: with
+	# "-shared" among them, libtool made no static StarPU-MPI library. So it is unset
+	# for StarPU's build.
 	# shellcheck disable=SC2086
-	(cd "$dir/build" && ../configure --prefix="$prefix" $flags >configure.log 2>&1) ||
-		{ tail -n 30 "$dir/build/configure.log" >&2; exit 1; }
+	(cd "$dir/build" && env -u VERBOSE ../configure --prefix="$prefix" $flags \
+		>configure.log 2>&1) || { tail -n 30 "$dir/build/configure.log" >&2; exit 1; }
 	log "building StarPU (a few minutes)"
-	(cd "$dir/build" && make -j"$(nproc)" >make.log 2>&1 && make install >install.log 2>&1) ||
+	(cd "$dir/build" && env -u VERBOSE make -j"$(nproc)" >make.log 2>&1 &&
+		env -u VERBOSE make install >install.log 2>&1) ||
 		{ tail -n 40 "$dir/build/make.log" >&2; exit 1; }
+	install_ok "$prefix" || { log "StarPU's install in $prefix lacks StarPU-MPI's library"
+		exit 1; }
 	touch "$prefix/.stargemm-complete"
 	rm -rf "$src"
 	log "StarPU $starpu_version ($flavour) installed in $prefix"
