@@ -68,16 +68,15 @@ static void (*kernel(struct stargemm__small_cache *cache, char letter, char tb, 
 	return cache->fn[beta_one];
 }
 
+/* The product by libxsmm's kernel, for a case stargemm__small_choice() gave it (real,
+ * op(A) = A, alpha = 1, sides up to LIBXSMM_SIDE_MAX); -1 when libxsmm has no kernel. */
 static int by_libxsmm(struct stargemm__small_cache *cache, const struct stargemm__element *t,
-		      char ta, char tb, int m, int n, int k, double alpha, const void *a,
-		      int lda, const void *b, int ldb, double beta, void *c, int ldc)
+		      char tb, int m, int n, int k, const void *a, int lda, const void *b,
+		      int ldb, double beta, void *c, int ldc)
 {
 	void (*fn)(void);
 	int beta_one = beta != 0.0;
 
-	if (ta != 'N' || alpha != 1.0 || m > LIBXSMM_SIDE_MAX || n > LIBXSMM_SIDE_MAX ||
-	    k > LIBXSMM_SIDE_MAX)
-		return -1;
 	fn = kernel(cache, t->letter, tb, m, n, k, lda, ldb, ldc, beta_one);
 	if (!fn)
 		return -1;
@@ -92,14 +91,31 @@ static int by_libxsmm(struct stargemm__small_cache *cache, const struct stargemm
 }
 #endif
 
-/* The one kernel for every shape takes products of every type with op(A) = A and sides up to SMALL_SIDE_MAX (measured as fast as libxsmm's kernels
- * up to 256, twice OpenBLAS: doc/performance.md), on CPUs with AVX-512. */
+/* The one kernel for every shape takes products of every type with op(A) = A and sides
+ * up to SMALL_SIDE_MAX (measured as fast as libxsmm's kernels up to 256, twice
+ * OpenBLAS: doc/performance.md), on CPUs with AVX-512. */
 #define SMALL_SIDE_MAX 256
 
-static int one_kernel_takes(const struct stargemm__element *t, char ta, int m, int n, int k)
+static int one_kernel_takes(char ta, int m, int n, int k)
 {
 	return ta == 'N' && m <= SMALL_SIDE_MAX && n <= SMALL_SIDE_MAX && k <= SMALL_SIDE_MAX &&
 	       stargemm__dgemm_any_usable();
+}
+
+enum stargemm__small_kernel stargemm__small_choice(const struct stargemm__element *t, char ta,
+						   int m, int n, int k, double _Complex alpha,
+						   int one_kernel)
+{
+	int one = one_kernel_takes(ta, m, n, k);
+
+	if (one && (one_kernel || t->is_complex))
+		return STARGEMM__SMALL_ONE;
+#ifdef HAVE_LIBXSMM
+	if (!t->is_complex && ta == 'N' && alpha == 1.0 && m <= LIBXSMM_SIDE_MAX &&
+	    n <= LIBXSMM_SIDE_MAX && k <= LIBXSMM_SIDE_MAX)
+		return STARGEMM__SMALL_XSMM;
+#endif
+	return one ? STARGEMM__SMALL_ONE : STARGEMM__SMALL_BLAS;
 }
 
 /* The one kernel of @p t's precision. */
@@ -131,18 +147,16 @@ void stargemm__small_gemm(struct stargemm__small_cache *cache,
 			  int k, double _Complex alpha, const void *a, int lda, const void *b,
 			  int ldb, double _Complex beta, void *c, int ldc)
 {
-	int one = one_kernel_takes(t, ta, m, n, k);
+	enum stargemm__small_kernel how = stargemm__small_choice(t, ta, m, n, k, alpha,
+								 cache->one_kernel);
 
-	if (one && (cache->one_kernel || t->is_complex)) {
-		one_kernel(t, tb, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc);
-		return;
-	}
 #ifdef HAVE_LIBXSMM
-	if (!t->is_complex && by_libxsmm(cache, t, ta, tb, m, n, k, (double)alpha, a, lda, b,
-					 ldb, (double)beta, c, ldc) == 0)
+	if (how == STARGEMM__SMALL_XSMM &&
+	    by_libxsmm(cache, t, tb, m, n, k, a, lda, b, ldb, creal(beta), c, ldc) == 0)
 		return;
 #endif
-	if (one)   /* what libxsmm does not take (alpha != 1), or no libxsmm */
+	/* the one kernel, also for a shape libxsmm has no kernel for, where it applies */
+	if (how != STARGEMM__SMALL_BLAS && one_kernel_takes(ta, m, n, k))
 		one_kernel(t, tb, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc);
 	else
 		t->cpu_gemm(ta, tb, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc);

@@ -517,6 +517,13 @@ void stargemm__small_gemm(struct stargemm__small_cache *cache,
 			  int k, double _Complex alpha, const void *a, int lda, const void *b,
 			  int ldb, double _Complex beta, void *c, int ldc);
 void stargemm__small_init(void);   /* before StarPU's threads start (stargemm_init) */
+/* The kernel stargemm__small_gemm() takes for a product (@p one_kernel: the cache's):
+ * the one kernel for every shape, libxsmm's (which falls back to the one kernel, or to
+ * BLAS where that does not apply, when libxsmm has no kernel for the shape), or BLAS. */
+enum stargemm__small_kernel { STARGEMM__SMALL_ONE, STARGEMM__SMALL_XSMM, STARGEMM__SMALL_BLAS };
+enum stargemm__small_kernel stargemm__small_choice(const struct stargemm__element *t, char ta,
+						   int m, int n, int k, double _Complex alpha,
+						   int one_kernel);
 
 /* One kernel for double-precision products of every shape, C = alpha A op(B) + beta C
  * (codelets/smallkernel.c); only where stargemm__dgemm_any_usable() (AVX-512F). */

@@ -13,6 +13,10 @@
  *  - leading dimensions larger than the rows: the elements between (C's padding) are
  *    left as they were;
  *  - k = 0: C = beta C.
+ * And the kernel a batched product takes (stargemm__small_choice()): the one kernel for
+ * irregular tilings in every type, for every complex product, and for real ones libxsmm
+ * declines (alpha != 1, or no libxsmm); libxsmm's on regular real tilings; BLAS for
+ * op(A) = A^T and sides above 256.
  */
 #include <math.h>
 #include <stdint.h>
@@ -20,6 +24,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "config.h"
 #include "internal.h"
 
 static int ntests, nfailed;
@@ -167,6 +172,43 @@ static void exhaustive(int single, char tb, double alpha, double beta, int rows,
 	ok(!bad, name);
 }
 
+/* One TAP line: the kernel chosen for type @p letter's product is @p want. */
+static void choice(char letter, char ta, int side, double alpha, int one_kernel,
+		   enum stargemm__small_kernel want)
+{
+	static const char *const names[] = { "one kernel", "libxsmm", "BLAS" };
+	enum stargemm__small_kernel got = stargemm__small_choice(stargemm__element(letter), ta,
+								 side, side, side, alpha,
+								 one_kernel);
+	char name[160];
+
+	snprintf(name, sizeof(name), "kernel of a %c product, op(A)=%c, %d^3, alpha=%g, %s "
+		 "tiling: %s (want %s)", letter, ta, side, alpha, one_kernel ? "irregular" :
+		 "regular", names[got], names[want]);
+	ok(got == want, name);
+}
+
+static void choices(void)
+{
+#ifdef HAVE_LIBXSMM
+	const enum stargemm__small_kernel regular = STARGEMM__SMALL_XSMM;
+#else
+	const enum stargemm__small_kernel regular = STARGEMM__SMALL_ONE;
+#endif
+	const char letters[4] = { 's', 'd', 'c', 'z' };
+
+	for (int t = 0; t < 4; t++) {
+		int complex_type = letters[t] == 'c' || letters[t] == 'z';
+
+		choice(letters[t], 'N', 40, 1.0, 1, STARGEMM__SMALL_ONE);
+		choice(letters[t], 'N', 40, 1.0, 0, complex_type ? STARGEMM__SMALL_ONE : regular);
+		choice(letters[t], 'N', 40, -0.5, 0, STARGEMM__SMALL_ONE);
+		choice(letters[t], 'N', 256, 1.0, 1, STARGEMM__SMALL_ONE);
+		choice(letters[t], 'T', 40, 1.0, 1, STARGEMM__SMALL_BLAS);
+		choice(letters[t], 'N', 257, 1.0, 1, STARGEMM__SMALL_BLAS);
+	}
+}
+
 int main(void)
 {
 	const double alphas[2] = { 1.0, -0.75 }, betas[3] = { 0.0, 1.0, 0.5 };
@@ -177,6 +219,7 @@ int main(void)
 		printf("1..0 # SKIP this CPU has no AVX-512F (the kernel is not used)\n");
 		return 0;
 	}
+	choices();
 	for (int single = 0; single < 2; single++)
 		for (int t = 0; t < 2; t++)
 			for (int x = 0; x < 2; x++)
