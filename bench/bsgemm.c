@@ -39,6 +39,7 @@ struct bs_opts {
 	double alpha, beta, eps;   /* real scalars, in the element type */
 	char prec;                 /* element type: s, d, c, z */
 	int P, Q, ncpus, niter, warmup, check, csv, plan, ooc, balanced, no_dense, quiet;
+	char ta;                   /* --transA: 'N', or 'T' / 'C': A stored as A^T / A^H */
 	int64_t b, c, d, device_mib, ram_limit_mib, disk_mib;
 	int lookahead;
 	const char *trace_dir, *disk_dir, *sched;
@@ -64,6 +65,9 @@ static void usage(FILE *f)
 		"                        have imaginary parts)\n"
 		"  --alpha X --beta X    (default 1, 0; real, in the element type)\n"
 		"  --eps X               norm filtering threshold (default 0: none)\n"
+		"  --transA N|T|C        N (default), or A stored as A^T (T) or A^H (C: complex\n"
+		"                        types), K x M, and multiplied with op(A) = A^T or A^H:\n"
+		"                        the same product, through the transposed path\n"
 		"  --P P --Q Q           process grid (default: ranks x 1)\n"
 		"  --dist NAME           cyclic (default: 2D block-cyclic) or balanced (B's\n"
 		"                        and C's tile columns dealt by flops, paper 000 3.2.1)\n"
@@ -89,7 +93,7 @@ static void usage(FILE *f)
 		"Columns: impl,ranks,threads,m,n,k,lo,hi,density_a,density_b,density_c,seed,eps,\n"
 		"mt,nt,kt,products,iter,seconds,useful_gflop,gflops,residual,skipped,c_removed,\n"
 		"symbolic_s,inspect_s,dense_gflops,ratio_dense,dist,pred_loads,loads,\n"
-		"loads_ratio,peer_loads,prec (residual -1: not checked; pred_loads: the work\n"
+		"loads_ratio,peer_loads,prec,transA (residual -1: not checked; pred_loads: the work\n"
 		"list's tile loads per device out of core, loads: measured, GPUs or disk -> RAM;\n"
 		"rank 0's devices).\n");
 }
@@ -112,6 +116,15 @@ static int parse_prec(const char *arg, char *prec)
 	if (arg[0] && !arg[1] && bsgen_prec_valid(arg[0]))
 		return 0;
 	fprintf(stderr, "stargemm_bsgemm: --prec must be s, d, c or z, got '%s'\n", arg);
+	return -1;
+}
+
+static int parse_trans(const char *arg, char *op)
+{
+	*op = arg[0];
+	if ((arg[0] == 'N' || arg[0] == 'T' || arg[0] == 'C') && !arg[1])
+		return 0;
+	fprintf(stderr, "stargemm_bsgemm: --transA must be N, T or C, got '%s'\n", arg);
 	return -1;
 }
 
@@ -149,6 +162,7 @@ static int parse_option(int c, struct bs_opts *o)
 	case 'w': bad = bench_parse_small(prog, "--warmup", optarg, 0, &o->warmup); break;
 	case 'c': o->check = 1; break;
 	case 'N': o->no_dense = 1; break;
+	case 'T': bad = parse_trans(optarg, &o->ta); break;
 	case 'v': o->csv = 1; break;
 	case 'p': o->plan = 1; break;
 	case 'O': o->ooc = 1; break;
@@ -184,12 +198,14 @@ static int parse(int argc, char **argv, struct bs_opts *o)
 		{ "d", 1, 0, 1003 }, { "lookahead", 1, 0, 1004 }, { "device-mem", 1, 0, 1005 },
 		{ "ram-limit", 1, 0, 1006 }, { "disk", 1, 0, 1007 }, { "disk-mib", 1, 0, 1008 },
 		{ "dist", 1, 0, 'D' }, { "prec", 1, 0, 1009 }, { "no-dense", 0, 0, 'N' },
-		{ "quiet", 0, 0, 'q' }, { "help", 0, 0, 'H' }, { 0, 0, 0, 0 }
+		{ "quiet", 0, 0, 'q' }, { "transA", 1, 0, 'T' }, { "help", 0, 0, 'H' },
+		{ 0, 0, 0, 0 }
 	};
 	int c;
 
 	*o = (struct bs_opts){ .gen = { 2000, 2000, 2000, 20, 60, 0.1, 0.1, -1.0, 1 },
-			       .alpha = 1.0, .prec = 'd', .ncpus = -1, .niter = 3, .warmup = 1,
+			       .alpha = 1.0, .prec = 'd', .ta = 'N', .ncpus = -1, .niter = 3,
+			       .warmup = 1,
 			       .disk_mib = 4096 };
 	while ((c = getopt_long(argc, argv, "", longopts, NULL)) != -1) {
 		if (c == 'H') {
@@ -217,14 +233,45 @@ struct fill_arg {
 	uint64_t seed;
 	int which;
 	char prec;
+	char op;   /* 'N', or the tile of A^T ('T': element (r, c) is A(c, r)) or A^H ('C') */
 };
+
+/* The complex number at @p x conjugated (type 'c' or 'z'). */
+static void conjugate(char prec, void *x)
+{
+	if (prec == 'c')
+		((float *)x)[1] = -((float *)x)[1];
+	else
+		((double *)x)[1] = -((double *)x)[1];
+}
 
 static void fill(void *t, int64_t ld, int64_t rows, int64_t cols, int64_t r0, int64_t c0,
 		 void *arg)
 {
 	const struct fill_arg *f = arg;
+	size_t size = f->prec == 's' ? 4 : f->prec == 'z' ? 16 : 8;
+	char *tmp, *dst = t;
 
-	bsgen_fill_elements(f->prec, t, ld, rows, cols, r0, c0, f->seed, f->which);
+	if (f->op == 'N') {
+		bsgen_fill_elements(f->prec, t, ld, rows, cols, r0, c0, f->seed, f->which);
+		return;
+	}
+	/* A's tile (cols x rows) generated, then transposed into the tile */
+	tmp = malloc((size_t)(rows * cols > 0 ? rows * cols : 1) * size);
+	if (!tmp) {
+		fprintf(stderr, "stargemm_bsgemm: out of memory filling a tile\n");
+		exit(1);
+	}
+	bsgen_fill_elements(f->prec, tmp, cols, cols, rows, c0, r0, f->seed, f->which);
+	for (int64_t c = 0; c < cols; c++)
+		for (int64_t r = 0; r < rows; r++)
+			memcpy(dst + (size_t)(r + c * ld) * size, tmp + (size_t)(c + r * cols) * size,
+			       size);
+	free(tmp);
+	/* conjugated (for a real type, C is the transpose, as in BLAS) */
+	for (int64_t c = 0; c < cols && f->op == 'C' && (f->prec == 'c' || f->prec == 'z'); c++)
+		for (int64_t r = 0; r < rows; r++)
+			conjugate(f->prec, dst + (size_t)(r + c * ld) * size);
 }
 
 /* The pattern of a generated matrix, for stargemm_balanced_columns(). */
@@ -255,11 +302,27 @@ static int create(const struct bs_opts *o, const struct bsgen_problem *pb, int w
 	const struct bsgen_matrix *x = which == 0 ? &pb->a : which == 1 ? &pb->b : &pb->c;
 	struct stargemm_distribution dist = { o->P, o->Q, NULL, which > 0 ? o->col_proc : NULL,
 					      NULL };
-	struct fill_arg f = { o->gen.seed, which, o->prec };
-	int ret = stargemm_matrix_create_distributed_type(X, (stargemm_type)o->prec, x->mt,
-							  x->rows, x->nt, x->cols, x->npresent,
-							  x->pairs, &dist);
+	struct fill_arg f = { o->gen.seed, which, o->prec, which == 0 ? o->ta : 'N' };
+	int64_t *pairs = x->pairs;
+	int ret;
 
+	if (f.op != 'N') {   /* A^T or A^H: tilings swapped, every (i, j) as (j, i) */
+		pairs = malloc((size_t)(x->npresent > 0 ? 2 * x->npresent : 1) * sizeof(*pairs));
+		if (!pairs)
+			return -ENOMEM;
+		for (int64_t e = 0; e < x->npresent; e++) {
+			pairs[2 * e] = x->pairs[2 * e + 1];
+			pairs[2 * e + 1] = x->pairs[2 * e];
+		}
+		ret = stargemm_matrix_create_distributed_type(X, (stargemm_type)o->prec, x->nt,
+							      x->cols, x->mt, x->rows,
+							      x->npresent, pairs, &dist);
+		free(pairs);
+	} else {
+		ret = stargemm_matrix_create_distributed_type(X, (stargemm_type)o->prec, x->mt,
+							      x->rows, x->nt, x->cols,
+							      x->npresent, pairs, &dist);
+	}
 	return ret ? ret : stargemm_matrix_fill_elements(*X, fill, &f);
 }
 
@@ -277,7 +340,7 @@ static int make_c(const struct bs_opts *o, const struct bsgen_problem *pb,
 		return create(o, pb, 2, C);
 	stargemm_wait();
 	t = bench_now();
-	ret = stargemm_matrix_create_product(C, 'N', 'N', A, B, NULL);
+	ret = stargemm_matrix_create_product(C, o->ta, 'N', A, B, NULL);
 	*symbolic_s = bench_now() - t;
 	return ret;
 }
@@ -314,7 +377,7 @@ static double check(const struct bs_opts *o, const struct stargemm_matrix *A,
 	double res = 1e300, alpha[2], beta[2];
 
 	if (stargemm_rank() == 0 && a && b && c && c0)
-		res = sg_typed_residual(t, 'N', 'N', o->gen.m, o->gen.n, o->gen.k,
+		res = sg_typed_residual(t, o->ta, 'N', o->gen.m, o->gen.n, o->gen.k,
 					bench_scalar(t, o->alpha, alpha), a, b,
 					bench_scalar(t, o->beta, beta), c0, c);
 	free(a);
@@ -356,7 +419,7 @@ static int repetition(const struct bs_opts *o, const struct bsgen_problem *pb,
 	}
 	if (!ret) {
 		t = bench_now();
-		ret = stargemm_bsgemm_type('N', 'N', bench_scalar(type, o->alpha, alpha), A, B,
+		ret = stargemm_bsgemm_type(o->ta, 'N', bench_scalar(type, o->alpha, alpha), A, B,
 					   bench_scalar(type, o->beta, beta), C, &opt, &r->info);
 		r->seconds = bench_now() - t + r->symbolic_s;
 	}
@@ -376,7 +439,7 @@ static void print_header(void)
 	printf("impl,ranks,threads,m,n,k,lo,hi,density_a,density_b,density_c,seed,eps,mt,nt,"
 	       "kt,products,iter,seconds,useful_gflop,gflops,residual,skipped,c_removed,"
 	       "symbolic_s,inspect_s,dense_gflops,ratio_dense,dist,pred_loads,loads,"
-	       "loads_ratio,peer_loads,prec\n");
+	       "loads_ratio,peer_loads,prec,transA\n");
 }
 
 static void print_row(const struct bs_opts *o, const struct bsgen_problem *pb, int iter,
@@ -386,7 +449,7 @@ static void print_row(const struct bs_opts *o, const struct bsgen_problem *pb, i
 
 	printf("stargemm,%d,%d,%lld,%lld,%lld,%lld,%lld,%g,%g,%g,%llu,%g,%lld,%lld,%lld,%lld,"
 	       "%d,%.6f,%.6f,%.3f,%.3g,%lld,%lld,%.6f,%.6f,%.3f,%.4f,%s,%.0f,%.0f,%.4f,%.0f,"
-	       "%c\n",
+	       "%c,%c\n",
 	       stargemm_nranks(),
 	       stargemm_ncpu_workers() + stargemm_ncuda_workers(), (long long)o->gen.m,
 	       (long long)o->gen.n, (long long)o->gen.k, (long long)o->gen.lo,
@@ -397,7 +460,7 @@ static void print_row(const struct bs_opts *o, const struct bsgen_problem *pb, i
 	       r->symbolic_s, r->info.inspect_seconds, dense, dense > 0 ? rate / dense : 0.0,
 	       o->balanced ? "balanced" : "cyclic", r->info.pred_loads, r->loads,
 	       r->info.pred_loads > 0 ? r->loads / r->info.pred_loads : 0.0, r->peer_loads,
-	       o->prec);
+	       o->prec, o->ta);
 	fflush(stdout);
 }
 

@@ -14,6 +14,9 @@
  * or, with --complex, the same products in double complex with cblas_zgemm
  * ("openblas"), a complex triple loop ("loop") and codelets/smallkernel_complex.c
  * ("any", with that file on the command line too); libxsmm has no complex kernels.
+ * With --trans-a, op(A) = A^T (A stored k x m): OpenBLAS takes it as it is, the other
+ * kernels after op(A) is copied out (codelets/transpose.c, on the command line), as
+ * stargemm's batches do.
  * in two memory regimes: "hot" cycles over a few tiles (<= 8 products in <= 32 KiB,
  * or one product if it is larger: L1/L2 resident) and "stream" cycles, in shuffled
  * memory order, over products filling --stream-mib (64 MiB, far beyond L2), as
@@ -40,6 +43,7 @@
  *       -lopenblas -lm
  *   gcc -std=gnu11 -O2 -Wall -Wextra -DHAVE_LIBXSMM -DHAVE_ANY -o /tmp/kernels-work/kernels \
  *       bench/kernels.c codelets/smallkernel.c codelets/smallkernel_complex.c \
+ *       codelets/transpose.c \
  *       $(pkg-config --cflags libxsmm) $(pkg-config --libs libxsmm) -lopenblas -lm
  *   P=$(ls -d ~/.cache/stargemm/starpu-1.3.10-native-*)
  *   mpicc.mpich -std=c99 -O2 -Wall -Wextra -Wno-deprecated-declarations \
@@ -80,6 +84,8 @@ void stargemm__dgemm_any(char tb, int m, int n, int k, double alpha, const doubl
 			 int lda, const double *b, int ldb, double beta, double *c, int ldc);
 void stargemm__zgemm_any(char tb, int m, int n, int k, const double *alpha, const void *a,
 			 int lda, const void *b, int ldb, const double *beta, void *c, int ldc);
+/* codelets/transpose.c */
+void stargemm__op_copy(size_t size, int conj, int m, int k, const void *a, int lda, void *at);
 #endif
 
 #define HOT_BYTES (32u << 10)
@@ -96,6 +102,11 @@ enum mode { M_HOT = 1, M_STREAM = 2 };
 
 /* Doubles per element: 1, or 2 with --complex (interleaved real and imaginary parts). */
 static int per_element = 1;
+
+/* --trans-a: op(A) = A^T, A stored k x m; op(A) copied out to opa for all but OpenBLAS. */
+#define OPA_DOUBLES (2 * 256 * 256)
+static int trans_a;
+static double opa[OPA_DOUBLES];
 
 struct shape {
 	int m, n, k;
@@ -244,6 +255,35 @@ static void zblas_gemm(int m, int n, int k, const double *a, const double *b, do
 		    c, m);
 }
 
+/* OpenBLAS on op(A) = A^T as it is stored (k x m). */
+static void blas_trans_a(const struct slot *s)
+{
+	static const double one[2] = { 1.0, 0.0 };
+
+	if (per_element == 2)
+		cblas_zgemm(CblasColMajor, CblasTrans, CblasNoTrans, s->m, s->n, s->k, one, s->a,
+			    s->k, s->b, s->k, one, s->c, s->m);
+	else
+		cblas_dgemm(CblasColMajor, CblasTrans, CblasNoTrans, s->m, s->n, s->k, 1.0, s->a,
+			    s->k, s->b, s->k, 1.0, s->c, s->m);
+}
+
+/* Slot @p s with its A (k x m) replaced by op(A) = A^T copied out to opa. */
+static struct slot with_copied_a(const struct slot *s)
+{
+	struct slot t = *s;
+
+	if ((size_t)s->m * s->k * per_element > OPA_DOUBLES)
+		die("--trans-a takes sides up to 256");
+#ifdef HAVE_ANY
+	stargemm__op_copy(per_element * sizeof(double), 0, s->m, s->k, s->a, s->k, opa);
+#else
+	die("--trans-a needs codelets/transpose.c and -DHAVE_ANY");
+#endif
+	t.a = opa;
+	return t;
+}
+
 /* One complex call of @kern on slot @s. */
 static void call_complex(enum kern kern, const struct slot *s)
 {
@@ -297,7 +337,17 @@ static libxsmm_dmmfunction xsmm_kernel_checked(int m, int n, int k, int prefetch
  * costs about a nanosecond, ~8% of libxsmm's 12 ns at 5^3 hot, < 1% from 13^3. */
 static void call_kernel(enum kern kern, const struct slot *s, const struct slot *nx)
 {
+	struct slot copied;
+
 	(void)nx;   /* only the prefetching kernel reads it */
+	if (trans_a && kern == K_OPENBLAS) {
+		blas_trans_a(s);
+		return;
+	}
+	if (trans_a) {
+		copied = with_copied_a(s);
+		s = &copied;
+	}
 	if (per_element == 2) {
 		call_complex(kern, s);
 		return;
@@ -366,6 +416,8 @@ static void check_kernel(enum kern kern, struct shape sh, uint64_t seed)
 	}
 #endif
 	run_calls(kern, &j, 1);
+	if (trans_a)   /* the reference on op(A) copied out */
+		s[0] = with_copied_a(&s[0]);
 	(per_element == 2 ? zloop_gemm : loop_gemm)(sh.m, sh.n, sh.k, s[0].a, s[0].b, ref);
 	for (size_t i = 0; i < nc; i++) {
 		err = fmax(err, fabs(s[0].c[i] - ref[i]));
@@ -903,6 +955,8 @@ static void usage(FILE *f)
 		"  --min-time SEC    seconds per repetition at least (default 0.2)\n"
 		"  --complex         the products in double complex (8 flops per multiply-add;\n"
 		"                    kernels openblas, loop, any)\n"
+		"  --trans-a         op(A) = A^T (A stored k x m): OpenBLAS as it is, the\n"
+		"                    others after op(A) is copied out (sides up to 256)\n"
 		"  --mix SPEC        random shape per product: a set \"5,13,23,26\" (all\n"
 		"                    m,n,k combinations) or a range \"20-60\"; rows have\n"
 		"                    m = n = k = 0 and kernel <name>.mix.<mode>\n"
@@ -1032,6 +1086,7 @@ static void parse_options(int argc, char **argv, struct opts *o)
 		{ "clock", required_argument, NULL, 'K' },
 		{ "csv", no_argument, NULL, 'C' },
 		{ "complex", no_argument, NULL, 'Z' },
+		{ "trans-a", no_argument, NULL, 'A' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 }
 	};
@@ -1060,6 +1115,7 @@ static void parse_options(int argc, char **argv, struct opts *o)
 		case 'K': set_clock(optarg, clock_names); break;
 		case 'C': o->csv = 1; break;
 		case 'Z': per_element = 2; break;
+		case 'A': trans_a = 1; break;
 		case 'h': usage(stdout); exit(EXIT_SUCCESS);
 		default: usage(stderr); exit(EXIT_FAILURE);
 		}

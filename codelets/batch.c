@@ -120,6 +120,7 @@ static void batch_cpu(void *buffers[], void *cl_arg)
 		stargemm__small_gemm(&cache, x.type, x.ta, x.tb, it.m, it.n, it.k, x.alpha, it.a,
 				     it.lda, it.b, it.ldb, it.first ? x.beta : 1.0, it.c, it.ldc);
 	}
+	stargemm__small_cache_free(&cache);
 }
 
 #if defined(STARPU_SIMGRID)

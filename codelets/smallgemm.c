@@ -19,6 +19,10 @@
  * no complex kernels, and a BLAS call per tile was 1.7-2x slower than the kernel from
  * 8^3 to 256^3, bench/kernels.c --complex). What none takes goes to the type's BLAS.
  *
+ * The kernels take op(A) = A: for op(A) = A^T or A^H, op(A) is copied out first
+ * (codelets/transpose.c, into the cache's buffer), rather than leaving the product to
+ * BLAS.
+ *
  * A batch usually repeats few shapes, so the caller keeps the last kernel for each beta
  * in a struct stargemm__small_cache and the registry is consulted on a change of shape
  * only.
@@ -30,6 +34,7 @@
 #endif
 
 #include <complex.h>
+#include <stdlib.h>
 
 #include "../src/internal.h"
 
@@ -91,14 +96,14 @@ static int by_libxsmm(struct stargemm__small_cache *cache, const struct stargemm
 }
 #endif
 
-/* The one kernel for every shape takes products of every type with op(A) = A and sides
- * up to SMALL_SIDE_MAX (measured as fast as libxsmm's kernels up to 256, twice
- * OpenBLAS: doc/performance.md), on CPUs with AVX-512. */
+/* The one kernel for every shape takes products of every type (op(A) = A, or copied out
+ * to it) with sides up to SMALL_SIDE_MAX (measured as fast as libxsmm's kernels up to
+ * 256, twice OpenBLAS: doc/performance.md), on CPUs with AVX-512. */
 #define SMALL_SIDE_MAX 256
 
-static int one_kernel_takes(char ta, int m, int n, int k)
+static int one_kernel_takes(int m, int n, int k)
 {
-	return ta == 'N' && m <= SMALL_SIDE_MAX && n <= SMALL_SIDE_MAX && k <= SMALL_SIDE_MAX &&
+	return m <= SMALL_SIDE_MAX && n <= SMALL_SIDE_MAX && k <= SMALL_SIDE_MAX &&
 	       stargemm__dgemm_any_usable();
 }
 
@@ -106,12 +111,13 @@ enum stargemm__small_kernel stargemm__small_choice(const struct stargemm__elemen
 						   int m, int n, int k, double _Complex alpha,
 						   int one_kernel)
 {
-	int one = one_kernel_takes(ta, m, n, k);
+	int one = one_kernel_takes(m, n, k);
 
+	(void)ta;   /* op(A) = A^T and A^H are copied out to A first */
 	if (one && (one_kernel || t->is_complex))
 		return STARGEMM__SMALL_ONE;
 #ifdef HAVE_LIBXSMM
-	if (!t->is_complex && ta == 'N' && alpha == 1.0 && m <= LIBXSMM_SIDE_MAX &&
+	if (!t->is_complex && alpha == 1.0 && m <= LIBXSMM_SIDE_MAX &&
 	    n <= LIBXSMM_SIDE_MAX && k <= LIBXSMM_SIDE_MAX)
 		return STARGEMM__SMALL_XSMM;
 #endif
@@ -142,6 +148,32 @@ static void one_kernel(const struct stargemm__element *t, char tb, int m, int n,
 	}
 }
 
+/* op(A) (@p ta 'T' or 'C') of the k x m A at @p a copied to the cache's buffer as an
+ * m x k array; NULL when out of memory. */
+static const void *copied_op(struct stargemm__small_cache *cache,
+			     const struct stargemm__element *t, char ta, int m, int k,
+			     const void *a, int lda)
+{
+	size_t bytes = (size_t)m * (size_t)k * t->size;
+
+	if (bytes > cache->opa_bytes) {
+		free(cache->opa);
+		cache->opa = malloc(bytes);
+		cache->opa_bytes = cache->opa ? bytes : 0;
+		if (!cache->opa)
+			return NULL;
+	}
+	stargemm__op_copy(t->size, ta == 'C' && t->is_complex, m, k, a, lda, cache->opa);
+	return cache->opa;
+}
+
+void stargemm__small_cache_free(struct stargemm__small_cache *cache)
+{
+	free(cache->opa);
+	cache->opa = NULL;
+	cache->opa_bytes = 0;
+}
+
 void stargemm__small_gemm(struct stargemm__small_cache *cache,
 			  const struct stargemm__element *t, char ta, char tb, int m, int n,
 			  int k, double _Complex alpha, const void *a, int lda, const void *b,
@@ -149,14 +181,20 @@ void stargemm__small_gemm(struct stargemm__small_cache *cache,
 {
 	enum stargemm__small_kernel how = stargemm__small_choice(t, ta, m, n, k, alpha,
 								 cache->one_kernel);
+	const void *opa = how == STARGEMM__SMALL_BLAS || ta == 'N' ? a
+			  : copied_op(cache, t, ta, m, k, a, lda);
 
+	if (!opa)   /* no memory for op(A): BLAS takes it as it is */
+		how = STARGEMM__SMALL_BLAS;
+	else if (opa != a)
+		a = opa, lda = m, ta = 'N';
 #ifdef HAVE_LIBXSMM
 	if (how == STARGEMM__SMALL_XSMM &&
 	    by_libxsmm(cache, t, tb, m, n, k, a, lda, b, ldb, creal(beta), c, ldc) == 0)
 		return;
 #endif
 	/* the one kernel, also for a shape libxsmm has no kernel for, where it applies */
-	if (how != STARGEMM__SMALL_BLAS && one_kernel_takes(ta, m, n, k))
+	if (how != STARGEMM__SMALL_BLAS && one_kernel_takes(m, n, k))
 		one_kernel(t, tb, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc);
 	else
 		t->cpu_gemm(ta, tb, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc);

@@ -511,7 +511,11 @@ struct stargemm__small_cache {
 	int key[2][8];          /* the last shape with beta 0, with beta 1 */
 	void (*fn[2])(void);
 	int one_kernel;   /* the batch's geometry's: the one kernel for every shape first */
+	void *opa;        /* op(A) copied out for op(A) = A^T or A^H (codelets/transpose.c) */
+	size_t opa_bytes;
 };
+/* What a cache allocated (its op(A) buffer), freed; the cache can be used again. */
+void stargemm__small_cache_free(struct stargemm__small_cache *cache);
 void stargemm__small_gemm(struct stargemm__small_cache *cache,
 			  const struct stargemm__element *t, char ta, char tb, int m, int n,
 			  int k, double _Complex alpha, const void *a, int lda, const void *b,
@@ -519,7 +523,8 @@ void stargemm__small_gemm(struct stargemm__small_cache *cache,
 void stargemm__small_init(void);   /* before StarPU's threads start (stargemm_init) */
 /* The kernel stargemm__small_gemm() takes for a product (@p one_kernel: the cache's):
  * the one kernel for every shape, libxsmm's (which falls back to the one kernel, or to
- * BLAS where that does not apply, when libxsmm has no kernel for the shape), or BLAS. */
+ * BLAS where that does not apply, when libxsmm has no kernel for the shape), or BLAS.
+ * The kernels take op(A) = A: for A^T or A^H, op(A) is copied out first. */
 enum stargemm__small_kernel { STARGEMM__SMALL_ONE, STARGEMM__SMALL_XSMM, STARGEMM__SMALL_BLAS };
 enum stargemm__small_kernel stargemm__small_choice(const struct stargemm__element *t, char ta,
 						   int m, int n, int k, double _Complex alpha,
@@ -541,6 +546,11 @@ void stargemm__zgemm_any(char tb, int m, int n, int k, const double *alpha, cons
 /* And single complex (codelets/smallkernel_complex_single.c). */
 void stargemm__cgemm_any(char tb, int m, int n, int k, const float *alpha, const void *a,
 			 int lda, const void *b, int ldb, const float *beta, void *c, int ldc);
+
+/* op(A) of an A of @p size-byte elements stored k x m (leading dimension @p lda) copied
+ * to @p at as an m x k array (leading dimension m): A^T, or A^H with @p conj (complex
+ * sizes 8 and 16 only). codelets/transpose.c. */
+void stargemm__op_copy(size_t size, int conj, int m, int k, const void *a, int lda, void *at);
 
 /* One tile product of a batch, where its tiles lie (codelets/batch.c): C (m x n) =
  * alpha op(A) op(B) + (first ? beta : 1) C, inner dimension k. Products with the same

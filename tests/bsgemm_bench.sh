@@ -1,8 +1,9 @@
 #!/bin/sh
 # tests/bsgemm_bench.sh — the block-sparse benchmark: CSV header and rows, --check on
 # 1 and 2 ranks (residual on rank 0 only), in single and complex precision too (batches
-# of small tiles: libxsmm in single, BLAS in complex), a given C pattern with filtering,
-# --plan,
+# of small tiles: libxsmm in single, the complex kernels in complex), A stored as A^H
+# (--transA C: the transposed path, the same product), a given C pattern with
+# filtering, --plan,
 # out of core on disk with its loads against the work list's, no StarPU-MPI statistics
 # on stderr unless asked for, and bad options refused before anything runs with a
 # message naming the constraint.
@@ -40,6 +41,9 @@ grep -q "starpu_comm_stats" "$err" ||
 # shellcheck disable=SC2086
 "$SRCDIR/tests/mpirun.sh" 1 "$bench" $small --prec s --beta 0.5 --niter 1 --warmup 0 \
 	--check >>"$out"
+# shellcheck disable=SC2086
+"$SRCDIR/tests/mpirun.sh" 2 "$bench" $small --prec z --transA C --beta 0.5 --niter 1 \
+	--warmup 0 --check >>"$out"
 # Out of core on the CPU (RAM budget, disk node): the disk loads are counted, within
 # [0.85, 1.10] of the work list's prediction (0.93-0.97 measured with the plan fitted
 # to the list, src/fit.c; more would be a scheduling bug, fewer a plan that leaves RAM
@@ -53,13 +57,15 @@ rm -rf "$dir"
 cat "$out"
 tail -n1 "$out" | awk -F, '{ if (!($30 > 0 && $31 > 0 && $32 <= 1.10 && $32 >= 0.85 && $27 == 0)) exit 1 }' ||
 	{ echo "out of core: no predicted or measured loads, loads outside [0.85, 1.10] of the prediction, or a dense rate despite --no-dense"; exit 1; }
-head -n1 "$out" | grep -q "^impl,ranks,threads,m,n,k,lo,hi,density_a,density_b,density_c,seed,eps,mt,nt,kt,products,iter,seconds,useful_gflop,gflops,residual,skipped,c_removed,symbolic_s,inspect_s,dense_gflops,ratio_dense,dist,pred_loads,loads,loads_ratio,peer_loads,prec$"
-[ "$(grep -c '^stargemm,' "$out")" -eq 8 ] || { echo "expected 8 rows"; exit 1; }
-[ "$(grep -c '^stargemm,.*,c$' "$out")" -eq 1 ] && [ "$(grep -c '^stargemm,.*,s$' "$out")" -eq 1 ] ||
+head -n1 "$out" | grep -q "^impl,ranks,threads,m,n,k,lo,hi,density_a,density_b,density_c,seed,eps,mt,nt,kt,products,iter,seconds,useful_gflop,gflops,residual,skipped,c_removed,symbolic_s,inspect_s,dense_gflops,ratio_dense,dist,pred_loads,loads,loads_ratio,peer_loads,prec,transA$"
+[ "$(grep -c '^stargemm,' "$out")" -eq 9 ] || { echo "expected 9 rows"; exit 1; }
+[ "$(grep -c '^stargemm,.*,c,N$' "$out")" -eq 1 ] && [ "$(grep -c '^stargemm,.*,s,N$' "$out")" -eq 1 ] ||
 	{ echo "expected one row in single and one in single complex"; exit 1; }
+[ "$(grep -c '^stargemm,.*,z,C$' "$out")" -eq 1 ] ||
+	{ echo "expected one row with A stored as A^H"; exit 1; }
 [ "$(grep -c ',balanced,' "$out")" -eq 1 ] || { echo "no balanced row"; exit 1; }
 # Checked rows: a residual >= 0 (the run itself fails above the bound).
-[ "$(grep -c '^stargemm,[12],' "$out")" -eq 8 ]
+[ "$(grep -c '^stargemm,[12],' "$out")" -eq 9 ]
 awk -F, '/^stargemm,/ && $13 == 0 && $22 < 0 { bad = 1 } END { exit bad }' "$out" ||
 	{ echo "a checked row has no residual"; exit 1; }
 # The filtered row skipped some products: values are uniform in [-0.5, 0.5], so a
@@ -82,6 +88,7 @@ bad "needs the symbolic C pattern" --check --eps 1e-3
 bad "unexpected argument" --m 100 extra
 bad "--dist must be cyclic or balanced" --dist blocked
 bad "--prec must be s, d, c or z" --prec q
+bad "--transA must be N, T or C" --transA X
 # A bad batching or kernel setting is refused by the product itself (exit 1), and its
 # message survives the wait for the tasks already submitted; a bad packing setting by
 # the matrix creation; a bad device pool or memory setting by stargemm_init() (read

@@ -16,8 +16,12 @@
  * And the kernel a batched product takes (stargemm__small_choice()): the one kernel for
  * irregular tilings in every type, for every complex product, and for real ones libxsmm
  * declines (alpha != 1, or no libxsmm); libxsmm's on regular real tilings; BLAS for
- * op(A) = A^T and sides above 256.
+ * sides above 256; the same for op(A) = A^T and A^H (copied out to A first). Then the
+ * whole dispatch (stargemm__small_gemm()) against the type's BLAS, in every type, for
+ * op(A) = A^T and A^H (complex), op(B) = B and B^T, regular and irregular tilings,
+ * several alpha and beta, and a side above 256.
  */
+#include <complex.h>
 #include <math.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -204,8 +208,103 @@ static void choices(void)
 		choice(letters[t], 'N', 40, 1.0, 0, complex_type ? STARGEMM__SMALL_ONE : regular);
 		choice(letters[t], 'N', 40, -0.5, 0, STARGEMM__SMALL_ONE);
 		choice(letters[t], 'N', 256, 1.0, 1, STARGEMM__SMALL_ONE);
-		choice(letters[t], 'T', 40, 1.0, 1, STARGEMM__SMALL_BLAS);
+		choice(letters[t], 'T', 40, 1.0, 1, STARGEMM__SMALL_ONE);
+		choice(letters[t], 'T', 40, 1.0, 0, complex_type ? STARGEMM__SMALL_ONE : regular);
 		choice(letters[t], 'N', 257, 1.0, 1, STARGEMM__SMALL_BLAS);
+	}
+}
+
+/* Uniform values in [-0.5, 0.5) (complex: both parts) in @p count elements of type t. */
+static void fill_typed(const struct stargemm__element *t, void *x, size_t count)
+{
+	for (size_t e = 0; e < count; e++) {
+		double re = uniform();
+
+		t->store(x, (int64_t)e, re, uniform());
+	}
+}
+
+struct dispatch_case {
+	char ta, tb;
+	int m, n, k, one_kernel;
+	double _Complex alpha, beta;
+};
+
+/* stargemm__small_gemm() against t->cpu_gemm on the same operands; 0 when C matches
+ * within the type's rounding (message in @p why otherwise). */
+static int dispatch_case(const struct stargemm__element *t, const struct dispatch_case *d,
+			 char *why, size_t len)
+{
+	int lda = (d->ta == 'N' ? d->m : d->k) + 1, ldb = (d->tb == 'N' ? d->k : d->n) + 2;
+	int ldc = d->m + 3;
+	size_t na = (size_t)lda * (d->ta == 'N' ? d->k : d->m);
+	size_t nb = (size_t)ldb * (d->tb == 'N' ? d->n : d->k), nc = (size_t)ldc * d->n;
+	char *a = malloc(na * t->size), *b = malloc(nb * t->size);
+	char *c = malloc(nc * t->size), *ref = malloc(nc * t->size);
+	struct stargemm__small_cache cache = { .one_kernel = d->one_kernel };
+	double eps = t->letter == 's' || t->letter == 'c' ? 6.0e-8 : 1.1e-16;
+	int bad = !a || !b || !c || !ref;
+
+	if (!bad) {
+		fill_typed(t, a, na);
+		fill_typed(t, b, nb);
+		fill_typed(t, c, nc);
+		memcpy(ref, c, nc * t->size);
+		stargemm__small_gemm(&cache, t, d->ta, d->tb, d->m, d->n, d->k, d->alpha, a, lda,
+				     b, ldb, d->beta, c, ldc);
+		t->cpu_gemm(d->ta, d->tb, d->m, d->n, d->k, d->alpha, a, lda, b, ldb, d->beta,
+			    ref, ldc);
+		stargemm__small_cache_free(&cache);
+	}
+	for (size_t e = 0; e < nc && !bad; e++) {
+		double _Complex got = t->load(c + e * t->size), want = t->load(ref + e * t->size);
+
+		if (cabs(got - want) > 16.0 * (d->k + 2) * eps) {
+			snprintf(why, len, ": C element %zu = %g%+gi, BLAS %g%+gi", e, creal(got),
+				 cimag(got), creal(want), cimag(want));
+			bad = 1;
+		}
+	}
+	free(a);
+	free(b);
+	free(c);
+	free(ref);
+	return bad;
+}
+
+/* One TAP line per type, op(A) and op(B): the shapes, tilings and scalars below. */
+static void dispatch(char letter, char ta, char tb)
+{
+	const struct stargemm__element *t = stargemm__element(letter);
+	const int shapes[4][3] = { { 7, 5, 9 }, { 23, 23, 23 }, { 37, 6, 50 }, { 260, 3, 4 } };
+	const double _Complex alphas[2] = { 1.0, t->is_complex ? 0.5 - 0.25 * I : 0.5 };
+	const double _Complex betas[3] = { 0.0, 1.0, t->is_complex ? -0.5 + 0.75 * I : -0.5 };
+	char name[200], why[120] = "";
+	int bad = 0;
+
+	for (int s = 0; s < 4 && !bad; s++)
+		for (int one = 0; one < 2 && !bad; one++)
+			for (int x = 0; x < 2 && !bad; x++)
+				for (int y = 0; y < 3 && !bad; y++) {
+					struct dispatch_case d = { ta, tb, shapes[s][0],
+								   shapes[s][1], shapes[s][2],
+								   one, alphas[x], betas[y] };
+
+					bad = dispatch_case(t, &d, why, sizeof(why));
+					if (bad)
+						snprintf(name, sizeof(name), "%d x %d x %d, %s "
+							 "tiling, alpha %d, beta %d", d.m, d.n,
+							 d.k, one ? "irregular" : "regular", x, y);
+				}
+	snprintf(name + (bad ? strlen(name) : 0), sizeof(name) - (bad ? strlen(name) : 0),
+		 "%s", bad ? why : "");
+	{
+		char line[400];
+
+		snprintf(line, sizeof(line), "%s products through the dispatch, op(A)=%c "
+			 "op(B)=%c, against BLAS%s%s", t->name, ta, tb, bad ? ": " : "",
+			 bad ? name : "");
+		ok(!bad, line);
 	}
 }
 
@@ -220,6 +319,16 @@ int main(void)
 		return 0;
 	}
 	choices();
+	for (int t = 0; t < 4; t++) {
+		const char letter = "sdcz"[t];
+
+		for (int b = 0; b < 2; b++) {
+			dispatch(letter, 'N', "NT"[b]);
+			dispatch(letter, 'T', "NT"[b]);
+			if (letter == 'c' || letter == 'z')
+				dispatch(letter, 'C', "NT"[b]);
+		}
+	}
 	for (int single = 0; single < 2; single++)
 		for (int t = 0; t < 2; t++)
 			for (int x = 0; x < 2; x++)
