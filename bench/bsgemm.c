@@ -205,8 +205,7 @@ static int parse(int argc, char **argv, struct bs_opts *o)
 
 	*o = (struct bs_opts){ .gen = { 2000, 2000, 2000, 20, 60, 0.1, 0.1, -1.0, 1 },
 			       .alpha = 1.0, .prec = 'd', .ta = 'N', .ncpus = -1, .niter = 3,
-			       .warmup = 1,
-			       .disk_mib = 4096 };
+			       .warmup = 1, .disk_mib = 4096 };
 	while ((c = getopt_long(argc, argv, "", longopts, NULL)) != -1) {
 		if (c == 'H') {
 			usage(stdout);

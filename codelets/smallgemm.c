@@ -16,8 +16,9 @@
  * A, sides up to 256). It also takes the real products libxsmm declines (alpha != 1)
  * or all of them without libxsmm (configure), where it beats BLAS, and every complex
  * product it covers (codelets/smallkernel_complex.c and _complex_single.c; libxsmm has
- * no complex kernels, and a BLAS call per tile was 1.7-2x slower than the kernel from
- * 8^3 to 256^3, bench/kernels.c --complex). What none takes goes to the type's BLAS.
+ * no complex kernels, and a BLAS call per tile was 1.6-2.5x slower than the kernel from
+ * 8^3 to 256^3, hot, bench/kernels.c --complex). What none takes goes to the type's
+ * BLAS.
  *
  * The kernels take op(A) = A: for op(A) = A^T or A^H, op(A) is copied out first
  * (codelets/transpose.c, into the cache's buffer), rather than leaving the product to

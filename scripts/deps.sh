@@ -131,7 +131,8 @@ build_starpu() {
 		return 0
 	fi
 	if [ -d "$prefix" ]; then
-		log "the cached StarPU in $prefix lacks StarPU-MPI's library: building it again"
+		log "the cached StarPU in $prefix is incomplete or lacks StarPU-MPI's library:" \
+			"building it again"
 		rm -rf "$prefix"
 	fi
 	src=$cache/src-$flavour-$key

@@ -501,12 +501,12 @@ uint32_t stargemm__model_typed_footprint(struct starpu_task *task);
 size_t stargemm__model_gemm_work(struct starpu_task *task, unsigned nimpl);
 size_t stargemm__model_tile_elements(struct starpu_task *task, unsigned nimpl);
 
-/* One small tile product of type @p t on the CPU (codelets/smallgemm.c): the one
- * kernel for every shape when the cache's one_kernel says so (irregular tilings) or the
- * type is complex, libxsmm's JIT kernel when configure found libxsmm and the case is
- * one it generates (single or double, alpha = 1, op(A) = A), else the kernel for every
- * shape where it applies (op(A) = A, sides up to 256, AVX-512), else the type's BLAS. The cache holds the last
- * shape's kernel for each beta; start it zeroed, one per thread. */
+/* One small tile product of type @p t on the CPU (codelets/smallgemm.c), by the kernel
+ * stargemm__small_choice() names (below): the one kernel for every shape, libxsmm's JIT
+ * kernel, or the type's BLAS; op(A) = A^T or A^H is copied out to the cache's buffer
+ * first for the first two. The cache holds the last shape's libxsmm kernel for each
+ * beta and that buffer; start it zeroed, one per thread, and free it with
+ * stargemm__small_cache_free(). */
 struct stargemm__small_cache {
 	int key[2][8];          /* the last shape with beta 0, with beta 1 */
 	void (*fn[2])(void);
