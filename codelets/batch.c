@@ -16,11 +16,14 @@
  * product); const struct stargemm__batch_geometry *geometry (sizes from the tilings,
  * offsets of packed tiles in their buffers). All belong to the work list, which lives
  * until the tasks are done. On the CPU each product goes through codelets/smallgemm.c
- * (libxsmm where it has the kernel: single and double, else the type's BLAS).
+ * (a small-matrix kernel, else the type's BLAS); with op(A) = A^T or A^H the batch
+ * copies each of its A tiles out once for the kernels (opa_copies, below).
  */
 #include <inttypes.h>
 #include <stdio.h>
+#include <stdint.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "../src/internal.h"
 #include "../src/worklist.h"
@@ -102,9 +105,124 @@ static void item_of(const struct batch_args *x, void *buffers[], int64_t e,
 	it->first = p->first;
 }
 
+/* op(A) = A^T or A^H on the CPU: a tile of A that several products of the batch read
+ * is copied out once (codelets/transpose.c) for the kernels, which take op(A) = A; it
+ * updates every C tile of its row in the batch, and copied per product it was copied
+ * that many times (tiles of 23, 80%: ~10 products per tile; A^T ran at ~0.8 of A,
+ * doc/performance.md). A tile read once is copied by its product into the small
+ * cache's buffer (codelets/smallgemm.c), which stays in the L1 cache: copied to a
+ * place of its own, its product was slower. A table with open addressing maps a
+ * tile's address to its copy's place in one buffer; a tile is copied when a product
+ * first reads it. */
+struct opa_copies {
+	size_t mask;         /* the table's size - 1 (a power of two) */
+	int shift;           /* 64 - log2(size): the hash's top bits index the table */
+	const void **src;    /* each entry's tile in the task's buffers; NULL: empty */
+	size_t *off;         /* its copy's place in buf, in bytes; NOT_KEPT: read once */
+	int32_t *readers;    /* products that read it; 0 once it is copied */
+	char *buf;
+};
+
+#define NOT_KEPT SIZE_MAX
+
+/* Whether product @p it reads its A tile through a copy: a kernel takes it (not BLAS,
+ * which reads A^T as it is) and the tile has elements (empty tiles may share an
+ * address with the next). */
+static int copies_a(const struct batch_args *x, const struct stargemm__batch_item *it)
+{
+	return x->ta != 'N' && it->m > 0 && it->k > 0 &&
+	       stargemm__small_choice(x->type, x->ta, it->m, it->n, it->k, x->alpha,
+				      x->g->one_kernel) != STARGEMM__SMALL_BLAS;
+}
+
+/* The entry of tile @p a: its own, or the empty one where it goes. */
+static size_t entry_of(const struct opa_copies *t, const void *a)
+{
+	size_t h = (size_t)(((uint64_t)(uintptr_t)a * UINT64_C(0x9E3779B97F4A7C15)) >> t->shift);
+
+	while (t->src[h] && t->src[h] != a)
+		h = (h + 1) & t->mask;
+	return h;
+}
+
+static void opa_copies_free(struct opa_copies *t)
+{
+	free(t->src);
+	free(t->off);
+	free(t->readers);
+	free(t->buf);
+	memset(t, 0, sizeof(*t));
+}
+
+/* The table of the batch's A tiles, with their readers and, for the tiles read more
+ * than once, their copies' places; 0, or -ENOMEM (the products then copy A each). */
+static int opa_copies_make(const struct batch_args *x, void *buffers[], struct opa_copies *t)
+{
+	size_t size = 2, bytes = 0;
+
+	memset(t, 0, sizeof(*t));
+	for (t->shift = 63; size < 2 * (size_t)x->count; size *= 2)
+		t->shift--;
+	t->mask = size - 1;
+	t->src = calloc(size, sizeof(*t->src));
+	t->off = malloc(size * sizeof(*t->off));
+	t->readers = calloc(size, sizeof(*t->readers));
+	if (!t->src || !t->off || !t->readers)
+		goto nomem;
+	for (int64_t e = 0; e < x->count; e++) {
+		struct stargemm__batch_item it;
+		size_t h;
+
+		item_of(x, buffers, e, &it);
+		if (!copies_a(x, &it))
+			continue;
+		h = entry_of(t, it.a);
+		t->src[h] = it.a;
+		t->off[h] = (size_t)it.m * (size_t)it.k * x->type->size;
+		t->readers[h]++;
+	}
+	for (size_t h = 0; h < size; h++) {
+		size_t tile_bytes;
+
+		if (!t->src[h])
+			continue;
+		tile_bytes = t->off[h];
+		t->off[h] = t->readers[h] > 1 ? bytes : NOT_KEPT;
+		/* each copy on a 64-byte line, as the kernels' loads of A's columns like */
+		if (t->readers[h] > 1)
+			bytes += (tile_bytes + 63) & ~(size_t)63;
+	}
+	if (bytes && !(t->buf = aligned_alloc(64, bytes)))
+		goto nomem;
+	return 0;
+nomem:
+	opa_copies_free(t);
+	return -ENOMEM;
+}
+
+/* op(A) of product @p it as the kernels take it: the batch's copy of its tile (made
+ * now if this is the tile's first product), or NULL where the product takes A as it
+ * is (smallgemm.c then copies it, or gives it to BLAS). */
+static const void *opa_copy(const struct batch_args *x, struct opa_copies *t,
+			    const struct stargemm__batch_item *it)
+{
+	size_t h;
+
+	if (!t->buf || !copies_a(x, it) || !t->src[h = entry_of(t, it->a)] ||
+	    t->off[h] == NOT_KEPT)
+		return NULL;
+	if (t->readers[h]) {
+		stargemm__op_copy(x->type->size, x->ta == 'C' && x->type->is_complex, it->m,
+				  it->k, it->a, it->lda, t->buf + t->off[h]);
+		t->readers[h] = 0;
+	}
+	return t->buf + t->off[h];
+}
+
 static void batch_cpu(void *buffers[], void *cl_arg)
 {
 	struct stargemm__small_cache cache = { 0 };
+	struct opa_copies copies = { 0 };
 	struct batch_args x;
 
 	unpack(cl_arg, &x);
@@ -113,13 +231,23 @@ static void batch_cpu(void *buffers[], void *cl_arg)
 		stargemm__task_failed("batch of tile products: injected fault (STARGEMM_FAULT)");
 		return;
 	}
+	if (x.ta != 'N')
+		(void)opa_copies_make(&x, buffers, &copies);
 	for (int64_t e = 0; e < x.count; e++) {
 		struct stargemm__batch_item it;
+		const void *opa;
 
 		item_of(&x, buffers, e, &it);
-		stargemm__small_gemm(&cache, x.type, x.ta, x.tb, it.m, it.n, it.k, x.alpha, it.a,
-				     it.lda, it.b, it.ldb, it.first ? x.beta : 1.0, it.c, it.ldc);
+		if ((opa = opa_copy(&x, &copies, &it)))
+			stargemm__small_gemm(&cache, x.type, 'N', x.tb, it.m, it.n, it.k, x.alpha,
+					     opa, it.m, it.b, it.ldb, it.first ? x.beta : 1.0, it.c,
+					     it.ldc);
+		else
+			stargemm__small_gemm(&cache, x.type, x.ta, x.tb, it.m, it.n, it.k, x.alpha,
+					     it.a, it.lda, it.b, it.ldb, it.first ? x.beta : 1.0,
+					     it.c, it.ldc);
 	}
+	opa_copies_free(&copies);
 	stargemm__small_cache_free(&cache);
 }
 

@@ -22,7 +22,8 @@
  *
  * The kernels take op(A) = A: for op(A) = A^T or A^H, op(A) is copied out first
  * (codelets/transpose.c, into the cache's buffer), rather than leaving the product to
- * BLAS.
+ * BLAS. The batch codelet copies the A tiles that several of its products read once
+ * itself (codelets/batch.c) and passes the copies as op(A) = A.
  *
  * A batch usually repeats few shapes, so the caller keeps the last kernel for each beta
  * in a struct stargemm__small_cache and the registry is consulted on a change of shape
