@@ -44,6 +44,7 @@ struct bench_moves {
 	double pred_loads, loads, peer_loads;  /* tiles per device */
 	double pred_mpi, mpi;                  /* tiles received per rank */
 	double h2d, d2d, d2h;                  /* tiles moved on this rank, all devices */
+	double ooc_tasks, unprefetched;        /* stargemm_transfer_stats' on this rank */
 };
 
 /* One CSV result line (rank 0 only). residual < 0 means "not checked". */

@@ -83,8 +83,9 @@ static void usage(FILE *f)
 		"excluded when beta = 0), loads (measured, mean per device), loads_ratio,\n"
 		"peer_loads (GPU<-GPU), pred_mpi_tiles, mpi_tiles (received per rank, bytes /\n"
 		"full tile), mpi_ratio, and the tiles this rank moved host->GPU, GPU->GPU and\n"
-		"GPU->host (all GPUs), and prec. Plan and prediction columns are empty without\n"
-		"--ooc.\n"
+		"GPU->host (all GPUs), prec, and the out-of-core tasks this rank ran, and of\n"
+		"them those taken with an input not prefetched (ooc_tasks, unprefetched). Plan,\n"
+		"prediction and task columns are empty without --ooc.\n"
 		"  --help           this text\n");
 }
 
@@ -306,6 +307,8 @@ static int measure_moves(const struct bench_opts *o, struct bench_moves *mv)
 	mv->h2d = (double)st.h2d_tiles;
 	mv->d2d = (double)st.d2d_tiles;
 	mv->d2h = (double)st.d2h_tiles;
+	mv->ooc_tasks = (double)st.ooc_tasks;
+	mv->unprefetched = (double)st.unprefetched_tasks;
 	return 0;
 }
 

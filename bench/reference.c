@@ -116,7 +116,7 @@ void bench_print_header(void)
 	printf("impl,m,n,k,nb,P,Q,transA,transB,alpha,beta,ranks,workers,iter,time_s,gflops,"
 	       "peak_gflops,pct_peak,residual,check,b,c,d,lookahead,case,pred_loads,loads,"
 	       "loads_ratio,peer_loads,pred_mpi_tiles,mpi_tiles,mpi_ratio,h2d_tiles,d2d_tiles,"
-	       "d2h_tiles,prec\n");
+	       "d2h_tiles,prec,ooc_tasks,unprefetched\n");
 }
 
 static void print_moves(const struct bench_moves *mv)
@@ -163,7 +163,11 @@ void bench_print_row(const struct bench_opts *o, int nranks, int workers, int it
 	else
 		printf("%.3e,%s,", residual, residual < 10.0 ? "PASS" : "FAIL");
 	print_moves(moves);
-	printf(",%c\n", (char)o->prec);
+	printf(",%c,", (char)o->prec);
+	if (moves && moves->planned)
+		printf("%.0f,%.0f\n", moves->ooc_tasks, moves->unprefetched);
+	else
+		printf(",\n");
 	fflush(stdout);
 }
 

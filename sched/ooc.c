@@ -39,6 +39,7 @@
  * The policy knows nothing of matrices, tilings or plans.
  */
 #include <limits.h>
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <starpu_scheduler.h>
 
@@ -433,6 +434,25 @@ static void prefetch_deferred(struct fifo *q)
 		}
 }
 
+/* Whether the prefetches reached the tasks in time, for stargemm_transfers_get(): the
+ * tasks of a block (out of core) taken by a worker, and of those the ones with an input
+ * neither on the device nor on its way there (INPUTS_MISSING: its prefetch was never
+ * made, or the tile was evicted since; taking the task starts the copy). Counted only
+ * when stargemm_config.count_transfers asks (stargemm__sched_count()), outside the
+ * policy's lock: a batch's inputs are hundreds of tiles, each a status query under the
+ * handle's lock. */
+static atomic_int counting;
+static _Atomic uint64_t taken_tasks, unprefetched_tasks;
+
+static void count_taken(const struct fifo *q, struct starpu_task *task)
+{
+	if (!atomic_load_explicit(&counting, memory_order_relaxed) || task_block(task) < 0)
+		return;
+	atomic_fetch_add(&taken_tasks, 1);
+	if (inputs_state(task, q->node) == INPUTS_MISSING)
+		atomic_fetch_add(&unprefetched_tasks, 1);
+}
+
 static struct starpu_task *pop_task(unsigned ctx)
 {
 	struct ooc_data *d = starpu_sched_ctx_get_policy_data(ctx);
@@ -450,6 +470,8 @@ static struct starpu_task *pop_task(unsigned ctx)
 		prefetch_deferred(q);
 	}
 	STARPU_PTHREAD_MUTEX_UNLOCK(&d->mutex);
+	if (task)
+		count_taken(q, task);
 	return task;
 }
 
@@ -464,6 +486,18 @@ struct starpu_sched_policy stargemm_ooc_policy = {
 			      "the device the executor names",
 	.worker_type = STARPU_WORKER_LIST,
 };
+
+void stargemm__sched_count(int on)
+{
+	atomic_store(&counting, on != 0);
+}
+
+void stargemm__sched_counts(uint64_t *taken, uint64_t *unprefetched, int reset)
+{
+	*taken = reset ? atomic_exchange(&taken_tasks, 0) : atomic_load(&taken_tasks);
+	*unprefetched = reset ? atomic_exchange(&unprefetched_tasks, 0)
+			      : atomic_load(&unprefetched_tasks);
+}
 
 int stargemm__sched_expect(int device, int64_t block)
 {

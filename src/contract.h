@@ -73,4 +73,12 @@ int stargemm__sched_expect(int device, int64_t block);
 /* Take back an announcement whose task could not be inserted (src/execute.c). */
 void stargemm__sched_forget(int device, int64_t block);
 
+/* For stargemm_transfers_get() (src/stats.c): with counting on (stargemm_init(), when
+ * stargemm_config.count_transfers is set), the policy counts the tasks of a block that
+ * workers take, and of those the ones taken with an input neither on their device nor
+ * on its way there (not prefetched). stargemm__sched_counts() reads both, and zeroes
+ * them with @p reset. Zero under another policy. */
+void stargemm__sched_count(int on);
+void stargemm__sched_counts(uint64_t *taken, uint64_t *unprefetched, int reset);
+
 #endif /* STARGEMM_CONTRACT_H */

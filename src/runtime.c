@@ -324,6 +324,7 @@ int stargemm_init(const struct stargemm_config *user_cfg, int *argc, char ***arg
 		return ret;
 	rt.comm = cfg.comm == MPI_COMM_NULL ? MPI_COMM_WORLD : cfg.comm;
 	export_settings(&cfg);
+	stargemm__sched_count(cfg.count_transfers);
 	stargemm__small_init();
 	fill_starpu_conf(&conf, &cfg);
 	ret = starpu_mpi_init_conf(argc, argv, 0, rt.comm, &conf);

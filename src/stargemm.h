@@ -456,6 +456,12 @@ struct stargemm_transfer_stats {
 	 *  tile when StarPU manages the storage), sampled as stargemm_pdgemm_ooc() tasks
 	 *  complete; 0 when no out-of-core GEMM ran since the reset. */
 	uint64_t ram_peak_bytes;
+	/** Tasks of the out-of-core product (a C block's) that the stargemm-ooc policy
+	 *  gave to workers, and of those the ones taken with an input neither on their
+	 *  device nor on its way there: its prefetch was never made, or the tile was
+	 *  evicted since, and the worker copies it before computing. Prefetching that
+	 *  works keeps the second near 0. Zero under other policies. */
+	uint64_t ooc_tasks, unprefetched_tasks;
 };
 
 /** Start counting from zero. Collective (MPI byte counts are exchanged). */

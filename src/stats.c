@@ -121,6 +121,8 @@ static int mpi_traffic(uint64_t *sent_total, uint64_t *received)
 
 int stargemm_transfers_reset(void)
 {
+	uint64_t taken, unprefetched;
+
 	stargemm__clear_error();
 	if (!stargemm__initialized())
 		return stargemm__error(-EINVAL, "stargemm_transfers_reset: call stargemm_init() "
@@ -128,6 +130,7 @@ int stargemm_transfers_reset(void)
 	pthread_mutex_lock(&lock);
 	drain_buses();
 	memset(&acc, 0, sizeof(acc));
+	stargemm__sched_counts(&taken, &unprefetched, 1);
 	atomic_store(&ram_peak, 0);
 	stargemm__sample_memory();
 	free(mpi_base);
@@ -151,6 +154,7 @@ int stargemm_transfers_get(struct stargemm_transfer_stats *stats)
 	drain_buses();
 	*stats = acc;
 	stats->ram_peak_bytes = atomic_load(&ram_peak);
+	stargemm__sched_counts(&stats->ooc_tasks, &stats->unprefetched_tasks, 0);
 	pthread_mutex_unlock(&lock);
 	ret = mpi_traffic(&stats->mpi_sent_bytes, &stats->mpi_recv_bytes);
 	return ret;
