@@ -83,8 +83,8 @@ static void usage(FILE *f)
 		"excluded when beta = 0), loads (measured, mean per device), loads_ratio,\n"
 		"peer_loads (GPU<-GPU), pred_mpi_tiles, mpi_tiles (received per rank, bytes /\n"
 		"full tile), mpi_ratio, and the tiles this rank moved host->GPU, GPU->GPU and\n"
-		"GPU->host (all GPUs), prec, and the out-of-core tasks this rank ran, and of\n"
-		"them those taken with an input not prefetched (ooc_tasks, unprefetched). Plan,\n"
+		"GPU->host (all GPUs), prec, and the out-of-core tasks rank 0 ran, and of them\n"
+		"those taken with an input not prefetched (ooc_tasks, unprefetched). Plan,\n"
 		"prediction and task columns are empty without --ooc.\n"
 		"  --help           this text\n");
 }

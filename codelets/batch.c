@@ -111,11 +111,15 @@ static void item_of(const struct batch_args *x, void *buffers[], int64_t e,
  * that many times (tiles of 23, 80%: ~10 products per tile; A^T ran at ~0.8 of A,
  * doc/performance.md). A tile read once is copied by its product into the small
  * cache's buffer (codelets/smallgemm.c), which stays in the L1 cache: copied to a
- * place of its own, its product was slower. A table with open addressing maps a
- * tile's address to its copy's place in one buffer; a tile is copied when a product
- * first reads it. */
+ * place of its own, its product was slower; so is a tile below KEEP_MIN elements. A
+ * table with open addressing, grown with the batch's distinct tiles, maps a tile's
+ * address to its copy's place in one buffer; a tile is copied when a product first
+ * reads it. The buffer is host memory outside StarPU's budget, freed with the task:
+ * the batch's A tiles read more than once (tiles of 23 at 80%: 922 tiles, 3.9 MB in
+ * double). */
 struct opa_copies {
 	size_t mask;         /* the table's size - 1 (a power of two) */
+	size_t used;         /* entries in use, at most half the table */
 	int shift;           /* 64 - log2(size): the hash's top bits index the table */
 	const void **src;    /* each entry's tile in the task's buffers; NULL: empty */
 	size_t *off;         /* its copy's place in buf, in bytes; NOT_KEPT: read once */
@@ -125,12 +129,18 @@ struct opa_copies {
 
 #define NOT_KEPT SIZE_MAX
 
-/* Whether product @p it reads its A tile through a copy: a kernel takes it (not BLAS,
- * which reads A^T as it is) and the tile has elements (empty tiles may share an
- * address with the next). */
+/* Tiles of A below this many elements are copied by each product: the table's
+ * bookkeeping (a pass over the batch, a hash per product) costs more than their copies.
+ * Tiles of 5 x 5 at 10% (1000^3, one worker, d): 1.13 GFLOP/s with the table, 1.20
+ * without; 8 x 8: 3.75 against 3.66; 16 x 16: 12.1 against 11.6 (doc/performance.md). */
+#define KEEP_MIN 64
+
+/* Whether product @p it reads its A tile through the batch's copy: a kernel takes it
+ * (not BLAS, which reads A^T as it is) and the tile has at least KEEP_MIN elements
+ * (empty tiles, which may share an address with the next, are not copied). */
 static int copies_a(const struct batch_args *x, const struct stargemm__batch_item *it)
 {
-	return x->ta != 'N' && it->m > 0 && it->k > 0 &&
+	return x->ta != 'N' && (int64_t)it->m * it->k >= KEEP_MIN &&
 	       stargemm__small_choice(x->type, x->ta, it->m, it->n, it->k, x->alpha,
 				      x->g->one_kernel) != STARGEMM__SMALL_BLAS;
 }
@@ -154,34 +164,78 @@ static void opa_copies_free(struct opa_copies *t)
 	memset(t, 0, sizeof(*t));
 }
 
-/* The table of the batch's A tiles, with their readers and, for the tiles read more
- * than once, their copies' places; 0, or -ENOMEM (the products then copy A each). */
-static int opa_copies_make(const struct batch_args *x, void *buffers[], struct opa_copies *t)
+/* An empty table of 2^@p bits entries; 0 or -ENOMEM. */
+static int opa_table(struct opa_copies *t, int bits)
 {
-	size_t size = 2, bytes = 0;
+	size_t size = (size_t)1 << bits;
 
-	memset(t, 0, sizeof(*t));
-	for (t->shift = 63; size < 2 * (size_t)x->count; size *= 2)
-		t->shift--;
+	t->shift = 64 - bits;
 	t->mask = size - 1;
+	t->used = 0;
 	t->src = calloc(size, sizeof(*t->src));
 	t->off = malloc(size * sizeof(*t->off));
 	t->readers = calloc(size, sizeof(*t->readers));
-	if (!t->src || !t->off || !t->readers)
+	return t->src && t->off && t->readers ? 0 : -ENOMEM;
+}
+
+/* Tile @p a (@p bytes of op(A)) read by one more product; the table doubles when half
+ * full, so that it grows with the batch's distinct A tiles, not its products (tiles
+ * of 5: millions of products per batch, a few thousand tiles). 0 or -ENOMEM. */
+static int opa_add(struct opa_copies *t, const void *a, size_t bytes)
+{
+	size_t h = entry_of(t, a);
+
+	if (!t->src[h] && 2 * (t->used + 1) > t->mask + 1) {
+		struct opa_copies old = *t;
+
+		if (opa_table(t, 65 - old.shift) != 0) {
+			opa_copies_free(&old);
+			return -ENOMEM;
+		}
+		for (size_t o = 0; o <= old.mask; o++) {
+			if (!old.src[o])
+				continue;
+			h = entry_of(t, old.src[o]);
+			t->src[h] = old.src[o];
+			t->off[h] = old.off[o];
+			t->readers[h] = old.readers[o];
+			t->used++;
+		}
+		opa_copies_free(&old);
+		h = entry_of(t, a);
+	}
+	if (!t->src[h]) {
+		t->src[h] = a;
+		t->off[h] = bytes;
+		t->used++;
+	}
+	t->readers[h]++;
+	return 0;
+}
+
+/* The table of the batch's A tiles, with their readers and, for the tiles read more
+ * than once, their copies' places; 0, or -ENOMEM (the products then copy A each).
+ * Nothing when no kernel takes the type's products (all go to BLAS). */
+static int opa_copies_make(const struct batch_args *x, void *buffers[], struct opa_copies *t)
+{
+	size_t bytes = 0;
+
+	memset(t, 0, sizeof(*t));
+	if (x->g->a_tile_max < KEEP_MIN ||
+	    stargemm__small_choice(x->type, x->ta, 1, 1, 1, x->alpha, x->g->one_kernel) ==
+	    STARGEMM__SMALL_BLAS)
+		return 0;
+	if (opa_table(t, 6) != 0)
 		goto nomem;
 	for (int64_t e = 0; e < x->count; e++) {
 		struct stargemm__batch_item it;
-		size_t h;
 
 		item_of(x, buffers, e, &it);
-		if (!copies_a(x, &it))
-			continue;
-		h = entry_of(t, it.a);
-		t->src[h] = it.a;
-		t->off[h] = (size_t)it.m * (size_t)it.k * x->type->size;
-		t->readers[h]++;
+		if (copies_a(x, &it) &&
+		    opa_add(t, it.a, (size_t)it.m * (size_t)it.k * x->type->size) != 0)
+			goto nomem;
 	}
-	for (size_t h = 0; h < size; h++) {
+	for (size_t h = 0; h <= t->mask; h++) {
 		size_t tile_bytes;
 
 		if (!t->src[h])

@@ -438,9 +438,11 @@ static void prefetch_deferred(struct fifo *q)
  * tasks of a block (out of core) taken by a worker, and of those the ones with an input
  * neither on the device nor on its way there (INPUTS_MISSING: its prefetch was never
  * made, or the tile was evicted since; taking the task starts the copy). Counted only
- * when stargemm_config.count_transfers asks (stargemm__sched_count()), outside the
- * policy's lock: a batch's inputs are hundreds of tiles, each a status query under the
- * handle's lock. */
+ * when stargemm_config.count_transfers asks (stargemm__sched_count()), by the worker
+ * that took the task, before it runs, and outside the policy's lock: a batch's inputs
+ * are hundreds of tiles, and the other workers would wait for the loop over them.
+ * taken_tasks is counted first and read last, so that a read never shows more
+ * unprefetched tasks than taken ones. */
 static atomic_int counting;
 static _Atomic uint64_t taken_tasks, unprefetched_tasks;
 
@@ -494,9 +496,9 @@ void stargemm__sched_count(int on)
 
 void stargemm__sched_counts(uint64_t *taken, uint64_t *unprefetched, int reset)
 {
-	*taken = reset ? atomic_exchange(&taken_tasks, 0) : atomic_load(&taken_tasks);
 	*unprefetched = reset ? atomic_exchange(&unprefetched_tasks, 0)
 			      : atomic_load(&unprefetched_tasks);
+	*taken = reset ? atomic_exchange(&taken_tasks, 0) : atomic_load(&taken_tasks);
 }
 
 int stargemm__sched_expect(int device, int64_t block)

@@ -459,8 +459,9 @@ struct stargemm_transfer_stats {
 	/** Tasks of the out-of-core product (a C block's) that the stargemm-ooc policy
 	 *  gave to workers, and of those the ones taken with an input neither on their
 	 *  device nor on its way there: its prefetch was never made, or the tile was
-	 *  evicted since, and the worker copies it before computing. Prefetching that
-	 *  works keeps the second near 0. Zero under other policies. */
+	 *  evicted since, and its copy starts only when the task is taken. Prefetching
+	 *  that works keeps the second near 0. Counted only with
+	 *  stargemm_config.count_transfers (the default); zero under other policies. */
 	uint64_t ooc_tasks, unprefetched_tasks;
 };
 

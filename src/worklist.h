@@ -91,6 +91,7 @@ struct stargemm__batch_geometry {
 	int64_t ld[3];
 	int trans[3];
 	int one_kernel;         /* the request's (on the CPU) */
+	int64_t a_tile_max;     /* elements of op(A)'s largest tile: most rows x most k */
 };
 
 struct stargemm__worklist {
