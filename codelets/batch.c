@@ -135,12 +135,13 @@ struct opa_copies {
  * without; 8 x 8: 3.75 against 3.66; 16 x 16: 12.1 against 11.6 (doc/performance.md). */
 #define KEEP_MIN 64
 
-/* Whether product @p it reads its A tile through the batch's copy: a kernel takes it
- * (not BLAS, which reads A^T as it is) and the tile has at least KEEP_MIN elements
- * (empty tiles, which may share an address with the next, are not copied). */
+/* Whether product @p it (op(A) = A^T or A^H: the table exists only then) reads its A
+ * tile through the batch's copy: a kernel takes it (not BLAS, which reads A^T as it
+ * is) and the tile has at least KEEP_MIN elements (empty tiles, which may share an
+ * address with the next, are not copied). */
 static int copies_a(const struct batch_args *x, const struct stargemm__batch_item *it)
 {
-	return x->ta != 'N' && (int64_t)it->m * it->k >= KEEP_MIN &&
+	return (int64_t)it->m * it->k >= KEEP_MIN &&
 	       stargemm__small_choice(x->type, x->ta, it->m, it->n, it->k, x->alpha,
 				      x->g->one_kernel) != STARGEMM__SMALL_BLAS;
 }

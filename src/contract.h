@@ -77,8 +77,8 @@ void stargemm__sched_forget(int device, int64_t block);
  * stargemm_config.count_transfers is set), the policy counts the tasks of a block that
  * workers take, and of those the ones taken with an input neither on their device nor
  * on its way there (not prefetched). stargemm__sched_counts() reads both, and zeroes
- * them with @p reset (stargemm_transfers_reset(), stargemm_init()). Zero under another
- * policy. */
+ * them with @p reset (stargemm_transfers_reset(), and at stargemm_finalize() for a
+ * later stargemm_init()). Zero under another policy. */
 void stargemm__sched_count(int on);
 void stargemm__sched_counts(uint64_t *taken, uint64_t *unprefetched, int reset);
 

@@ -1350,17 +1350,6 @@ static int rebatch(struct inspector *in)
 	return r->c.pack ? inspect_packed(in) : inspect_batched(in, s);
 }
 
-/* The largest of @p count tile extents given by their offsets. */
-static int64_t largest_extent(const int64_t *off, int64_t count)
-{
-	int64_t most = 0;
-
-	for (int64_t t = 0; t < count; t++)
-		if (off[t + 1] - off[t] > most)
-			most = off[t + 1] - off[t];
-	return most;
-}
-
 void stargemm__worklist_geometry(const struct stargemm__request *r,
 				 struct stargemm__worklist *wl)
 {
@@ -1371,7 +1360,8 @@ void stargemm__worklist_geometry(const struct stargemm__request *r,
 	g->col_off = r->col_off;
 	g->k_off = r->k_off;
 	g->one_kernel = r->one_kernel;
-	g->a_tile_max = largest_extent(r->row_off, r->mt) * largest_extent(r->k_off, r->kt);
+	g->a_tile_max = stargemm__largest_tile(r->row_off, r->mt) *
+			stargemm__largest_tile(r->k_off, r->kt);
 	for (int o = 0; o < 3; o++) {
 		g->offset[o] = x[o]->pack ? x[o]->pack->offset : NULL;
 		g->ld[o] = x[o]->ld;

@@ -308,7 +308,6 @@ int stargemm_init(const struct stargemm_config *user_cfg, int *argc, char ***arg
 {
 	struct stargemm_config cfg;
 	struct starpu_conf conf;
-	uint64_t taken, unprefetched;
 	int ret;
 
 	stargemm__clear_error();
@@ -326,7 +325,6 @@ int stargemm_init(const struct stargemm_config *user_cfg, int *argc, char ***arg
 	rt.comm = cfg.comm == MPI_COMM_NULL ? MPI_COMM_WORLD : cfg.comm;
 	export_settings(&cfg);
 	stargemm__sched_count(cfg.count_transfers);
-	stargemm__sched_counts(&taken, &unprefetched, 1);   /* a previous run's */
 	stargemm__small_init();
 	fill_starpu_conf(&conf, &cfg);
 	ret = starpu_mpi_init_conf(argc, argv, 0, rt.comm, &conf);

@@ -162,8 +162,11 @@ int stargemm_transfers_get(struct stargemm_transfer_stats *stats)
 
 void stargemm__transfers_shutdown(void)
 {
+	uint64_t taken, unprefetched;
+
 	free(mpi_base);
 	mpi_base = NULL;
 	memset(&acc, 0, sizeof(acc));
+	stargemm__sched_counts(&taken, &unprefetched, 1);
 	stargemm__reduction_shutdown();
 }
