@@ -18,7 +18,8 @@
 # class ALL): with a handle per tile on 1 rank and two CPU workers, at most an eighth
 # of the batches may be taken with an input neither in RAM nor on its way (the
 # benchmark's unprefetched column; measured 6-9 of 128 per repetition, and 26-35
-# without that prefetch), and every run counts its out-of-core tasks.
+# without that prefetch), and every run counts its out-of-core tasks, the same number
+# in each repetition (the counters restart at stargemm_transfers_reset()).
 set -e
 out="$BUILDDIR/tests/bsooc_batched.out"
 : >"$out"
@@ -65,6 +66,11 @@ awk -F, '
 		if (!(ooc > 0) || late > ooc) {
 			print label ": " late " of " ooc " out-of-core tasks unprefetched"; bad = 1
 		}
+		if ((label in prev_tasks) && ooc != prev_tasks[label]) {
+			print label ": " ooc " out-of-core tasks, " prev_tasks[label] " in the previous " \
+			      "repetition: not counted from the reset"; bad = 1
+		}
+		prev_tasks[label] = ooc
 		if (label == "batched1" && late * 8 > ooc) {
 			print label ": " late " of " ooc " batches taken with an input not " \
 			      "prefetched (at most an eighth)"; bad = 1
