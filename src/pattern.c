@@ -119,10 +119,6 @@ static int same_packs(const struct stargemm__packing *c, const struct stargemm__
 
 static int initialise_packs(struct stargemm_matrix *D, const struct stargemm_matrix *C)
 {
-	if (!C) {   /* zeros, written when first read (stargemm__zero_if_unwritten()) */
-		D->written = 0;
-		return 0;
-	}
 	if (!same_packs(C->pack, D->pack))
 		return stargemm__error(-EINVAL, "stargemm_matrix_create_product: C's packs differ "
 				       "from the product's (STARGEMM_PACK_BELOW or "
@@ -139,11 +135,18 @@ static int initialise_packs(struct stargemm_matrix *D, const struct stargemm_mat
 	return stargemm_wait();
 }
 
-/* New tiles: zeros; tiles of the old C: its values. Packed without C, the zeros are
- * left to the first read (D stays unwritten), and a product with beta = 0 only
- * writes them. */
+/* New tiles: zeros; tiles of the old C: its values. Without C, the zeros are left to
+ * the first read (D stays unwritten), and a product with beta = 0 only writes them. */
 static int initialise(struct stargemm_matrix *D, const struct stargemm_matrix *C)
 {
+	/* Without C: zeros written when first read (stargemm__zero_if_unwritten()), which a
+	 * product with beta = 0 never does. Written here, they cost the calling thread a
+	 * pass over every tile in core, and under a RAM budget a task per tile whose zeros
+	 * went to the disk node before the product overwrote them. */
+	if (!C) {
+		D->written = 0;
+		return 0;
+	}
 	if (D->pack)
 		return initialise_packs(D, C);
 	for (int64_t j = 0; j < D->nt; j++)

@@ -7,7 +7,10 @@
  *   * a product with an A never written: C = beta C;
  *   * the same out of core, with a forced plan of single-tile blocks;
  *   * a gather and the tile norms of a matrix never written, dense and block-sparse:
- *     zeros.
+ *     zeros;
+ *   * a symbolic product (stargemm_matrix_create_product() without an old C, whose
+ *     tiles under a RAM budget are left to their first read): gathered and measured as
+ *     zeros, and C = S S + 1 C into one, in core and out of core, gives S S.
  * Sizes are ragged (tiles of 32 on 97 x 83 x 71). Every rank judges what it can see:
  * its own return codes, and rank 0 the gathered results.
  *
@@ -112,6 +115,60 @@ static int read_case(int P, int Q)
 	return good;
 }
 
+/* C = S S + C on a symbolic C never written (@p ooc: out of core). */
+static int symbolic_product(struct stargemm_matrix *S, int ooc)
+{
+	struct stargemm_matrix *C = NULL;
+	struct stargemm_bsgemm_options opt;
+	int64_t n = stargemm_matrix_m(S);
+	double *s = NULL, *c0 = NULL, *c = NULL;
+	int ret, good;
+
+	stargemm_bsgemm_options_init(&opt);
+	opt.out_of_core = ooc;
+	opt.ooc.b = opt.ooc.c = opt.ooc.d = 1;
+	ret = stargemm_matrix_create_product(&C, 'N', 'N', S, S, NULL);
+	ret = ret ? ret : stargemm_bsgemm('N', 'N', 1.0, S, S, 1.0, C, &opt, NULL);
+	if (!ret) {
+		s = sg_gather_new(S);
+		c = sg_gather_new(C);
+	}
+	if (!ret && stargemm_rank() == 0)
+		c0 = calloc((size_t)(n * n), sizeof(*c0));
+	good = ret == 0 && (stargemm_rank() != 0 ||
+			    (s && c0 && c &&
+			     sg_gemm_residual('N', 'N', n, n, n, 1.0, s, s, 1.0, c0, c) <
+			     SG_RESIDUAL_BOUND));
+	printf("rank %d: %-32s %s%s%s\n", stargemm_rank(), "symbolic C never written, beta = 1",
+	       ooc ? "(out of core) " : "", good ? "PASS" : "FAIL: ",
+	       good ? "" : (ret ? stargemm_last_error() : "residual above the bound"));
+	free(s);
+	free(c0);
+	free(c);
+	stargemm_matrix_destroy(C);
+	return good;
+}
+
+/* A symbolic product never written: zeros when read, and the sum of a product. */
+static int symbolic_case(int P, int Q)
+{
+	static const int64_t sizes[] = { 30, 41, 26 }, present[] = { 0, 0, 2, 1, 1, 2 };
+	struct stargemm_matrix *S = NULL, *X = NULL;
+	int ret, good;
+
+	ret = stargemm_matrix_create_sparse(&S, 3, sizes, 3, sizes, 3, present, P, Q);
+	ret = ret ? ret : stargemm_matrix_fill_random(S, 4);
+	ret = ret ? ret : stargemm_matrix_create_product(&X, 'N', 'N', S, S, NULL);
+	good = ret == 0 && stargemm_matrix_present_count(X) == 3 && gathers_zeros(X) &&
+	       norms_zero(X);
+	printf("rank %d: %-32s %s%s\n", stargemm_rank(), "symbolic C never written, read",
+	       good ? "PASS" : "FAIL: ", good ? "" : stargemm_last_error());
+	good = good && symbolic_product(S, 0) && symbolic_product(S, 1);
+	stargemm_matrix_destroy(X);
+	stargemm_matrix_destroy(S);
+	return good;
+}
+
 int main(int argc, char **argv)
 {
 	struct stargemm_config cfg;
@@ -129,6 +186,7 @@ int main(int argc, char **argv)
 	good &= product_case(P, Q, 0, 1);
 	good &= product_case(P, Q, 1, 1);
 	good &= read_case(P, Q);
+	good &= symbolic_case(P, Q);
 	fflush(stdout);
 	stargemm_finalize();
 	return good ? 0 : 1;
