@@ -22,11 +22,15 @@
  *
  * Every rank must run the same list: the footprint of each try is the largest over
  * the ranks (a callback: MPI in src/product.c, none in the unit tests), so every rank
- * takes the same decisions. Plans with overridden b, c or d are not refitted.
+ * takes the same decisions. Plans with overridden b, c or d are not refitted. A whole
+ * plan given (b, c and d) that the planner refuses by its count of largest tiles (the
+ * fitted plans that --plan prints are such plans) is taken when its list fits the
+ * budget: the list's footprint is what decides, as for the fitted plans.
  *
  * Pure: no MPI, no StarPU. Unit-tested in tests/test_inspect.c.
  */
 #include <errno.h>
+#include <inttypes.h>
 #include <math.h>
 #include <stdlib.h>
 
@@ -77,6 +81,38 @@ static int plan_unit(struct stargemm__fit *f, int64_t unit, struct candidate *c)
 
 	c->unit = pr.tile_bytes = unit;
 	return stargemm_plan_compute(&pr, &c->plan);
+}
+
+/* Whether @p pr gives the whole plan: its shape is fixed whatever the unit. */
+static int whole_override(const struct stargemm_plan_request *pr)
+{
+	return pr->b && pr->c && pr->d;
+}
+
+/* A whole plan given, refused at the largest tile's size: planned at the largest unit
+ * its tile count fits into @p c (the planner's error when no unit would do: an
+ * override beyond the matrix, a depth beyond kt). */
+static int plan_given(struct stargemm__fit *f, struct candidate *c)
+{
+	struct stargemm_plan_request pr = *f->pr;
+	struct stargemm_plan probe;
+	int ret;
+
+	pr.tile_bytes = 1;
+	if ((ret = stargemm_plan_compute(&pr, &probe)))
+		return ret;
+	return plan_unit(f, pr.device_bytes / probe.tiles_needed, c);
+}
+
+/* The error for a given plan whose list needs more than the device has. */
+static int given_too_big(const struct candidate *c, int64_t budget)
+{
+	return stargemm__error(-EINVAL, "stargemm: the plan b=%" PRId64 " c=%" PRId64 " d=%"
+			       PRId64 " lookahead=%d needs %.1f MiB on a device for its work "
+			       "list (its C block and lookahead+1 chunks of the tiles they "
+			       "read) but a device has %.1f MiB", c->plan.b, c->plan.c,
+			       c->plan.d, c->plan.lookahead, (double)c->footprint / 1048576.0,
+			       (double)budget / 1048576.0);
 }
 
 /* Inspect @p c's plan and measure its footprint. Collective: a rank whose inspection
@@ -161,10 +197,14 @@ int stargemm__fit_plan(struct stargemm__fit *f, struct stargemm_plan *plan,
 {
 	const struct stargemm_plan_request *pr = f->pr;
 	struct candidate dense = { 0 }, best;
-	int ret;
+	int ret, given = 0;
 
 	f->tries = f->fitted = 0;
-	if ((ret = plan_unit(f, pr->tile_bytes, &dense)) || (ret = inspect_plan(f, &dense))) {
+	if ((ret = plan_unit(f, pr->tile_bytes, &dense)) == -EINVAL && whole_override(pr))
+		given = (ret = plan_given(f, &dense)) == 0;
+	if (ret || (ret = inspect_plan(f, &dense)) ||
+	    (given && dense.footprint > pr->device_bytes &&
+	     (ret = given_too_big(&dense, pr->device_bytes)))) {
 		stargemm__worklist_free(&dense.wl);
 		return ret;
 	}

@@ -2046,6 +2046,45 @@ static void fit_same_loads(void)
 	free_problem(&p);
 }
 
+/* Whole plans given (b, c and d) on request @p pr (no overrides) of @p r: the fitted
+ * plan, which the planner's count of largest tiles refuses, is taken as given, with its
+ * list's footprint; a plan whose list exceeds the device is refused, naming both. */
+static void given_plans(struct stargemm_plan_request *pr, struct stargemm__request *r,
+			const struct stargemm_plan *fitted)
+{
+	struct stargemm_plan_request given = *pr;
+	struct stargemm_plan plan;
+	struct stargemm__worklist wl = { 0 };
+	struct stargemm__fit f;
+	int refused;
+
+	given.b = fitted->b;
+	given.c = fitted->c;
+	given.d = fitted->d;
+	refused = stargemm_plan_compute(&given, &plan) == -EINVAL;
+	ok(refused && fit(&given, r, NULL, &f, &plan, &wl) == 0 && !f.fitted &&
+	   plan.b == fitted->b && plan.c == fitted->c && plan.d == fitted->d &&
+	   f.footprint == fitted->footprint_bytes && f.footprint <= pr->device_bytes,
+	   "  the fitted plan given whole, refused by the count of largest tiles: taken, "
+	   "its list fits", refused ? stargemm_last_error() : "the planner takes it");
+	stargemm__worklist_free(&wl);
+	given.b = fitted->b * 2 < r->mt ? fitted->b * 2 : r->mt;
+	given.c = fitted->c * 2 < r->nt ? fitted->c * 2 : r->nt;
+	given.d = r->kt;
+	ok(fit(&given, r, NULL, &f, &plan, &wl) == -EINVAL &&
+	   strstr(stargemm_last_error(), "for its work list") &&
+	   strstr(stargemm_last_error(), "but a device has"),
+	   "  a plan given whole whose list exceeds the device: refused, naming both",
+	   stargemm_last_error());
+	stargemm__worklist_free(&wl);
+	given.b = r->mt + 1;
+	ok(fit(&given, r, NULL, &f, &plan, &wl) == -EINVAL &&
+	   strstr(stargemm_last_error(), "override"),
+	   "  a plan given whole beyond the matrix: the planner's error",
+	   stargemm_last_error());
+	stargemm__worklist_free(&wl);
+}
+
 /* Block-sparse operands of irregular tiles: the fitted plan's list fills the device
  * better than the dense plan's, never beyond it, and loads fewer tiles. */
 static void fit_sparse(int G, double density, unsigned seed)
@@ -2053,7 +2092,7 @@ static void fit_sparse(int G, double density, unsigned seed)
 	static const int64_t sizes[] = { 512, 2048, 1280, 768, 1792, 1024, 640, 1536 };
 	struct problem p = { .P = 1, .Q = 1, .G = G };
 	struct stargemm_plan_request pr;
-	struct stargemm_plan dense, plan;
+	struct stargemm_plan dense, plan, fitted;
 	struct stargemm__request r;
 	struct stargemm__worklist wl, w0;
 	struct stargemm__fit f;
@@ -2084,6 +2123,7 @@ static void fit_sparse(int G, double density, unsigned seed)
 		ok(0, "fit: sparse", stargemm_last_error());
 		return;
 	}
+	fitted = plan;
 	stargemm__worklist_loads(&w0, 1, l0);
 	stargemm__worklist_loads(&wl, 1, l1);
 	for (int g = 0; g < G; g++) {
@@ -2113,6 +2153,7 @@ static void fit_sparse(int G, double density, unsigned seed)
 	ok(fit(&pr, &r, NULL, &f, &plan, &wl) == 0 && !f.fitted && plan.b == 2 &&
 	   f.tries == 1, "  an overridden b is not refitted", "");
 	stargemm__worklist_free(&wl);
+	given_plans(&pr, &r, &fitted);
 	pr.b = 0;
 	pr.device_bytes = 2048LL * 2048 * 8;
 	ok(fit(&pr, &r, NULL, &f, &plan, &wl) == -EINVAL && f.tries == 0,
