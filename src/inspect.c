@@ -618,6 +618,15 @@ static int mark_kept(const struct stargemm__request *r, struct stargemm__worklis
 
 /* ---- the whole list ------------------------------------------------------------- */
 
+/* Whether an axis's tiles (offsets @p off, @p n tiles) have one size but for the last. */
+static int one_size(const int64_t *off, int64_t n)
+{
+	for (int64_t t = 1; t + 1 < n; t++)
+		if (off[t + 1] - off[t] != off[1] - off[0])
+			return 0;
+	return 1;
+}
+
 static int inspect_chunk(struct inspector *in, int64_t block, int64_t z, int64_t n)
 {
 	struct stargemm__worklist *wl = in->bd.wl;
@@ -702,6 +711,8 @@ static int inspect_ooc(struct inspector *in)
 	wl->throttled = 1;
 	in->pinned_k = pinned_k(in->r);
 	wl->holds = in->pinned_k >= 0;
+	wl->mixed_shapes = !one_size(in->r->row_off, in->r->mt) ||
+			   !one_size(in->r->col_off, in->r->nt) || !one_size(in->r->k_off, in->r->kt);
 	wl->need_bytes = pl->tiles_needed * in->r->tile_bytes;
 	wl->budget_bytes = pl->capacity * in->r->tile_bytes;
 	wl->chunks = calloc((size_t)wl->nchunks, sizeof(*wl->chunks));

@@ -113,6 +113,7 @@ struct stargemm__worklist {
 	int gpus;               /* devices are GPUs (GEMMs go to CUDA workers only) */
 	int throttled;          /* 0: insert every product and return (in core) */
 	int holds;              /* blocks hold tiles (see execute.c, hold_block()) */
+	int mixed_shapes;       /* an axis has tiles of several sizes before its last */
 	/* Device memory the plan fills and may fill, in bytes (0: unknown): with one C
 	 * block, the executor keeps the rest away from StarPU's allocator. */
 	int64_t need_bytes, budget_bytes;

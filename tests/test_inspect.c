@@ -2005,8 +2005,29 @@ static void fit_dense(void)
 	   "fit: dense equal tiles keep the dense plan and list, one inspection", "");
 	ok(plan.footprint_bytes == f.footprint && f.footprint <= pr.device_bytes,
 	   "fit: the plan reports its list's footprint, within the device", "");
+	ok(!w0.mixed_shapes, "  equal tiles: one shape per axis (the loads are prefetched)", "");
 	stargemm__worklist_free(&wl);
 	stargemm__worklist_free(&w0);
+	free_problem(&p);
+}
+
+/* A ragged last tile leaves one shape per axis (src/execute.c prefetches the loads). */
+static void ragged_shapes(void)
+{
+	struct problem p = { .P = 1, .Q = 1, .G = 1 };
+	struct stargemm_plan_request pr;
+	struct stargemm__request r;
+	struct stargemm__worklist wl;
+
+	p.row_off = regular(10000, 1024, &p.mt);
+	p.col_off = regular(9000, 1024, &p.nt);
+	p.k_off = regular(11000, 1024, &p.kt);
+	pr = plan_request(&p, 1024, 100LL * 1024 * 1024 * 8);
+	stargemm_plan_compute(&pr, &p.plan);
+	request(&p, 0, 1, 0, 0, 1, &r);
+	ok(stargemm__inspect(&r, &wl) == 0 && !wl.mixed_shapes,
+	   "ragged last tiles: one shape per axis", stargemm_last_error());
+	stargemm__worklist_free(&wl);
 	free_problem(&p);
 }
 
@@ -2136,6 +2157,8 @@ static void fit_sparse(int G, double density, unsigned seed)
 		 (long long)plan.d, (long long)dense.b, (long long)dense.c, (long long)dense.d,
 		 100.0 * (double)f.footprint / (double)pr.device_bytes,
 		 100.0 * (double)fp0 / (double)pr.device_bytes);
+	ok(w0.mixed_shapes && wl.mixed_shapes, "  irregular tiles: several shapes (the loads are "
+	   "fetched)", "");
 	ok(f.fitted && f.footprint <= pr.device_bytes && f.footprint > fp0 &&
 	   f.tries <= 7 && plan.footprint_bytes == f.footprint && wl.need_bytes >= f.footprint,
 	   name, "");
@@ -2286,6 +2309,7 @@ int main(void)
 	footprint_holds();
 	footprint_window();
 	fit_dense();
+	ragged_shapes();
 	fit_same_loads();
 	fit_sparse(1, 0.5, 31);
 	fit_sparse(2, 0.5, 32);
