@@ -565,18 +565,25 @@ static int add_block_holds(struct inspector *in)
 	return 0;
 }
 
+/* Whether an axis's tiles (offsets @p off, @p n tiles) have one size but for the last. */
+static int one_size(const int64_t *off, int64_t n)
+{
+	for (int64_t t = 1; t + 1 < n; t++)
+		if (off[t + 1] - off[t] != off[1] - off[0])
+			return 0;
+	return 1;
+}
+
 /* The K tile held on the devices instead of prefetched: the last one, when it is
  * smaller than all the others, which are equal (a regular tiling with a ragged end);
  * otherwise -1. */
 static int64_t pinned_k(const struct stargemm__request *r)
 {
-	int64_t kt = r->kt, full = r->k_off[1] - r->k_off[0];
+	int64_t kt = r->kt;
 
-	if (kt < 2 || r->k_off[kt] - r->k_off[kt - 1] >= full)
+	if (kt < 2 || r->k_off[kt] - r->k_off[kt - 1] >= r->k_off[1] - r->k_off[0] ||
+	    !one_size(r->k_off, kt))
 		return -1;
-	for (int64_t k = 1; k < kt - 1; k++)
-		if (r->k_off[k + 1] - r->k_off[k] != full)
-			return -1;
 	return kt - 1;
 }
 
@@ -617,15 +624,6 @@ static int mark_kept(const struct stargemm__request *r, struct stargemm__worklis
 }
 
 /* ---- the whole list ------------------------------------------------------------- */
-
-/* Whether an axis's tiles (offsets @p off, @p n tiles) have one size but for the last. */
-static int one_size(const int64_t *off, int64_t n)
-{
-	for (int64_t t = 1; t + 1 < n; t++)
-		if (off[t + 1] - off[t] != off[1] - off[0])
-			return 0;
-	return 1;
-}
 
 static int inspect_chunk(struct inspector *in, int64_t block, int64_t z, int64_t n)
 {

@@ -155,9 +155,9 @@ static int initialise(struct stargemm_matrix *D, const struct stargemm_matrix *C
 
 			if (!stargemm__present(D, i, j))
 				continue;
-			if (!(C && stargemm__present(C, i, j)) && zero_in_place(D, i, j))
+			if (!stargemm__present(C, i, j) && zero_in_place(D, i, j))
 				continue;
-			if (C && stargemm__present(C, i, j))
+			if (stargemm__present(C, i, j))
 				ret = starpu_mpi_task_insert(stargemm__comm(), &stargemm_copy_cl,
 							     STARPU_R, stargemm__tile(C, i, j),
 							     STARPU_W, stargemm__tile(D, i, j), 0);
