@@ -226,7 +226,7 @@ static int opa_copies_make(const struct batch_args *x, void *buffers[], struct o
 	    stargemm__small_choice(x->type, x->ta, 1, 1, 1, x->alpha, x->g->one_kernel) ==
 	    STARGEMM__SMALL_BLAS)
 		return 0;
-	if (opa_table(t, 6) != 0)
+	if (stargemm__fault(STARGEMM_FAULT_SCRATCH) || opa_table(t, 6) != 0)
 		goto nomem;
 	for (int64_t e = 0; e < x->count; e++) {
 		struct stargemm__batch_item it;

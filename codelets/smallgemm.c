@@ -160,7 +160,7 @@ static const void *copied_op(struct stargemm__small_cache *cache,
 
 	if (bytes > cache->opa_bytes) {
 		free(cache->opa);
-		cache->opa = malloc(bytes);
+		cache->opa = stargemm__fault(STARGEMM_FAULT_SCRATCH) ? NULL : malloc(bytes);
 		cache->opa_bytes = cache->opa ? bytes : 0;
 		if (!cache->opa)
 			return NULL;

@@ -273,7 +273,8 @@ int stargemm__task_failures(void);
 int stargemm__check_task_failures(void);
 
 /* Fault injection for the tests (src/fault.c): STARGEMM_FAULT="WHAT:RANK:N". */
-enum stargemm__fault { STARGEMM_FAULT_INSERT = 0, STARGEMM_FAULT_KERNEL = 1 };
+enum stargemm__fault { STARGEMM_FAULT_INSERT = 0, STARGEMM_FAULT_KERNEL = 1,
+		       STARGEMM_FAULT_SCRATCH = 2 };
 /* Read STARGEMM_FAULT for rank @p rank (stargemm_init()); -EINVAL if it does not parse. */
 int stargemm__fault_setup(int rank);
 /* Whether this event of kind @p kind is the one to fail (thread-safe). */

@@ -292,7 +292,9 @@ struct stargemm__fit {
  * than 90% of what the plan counted (irregular tiles, block-sparse operands) plan
  * again with a smaller planning unit, so that the list fills the device budget
  * (f->pr->device_bytes) — not beyond it —, and keep that plan if its list loads fewer
- * tiles. Plans with overridden b, c or d are kept; a whole plan given (b, c and d)
+ * tiles; on GPUs, with the planner's lookahead of two, the same fit with a lookahead
+ * of one is kept when its list loads at most 95% of the tiles. Plans with overridden b, c or d
+ * are kept; a whole plan given (b, c and d)
  * that the planner's count of largest tiles refuses is taken if its list fits the
  * budget (-EINVAL naming both otherwise).
  * @p plan receives the plan (its footprint_bytes set), f->r->plan points to it, @p wl

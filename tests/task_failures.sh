@@ -8,7 +8,8 @@
 # (src/execute.c), also with MPI at MPI_THREAD_SERIALIZED. Out of core, with the
 # ranks agreeing every ell + 1 chunks
 # (STARGEMM_AGREE_FLOPS=0), the product is abandoned early: rank 0's progress line
-# stops well short of its tasks. A bad STARGEMM_FAULT or STARGEMM_AGREE_FLOPS is
+# stops well short of its tasks. A CPU kernel refused its scratch memory goes on
+# without it, with the same result. A bad STARGEMM_FAULT or STARGEMM_AGREE_FLOPS is
 # refused, naming it.
 bench="$BUILDDIR/bench/stargemm_pdgemm"
 out="$BUILDDIR/tests/task_failures.out"
@@ -82,6 +83,21 @@ for fault in kernel:1:3 insert:1:7; do
 			fail "serialized MPI, $fault: rank $r did not report rank 1's failure"
 	done
 	echo "serialized MPI, $fault: both ranks failed with rank 1's error"
+done
+
+# Scratch memory refused (STARGEMM_FAULT=scratch): a CPU kernel goes on without it.
+# Batches of small products with A stored transposed copy each op(A) tile read more
+# than once into a table of copies (codelets/batch.c); without the table each product
+# copies its tile (codelets/smallgemm.c), and without that copy BLAS takes the tile as
+# it is. One CPU worker, so that the first allocation is the first batch's table: the
+# product succeeds with the residual of --check whichever allocation is refused.
+bs="$BUILDDIR/bench/stargemm_bsgemm"
+for n in 1 2 3 4; do
+	STARPU_NCPU=1 STARGEMM_FAULT=scratch:0:$n TEST_TIMEOUT=120 "$SRCDIR/tests/mpirun.sh" 1 \
+		"$bs" --m 700 --n 650 --k 900 --lo 20 --hi 60 --density-a 0.5 --transA T \
+		--check --niter 1 --warmup 0 --no-dense --quiet >"$out" 2>&1 ||
+		fail "scratch allocation $n refused: the product failed"
+	echo "scratch allocation $n refused: $(grep '^stargemm,' "$out" | cut -d, -f17-22)"
 done
 
 for bad in insert:x:1 foo:0:1; do
