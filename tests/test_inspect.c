@@ -2107,11 +2107,34 @@ static void given_plans(struct stargemm_plan_request *pr, struct stargemm__reque
 	stargemm__worklist_free(&wl);
 }
 
+/* The square block-sparse problem of @p tiles tiles a side (sizes 512-2048 in cycles)
+ * and A's and B's patterns of @p density into @p p, @p r (its patterns @p pa, @p pb),
+ * planned for a device of @p device_mib into p->plan, with its request @p pr. */
+static void sparse_problem(struct problem *p, int64_t tiles, int64_t device_mib,
+			   double density, unsigned *seed, struct stargemm_plan_request *pr,
+			   struct stargemm__request *r, uint8_t **pa, uint8_t **pb)
+{
+	static const int64_t sizes[] = { 512, 2048, 1280, 768, 1792, 1024, 640, 1536 };
+
+	p->mt = p->nt = p->kt = tiles;
+	p->row_off = irregular(tiles, sizes, 8);
+	p->col_off = irregular(tiles, sizes + 3, 5);
+	p->k_off = irregular(tiles, sizes + 1, 7);
+	*pr = plan_request(p, 2048, device_mib * 1024 * 1024);
+	stargemm_plan_compute(pr, &p->plan);
+	request(p, 0, 1, 0, 0, 1, r);
+	*pa = pattern(p->mt * p->kt, density, seed);
+	*pb = pattern(p->kt * p->nt, density, seed);
+	r->a.present = *pa;
+	r->a.ld = p->mt;
+	r->b.present = *pb;
+	r->b.ld = p->kt;
+}
+
 /* Block-sparse operands of irregular tiles: the fitted plan's list fills the device
  * better than the dense plan's, never beyond it, and loads fewer tiles. */
 static void fit_sparse(int G, double density, unsigned seed)
 {
-	static const int64_t sizes[] = { 512, 2048, 1280, 768, 1792, 1024, 640, 1536 };
 	struct problem p = { .P = 1, .Q = 1, .G = G };
 	struct stargemm_plan_request pr;
 	struct stargemm_plan dense, plan, fitted;
@@ -2123,20 +2146,8 @@ static void fit_sparse(int G, double density, unsigned seed)
 	double l0[8], l1[8], m0 = 0, m1 = 0;
 	char name[200];
 
-	p.mt = p.nt = p.kt = 24;
-	p.row_off = irregular(24, sizes, 8);
-	p.col_off = irregular(24, sizes + 3, 5);
-	p.k_off = irregular(24, sizes + 1, 7);
-	pr = plan_request(&p, 2048, 3000LL * 1024 * 1024);
-	stargemm_plan_compute(&pr, &dense);
-	p.plan = dense;
-	request(&p, 0, 1, 0, 0, 1, &r);
-	pa = pattern(p.mt * p.kt, density, &seed);
-	pb = pattern(p.kt * p.nt, density, &seed);
-	r.a.present = pa;
-	r.a.ld = p.mt;
-	r.b.present = pb;
-	r.b.ld = p.kt;
+	sparse_problem(&p, 24, 3000, density, &seed, &pr, &r, &pa, &pb);
+	dense = p.plan;
 	stargemm__inspect(&r, &w0);
 	stargemm__worklist_footprint(&w0, p.row_off, p.col_off, p.k_off, 8, peak);
 	for (int g = 0; g < G; g++)
@@ -2208,7 +2219,6 @@ static double total_loads(const struct stargemm__worklist *wl)
  * GPU lists only: under a RAM budget the planner's lookahead stays. */
 static void fit_lookahead(double density, unsigned seed, int one_expected)
 {
-	static const int64_t sizes[] = { 512, 2048, 1280, 768, 1792, 1024, 640, 1536 };
 	struct problem p = { .P = 1, .Q = 1, .G = 1 };
 	struct stargemm_plan_request pr;
 	struct stargemm_plan plan, one, two;
@@ -2221,19 +2231,7 @@ static void fit_lookahead(double density, unsigned seed, int one_expected)
 	int fail, choose_one;
 	char name[240];
 
-	p.mt = p.nt = p.kt = 28;
-	p.row_off = irregular(28, sizes, 8);
-	p.col_off = irregular(28, sizes + 3, 5);
-	p.k_off = irregular(28, sizes + 1, 7);
-	pr = plan_request(&p, 2048, 2800LL * 1024 * 1024);
-	stargemm_plan_compute(&pr, &p.plan);
-	request(&p, 0, 1, 0, 0, 1, &r);
-	pa = pattern(p.mt * p.kt, density, &seed);
-	pb = pattern(p.kt * p.nt, density, &seed);
-	r.a.present = pa;
-	r.a.ld = p.mt;
-	r.b.present = pb;
-	r.b.ld = p.kt;
+	sparse_problem(&p, 28, 2800, density, &seed, &pr, &r, &pa, &pb);
 	fail = fit(&pr, &r, NULL, &f, &plan, &wl);
 	pr.lookahead = 1;
 	fail = fail || fit(&pr, &r, NULL, &f, &one, &w1);
