@@ -254,7 +254,9 @@ static void try_shorter_lookahead(struct stargemm__fit *f, struct candidate *bes
 
 	one.lookahead = 1;
 	f->pr = &one;
-	if (fit_request(f, &alt, &searched) == 0 &&
+	/* A rank whose inspection failed returns at once; the others then have the
+	 * agreed footprint beyond the budget, so that none goes on to most_loads(). */
+	if (fit_request(f, &alt, &searched) == 0 && alt.footprint <= pr->device_bytes &&
 	    (double)most_loads(f, &alt.wl) <= SHORTER_LOADS * (double)most_loads(f, &best->wl)) {
 		stargemm__worklist_free(&best->wl);
 		*best = alt;

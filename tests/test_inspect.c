@@ -2270,6 +2270,80 @@ static void fit_lookahead(double density, unsigned seed, int one_expected)
 	free_problem(&p);
 }
 
+/* Another rank whose inspection fails at try fail_try (tries counted by f->tries): it
+ * takes part in that try's agreement on the footprint with one beyond every budget.
+ * Counts this rank's collective calls after that one. */
+struct failing_rank {
+	const struct stargemm__fit *f;
+	int fail_try, failed, calls_after;
+};
+
+static int rank_failing(int64_t *value, void *arg)
+{
+	struct failing_rank *x = arg;
+
+	if (x->failed)
+		x->calls_after++;
+	else if (x->f->tries == x->fail_try)
+		*value = INT64_MAX, x->failed = 1;
+	return 0;
+}
+
+/* This rank's collective calls after another rank's inspection failed at try @p k. */
+static int calls_after_failure(struct stargemm_plan_request *pr, struct stargemm__request *r,
+			       int k)
+{
+	struct stargemm__fit f;
+	struct failing_rank x = { .f = &f, .fail_try = k };
+	struct stargemm_plan plan;
+	struct stargemm__worklist wl = { 0 };
+
+	f = (struct stargemm__fit){ .pr = pr, .r = r, .elem = 8,
+				    .max_over_ranks = rank_failing, .arg = &x };
+	stargemm__fit_plan(&f, &plan, &wl);
+	stargemm__clear_error();
+	stargemm__worklist_free(&wl);
+	return x.failed ? x.calls_after : -1;
+}
+
+/* A rank whose first inspection of a fit fails (the plan of the largest tile's unit)
+ * returns from it at once (fit_request()): from stargemm__fit_plan() with its error in
+ * the fit with the planner's lookahead, to the plan of that fit in the one with a
+ * lookahead of one. The other ranks, which see the agreed footprint beyond the budget,
+ * must make no collective call after it either. (A failure in a later try is an
+ * overflow on every rank, and they all go on searching.) */
+static void fit_failure_elsewhere(void)
+{
+	struct problem p = { .P = 1, .Q = 1, .G = 1 };
+	struct stargemm_plan_request pr;
+	struct stargemm_plan plan;
+	struct stargemm__request r;
+	struct stargemm__worklist wl;
+	struct stargemm__fit f;
+	uint8_t *pa, *pb;
+	unsigned seed = 41;
+	int two_tries, first, second;
+	char name[200];
+
+	sparse_problem(&p, 28, 2800, 0.5, &seed, &pr, &r, &pa, &pb);
+	pr.lookahead = 2;        /* the first fit alone */
+	fit(&pr, &r, NULL, &f, &plan, &wl);
+	two_tries = f.tries;
+	stargemm__worklist_free(&wl);
+	pr.lookahead = 0;
+	fit(&pr, &r, NULL, &f, &plan, &wl);
+	stargemm__worklist_free(&wl);
+	first = calls_after_failure(&pr, &r, 1);
+	second = calls_after_failure(&pr, &r, two_tries + 1);
+	snprintf(name, sizeof(name), "fit: the first inspection failing on another rank: no "
+		 "collective call after it (first fit: %d, the fit with lookahead 1 after %d "
+		 "tries: %d)", first, two_tries, second);
+	ok(plan.lookahead == 1 && f.tries > two_tries && first == 0 && second == 0, name, "");
+	free(pa);
+	free(pb);
+	free_problem(&p);
+}
+
 /* The inspector's cost for about 10^6 tile products (a figure, not a check). */
 static void cost(void)
 {
@@ -2398,6 +2472,7 @@ int main(void)
 	fit_sparse(3, 1.0, 33);
 	fit_lookahead(0.5, 41, 1);
 	fit_lookahead(1.0, 42, 0);
+	fit_failure_elsewhere();
 	kernel_choice();
 	cost();
 	printf("1..%d\n", ntests);
