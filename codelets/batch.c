@@ -20,6 +20,7 @@
  * copies each of its A tiles out once for the kernels (opa_copies, below).
  */
 #include <inttypes.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -316,18 +317,40 @@ static void batch_cuda(void *buffers[], void *cl_arg)
 #elif defined(STARPU_USE_CUDA)
 #define HAVE_BATCH_CUDA 1
 
+/* The host array of tile addresses, freed by the stream once its copy is done. */
+static void CUDART_CB free_host(void *host)
+{
+	free(host);
+}
+
+/* Copy the tile addresses @p host (@p bytes) to the device array @p dev on @p stream
+ * and hand @p host to the stream, which frees it once the copy is done (a copy from
+ * pageable memory may return before it has read it all). Returns a CUDA error. */
+static cudaError_t send_addresses(const void **dev, const void **host, size_t bytes,
+				  cudaStream_t stream)
+{
+	cudaError_t ce = cudaMemcpyAsync(dev, host, bytes, cudaMemcpyHostToDevice, stream);
+
+	if (ce != cudaSuccess) {
+		free(host);
+	} else if (cudaLaunchHostFunc(stream, free_host, host) != cudaSuccess) {
+		cudaStreamSynchronize(stream);
+		free(host);
+	}
+	return ce;
+}
+
 /* The calls on the worker's stream: one copy of the tile addresses to the device (the
  * call's A, B and C arrays side by side, in the calls' order), then the calls in order.
- * cudaMemcpyAsync from pageable memory has consumed @p host when it returns, so the
- * caller may free it; the device array is freed in stream order. Returns a message,
- * or NULL. */
+ * @p host (3 x->count addresses) is the stream's from here on (send_addresses()); the
+ * device array is freed in stream order. Returns a message, or NULL. */
 static const char *run_calls(const struct batch_args *x, const struct stargemm__batch_item *items,
 			     const int64_t *order, const struct stargemm__batch_call *calls,
 			     int64_t ncalls, const void **host, char *msg, size_t len)
 {
 	cudaStream_t stream = starpu_cuda_get_local_stream();
 	size_t bytes = (size_t)(3 * x->count) * sizeof(void *);
-	const void **dev = NULL;
+	const void **dev;
 	cudaError_t ce;
 
 	for (int64_t i = 0; i < x->count; i++) {
@@ -335,17 +358,21 @@ static const char *run_calls(const struct batch_args *x, const struct stargemm__
 		host[x->count + i] = items[order[i]].b;
 		host[2 * x->count + i] = items[order[i]].c;
 	}
-	if ((ce = cudaMallocAsync((void **)&dev, bytes, stream)) != cudaSuccess ||
-	    (ce = cudaMemcpyAsync(dev, host, bytes, cudaMemcpyHostToDevice, stream)) != cudaSuccess) {
+	if ((ce = cudaMallocAsync((void **)&dev, bytes, stream)) != cudaSuccess) {
+		free(host);
+		snprintf(msg, len, "batch of tile products: no device memory for the tile "
+			 "addresses (%zu bytes): %s", bytes, cudaGetErrorString(ce));
+		return msg;
+	}
+	if ((ce = send_addresses(dev, host, bytes, stream)) != cudaSuccess) {
 		snprintf(msg, len, "batch of tile products: the tile addresses (%zu bytes) did "
 			 "not reach the GPU: %s", bytes, cudaGetErrorString(ce));
-		if (dev)
-			cudaFreeAsync(dev, stream);
+		cudaFreeAsync(dev, stream);
 		return msg;
 	}
 	for (int64_t c = 0; c < ncalls; c++) {
 		const struct stargemm__batch_call *k = &calls[c];
-		int st = x->type->cuda_gemm_batched(
+		int st = k->count > INT_MAX ? -1 : x->type->cuda_gemm_batched(
 			starpu_cublas_get_local_handle(), x->ta, x->tb, k->m, k->n, k->k, x->alpha,
 			dev + k->start, k->lda, dev + x->count + k->start, k->ldb,
 			k->first ? x->beta : 1.0, (void *const *)(dev + 2 * x->count + k->start),
@@ -353,17 +380,22 @@ static const char *run_calls(const struct batch_args *x, const struct stargemm__
 
 		if (st != 0) {
 			snprintf(msg, len, "cublas%cgemmBatched(%c%c, %d x %d x %d, %" PRId64
-				 " products) returned status %d", x->type->letter - 'a' + 'A',
-				 x->ta, x->tb, k->m, k->n, k->k, k->count, st);
+				 " products) returned status %d%s", x->type->letter - 'a' + 'A',
+				 x->ta, x->tb, k->m, k->n, k->k, k->count, st,
+				 st == -1 ? " (more products than a call takes)" : "");
 			break;
 		}
 	}
-	cudaFreeAsync(dev, stream);
+	if ((ce = cudaFreeAsync(dev, stream)) != cudaSuccess && !msg[0])
+		snprintf(msg, len, "batch of tile products: freeing the tile addresses on the "
+			 "device: %s", cudaGetErrorString(ce));
 	return msg[0] ? msg : NULL;
 }
 
 /* The batch as cublas?gemmBatched calls (codelets/batch_calls.c: the updates of one C
- * tile in successive calls, one call per shape), on the worker's stream. */
+ * tile in successive calls, one call per shape), on the worker's stream. A failure the
+ * GPU meets while it runs them (a kernel's, after the calls returned) is not seen
+ * here: StarPU 1.3 stops the process on it (drivers/cuda/driver_cuda.c). */
 static void batch_cuda(void *buffers[], void *cl_arg)
 {
 	struct stargemm__batch_item *items;
@@ -375,6 +407,12 @@ static void batch_cuda(void *buffers[], void *cl_arg)
 	const char *err = "batch of tile products: out of host memory for its calls";
 
 	unpack(cl_arg, &x);
+	if (stargemm__fault(STARGEMM_FAULT_KERNEL)) {
+		stargemm__task_failed("batch of tile products: injected fault (STARGEMM_FAULT)");
+		return;
+	}
+	if (x.count == 0)
+		return;
 	items = malloc((size_t)x.count * sizeof(*items));
 	calls = malloc((size_t)x.count * sizeof(*calls));
 	order = malloc((size_t)x.count * sizeof(*order));
@@ -384,8 +422,10 @@ static void batch_cuda(void *buffers[], void *cl_arg)
 			item_of(&x, buffers, e, &items[e]);
 		ncalls = stargemm__batch_calls(items, x.count, order, calls);
 	}
-	if (ncalls >= 0)
+	if (ncalls >= 0) {
 		err = run_calls(&x, items, order, calls, ncalls, host, msg, sizeof(msg));
+		host = NULL;   /* run_calls()'s */
+	}
 	if (err)
 		stargemm__task_failed(err);
 	free(items);

@@ -46,19 +46,26 @@ static void unpack(void *buffers[], void *cl_arg, struct gemm_args *g)
 	g->ldc = (int)STARPU_MATRIX_GET_LD(buffers[2]);
 }
 
+/* Whether this kernel is the one STARGEMM_FAULT fails (src/fault.c); if so its failure
+ * is reported as that of the library's call @p prefix, @p letter, "gemm". */
+static int injected_fault(const char *prefix, char letter)
+{
+	char msg[80];
+
+	if (!stargemm__fault(STARGEMM_FAULT_KERNEL))
+		return 0;
+	snprintf(msg, sizeof(msg), "%s%cgemm: injected fault (STARGEMM_FAULT)", prefix, letter);
+	stargemm__task_failed(msg);
+	return 1;
+}
+
 static void gemm_cpu(void *buffers[], void *cl_arg)
 {
 	struct gemm_args g;
 
 	unpack(buffers, cl_arg, &g);
-	if (stargemm__fault(STARGEMM_FAULT_KERNEL)) {
-		char msg[64];
-
-		snprintf(msg, sizeof(msg), "cblas_%cgemm: injected fault (STARGEMM_FAULT)",
-			 g.type->letter);
-		stargemm__task_failed(msg);
+	if (injected_fault("cblas_", g.type->letter))
 		return;
-	}
 	g.type->cpu_gemm(g.ta, g.tb, g.m, g.n, g.k, g.alpha,
 			 (const void *)STARPU_MATRIX_GET_PTR(buffers[0]), g.lda,
 			 (const void *)STARPU_MATRIX_GET_PTR(buffers[1]), g.ldb, g.beta,
@@ -80,6 +87,8 @@ static void gemm_cuda(void *buffers[], void *cl_arg)
 	int st;
 
 	unpack(buffers, cl_arg, &g);
+	if (injected_fault("cublas", g.type->letter - 'a' + 'A'))
+		return;
 	st = g.type->cuda_gemm(starpu_cublas_get_local_handle(), g.ta, g.tb, g.m, g.n, g.k,
 			       g.alpha, (const void *)STARPU_MATRIX_GET_PTR(buffers[0]), g.lda,
 			       (const void *)STARPU_MATRIX_GET_PTR(buffers[1]), g.ldb, g.beta,

@@ -4,7 +4,9 @@
  * stargemm sets StarPU's CPU worker count itself (unless the user or STARPU_NCPU
  * does): StarPU-MPI otherwise reserves a whole core for its progress thread, which in
  * stargemm sleeps most of the time because tile transfers are posted early and
- * complete quickly; on small nodes that reservation would cost half the machine.
+ * complete quickly; on small nodes that reservation would cost half the machine. It
+ * keeps StarPU's other reservation, a core per CUDA worker for the thread that drives
+ * the GPU: a busy CPU worker on that core would delay the GPU's next task.
  */
 #define _GNU_SOURCE
 #include "config.h"
@@ -24,6 +26,10 @@
 
 #include "internal.h"
 #include "worklist.h"
+
+#if defined(STARPU_USE_CUDA) && !defined(STARPU_SIMGRID)
+#include <cuda_runtime.h>
+#endif
 
 #ifdef HAVE_OPENBLAS_SET_NUM_THREADS
 void openblas_set_num_threads(int nthreads);
@@ -201,6 +207,23 @@ static int cores_in_affinity_mask(void)
 	return CPU_COUNT(&set) > 0 ? CPU_COUNT(&set) : 1;
 }
 
+/* The CUDA workers StarPU will start for @p conf (its ncuda set): as many as asked,
+ * at most the GPUs present; 0 without CUDA or in SimGrid mode (there STARPU_NCPU
+ * is given). */
+static int cuda_workers(const struct starpu_conf *conf)
+{
+#if defined(STARPU_USE_CUDA) && !defined(STARPU_SIMGRID)
+	int gpus = 0;
+
+	if (conf->ncuda == 0 || cudaGetDeviceCount(&gpus) != cudaSuccess)
+		return 0;
+	return conf->ncuda > 0 && conf->ncuda < gpus ? conf->ncuda : gpus;
+#else
+	(void)conf;
+	return 0;
+#endif
+}
+
 /* The thread level StarPU-MPI needs; in SimGrid mode SMPI reports SINGLE, but its
  * ranks and StarPU's threads are simulated actors scheduled one at a time. */
 static int thread_level_ok(int provided)
@@ -256,15 +279,19 @@ static void fill_starpu_conf(struct starpu_conf *conf, const struct stargemm_con
 	starpu_conf_init(conf);  /* reads STARPU_NCPU, STARPU_NCUDA, STARPU_SCHED, ... */
 	/* An explicit count wins: StarPU 1.3 lets STARPU_NCPU / STARPU_NCUDA override
 	 * conf.ncpus / conf.ncuda. */
+	if (cfg->ncuda >= 0) {
+		unsetenv("STARPU_NCUDA");
+		conf->ncuda = cfg->ncuda;
+	}
 	if (cfg->ncpus >= 0) {
 		unsetenv("STARPU_NCPU");
 		conf->ncpus = cfg->ncpus;
 	} else if (conf->ncpus < 0) {
-		conf->ncpus = cores_in_affinity_mask();
-	}
-	if (cfg->ncuda >= 0) {
-		unsetenv("STARPU_NCUDA");
-		conf->ncuda = cfg->ncuda;
+		/* one core per GPU for its driver thread; a CPU worker at least (the
+		 * scales, norms and packs run on CPUs) */
+		conf->ncpus = cores_in_affinity_mask() - cuda_workers(conf);
+		if (conf->ncpus < 1)
+			conf->ncpus = 1;
 	}
 	if (cfg->sched_policy) {
 		/* StarPU 1.3 lets STARPU_SCHED override conf.sched_policy_name. */

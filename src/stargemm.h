@@ -37,8 +37,9 @@ extern "C" {
  *  stargemm_config_init() then change the fields you need. */
 struct stargemm_config {
 	/** CPU workers per process; -1 = StarPU's STARPU_NCPU if set, else every core
-	 *  of the process' affinity mask (no core is reserved for MPI progress). A value
-	 *  >= 0 wins over STARPU_NCPU. */
+	 *  of the process' affinity mask but one per CUDA worker (its driver thread's),
+	 *  at least one (no core is reserved for MPI progress). A value >= 0 wins over
+	 *  STARPU_NCPU. */
 	int ncpus;
 	/** CUDA workers per process; -1 = StarPU's default (STARPU_NCUDA or all GPUs). A
 	 *  value >= 0 wins over STARPU_NCUDA. */

@@ -48,6 +48,8 @@ small="--m 700 --n 650 --k 900 --nb 128"
 # In tiles of 300, one task per tile product (above the batching size).
 large="--m 1300 --n 1250 --k 1400 --nb 300"
 ooc="--ooc --b 2 --c 2 --d 1 --lookahead 1"
+# A tile product's kernel failing: cblas_dgemm on a CPU worker, cublasDgemm on a GPU.
+gemm_fault='c\(u\)\{0,1\}blas_\{0,1\}[dD]gemm: injected fault'
 
 expect "insertion, in core, batches" insert:1:3 2 "a batch of .* (injected by STARGEMM_FAULT)" $small
 expect "insertion, in core, tile products" insert:1:5 2 "the update of C(.*) by k=[0-9]* (injected" $large
@@ -55,14 +57,14 @@ expect "insertion, in core, 4 ranks" insert:3:2 4 "injected by STARGEMM_FAULT" $
 expect "insertion, out of core" insert:1:4 2 "the update of C(.*) by k=[0-9]* (injected" $large $ooc
 expect "insertion, out of core, rank 0" insert:0:1 2 "injected by STARGEMM_FAULT" $large $ooc
 expect "kernel, in core, batches" kernel:1:2 2 "batch of tile products: injected fault" $small
-expect "kernel, in core, tile products" kernel:1:2 2 "cblas_dgemm: injected fault" $large
-expect "kernel, out of core, 4 ranks" kernel:2:1 4 "cblas_dgemm: injected fault" $large $ooc \
+expect "kernel, in core, tile products" kernel:1:2 2 "$gemm_fault" $large
+expect "kernel, out of core, 4 ranks" kernel:2:1 4 "$gemm_fault" $large $ooc \
 	--P 2 --Q 2
 
 # Out of core, 2 ranks, 5 x 5 C tiles of 300 and 5 chunks of k each: a kernel failing
 # early on rank 1 stops every rank within a few chunks.
 export STARGEMM_AGREE_FLOPS=0
-expect "kernel, out of core, abandoned" kernel:1:1 2 "cblas_dgemm: injected fault" \
+expect "kernel, out of core, abandoned" kernel:1:1 2 "$gemm_fault" \
 	--m 1500 --n 1500 --k 1500 --nb 300 $ooc
 unset STARGEMM_AGREE_FLOPS
 set -- $(done_of_total)
@@ -89,11 +91,11 @@ done
 # Batches of small products with A stored transposed copy each op(A) tile read more
 # than once into a table of copies (codelets/batch.c); without the table each product
 # copies its tile (codelets/smallgemm.c), and without that copy BLAS takes the tile as
-# it is. One CPU worker, so that the first allocation is the first batch's table: the
+# it is. One CPU worker and no GPU, so that the first allocation is the first batch's table: the
 # product succeeds with the residual of --check whichever allocation is refused.
 bs="$BUILDDIR/bench/stargemm_bsgemm"
 for n in 1 2 3 4; do
-	STARPU_NCPU=1 STARGEMM_FAULT=scratch:0:$n TEST_TIMEOUT=120 "$SRCDIR/tests/mpirun.sh" 1 \
+	STARPU_NCPU=1 STARPU_NCUDA=0 STARGEMM_FAULT=scratch:0:$n TEST_TIMEOUT=120 "$SRCDIR/tests/mpirun.sh" 1 \
 		"$bs" --m 700 --n 650 --k 900 --lo 20 --hi 60 --density-a 0.5 --transA T \
 		--check --niter 1 --warmup 0 --no-dense --quiet >"$out" 2>&1 ||
 		fail "scratch allocation $n refused: the product failed"
