@@ -41,8 +41,8 @@ int stargemm__fault_setup(int rank)
 		return 0;
 	if (sscanf(env, "%15[a-z]:%d:%lld%c", what, &r, &n, &end) != 3 || r < 0 || n < 1)
 		return stargemm__error(-EINVAL, "stargemm_init: STARGEMM_FAULT='%s': expected "
-				       "WHAT:RANK:N with WHAT insert, kernel or scratch, RANK >= 0, N >= 1",
-				       env);
+				       "WHAT:RANK:N with WHAT insert, kernel or scratch, RANK >= 0, "
+				       "N >= 1", env);
 	for (int k = 0; k < (int)(sizeof(kind_names) / sizeof(kind_names[0])); k++)
 		if (strcmp(what, kind_names[k]) == 0) {
 			fault_kind = r == rank ? k : -1;

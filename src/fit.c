@@ -21,8 +21,9 @@
  * model's peak with d = 3 against 62.6% with the dense plan's d = 1).
  *
  * On GPUs, with the planner's lookahead of two (several C blocks), the fit is done
- * again with a lookahead of one, and that plan kept when its list loads at most 95% of the tiles:
- * the chunk it leaves to the blocks can make them larger (try_shorter_lookahead()).
+ * again with a lookahead of one, and that plan kept when its list loads at most 95%
+ * of the tiles: the chunk it leaves to the blocks can make them larger
+ * (try_shorter_lookahead()).
  *
  * Every rank must run the same list: the footprint of each try is the largest over
  * the ranks (a callback: MPI in src/product.c, none in the unit tests), so every rank

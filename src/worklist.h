@@ -293,10 +293,10 @@ struct stargemm__fit {
  * again with a smaller planning unit, so that the list fills the device budget
  * (f->pr->device_bytes) — not beyond it —, and keep that plan if its list loads fewer
  * tiles; on GPUs, with the planner's lookahead of two, the same fit with a lookahead
- * of one is kept when its list loads at most 95% of the tiles. Plans with overridden b, c or d
- * are kept; a whole plan given (b, c and d)
- * that the planner's count of largest tiles refuses is taken if its list fits the
- * budget (-EINVAL naming both otherwise).
+ * of one is kept when its list loads at most 95% of the tiles. Plans with overridden
+ * b, c or d are kept; a whole plan given (b, c and d) that the planner's count of
+ * largest tiles refuses is taken if its list fits the budget (-EINVAL naming both
+ * otherwise).
  * @p plan receives the plan (its footprint_bytes set), f->r->plan points to it, @p wl
  * its list (need_bytes at least the footprint). Collective through f->max_over_ranks.
  * Returns 0, or the planner's or the inspector's error. */

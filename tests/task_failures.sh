@@ -91,12 +91,13 @@ done
 # Batches of small products with A stored transposed copy each op(A) tile read more
 # than once into a table of copies (codelets/batch.c); without the table each product
 # copies its tile (codelets/smallgemm.c), and without that copy BLAS takes the tile as
-# it is. One CPU worker and no GPU, so that the first allocation is the first batch's table: the
-# product succeeds with the residual of --check whichever allocation is refused.
+# it is. One CPU worker and no GPU, so that the first allocation is the first batch's
+# table: the product succeeds with the residual of --check whichever allocation is
+# refused.
 bs="$BUILDDIR/bench/stargemm_bsgemm"
 for n in 1 2 3 4; do
-	STARPU_NCPU=1 STARPU_NCUDA=0 STARGEMM_FAULT=scratch:0:$n TEST_TIMEOUT=120 "$SRCDIR/tests/mpirun.sh" 1 \
-		"$bs" --m 700 --n 650 --k 900 --lo 20 --hi 60 --density-a 0.5 --transA T \
+	STARPU_NCPU=1 STARPU_NCUDA=0 STARGEMM_FAULT=scratch:0:$n TEST_TIMEOUT=120 \
+		"$SRCDIR/tests/mpirun.sh" 1 "$bs" --m 700 --n 650 --k 900 --lo 20 --hi 60 --density-a 0.5 --transA T \
 		--check --niter 1 --warmup 0 --no-dense --quiet >"$out" 2>&1 ||
 		fail "scratch allocation $n refused: the product failed"
 	echo "scratch allocation $n refused: $(grep '^stargemm,' "$out" | cut -d, -f17-22)"

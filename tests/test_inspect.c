@@ -2131,6 +2131,17 @@ static void sparse_problem(struct problem *p, int64_t tiles, int64_t device_mib,
 	r->b.ld = p->kt;
 }
 
+/* The tiles @p wl loads, summed over its devices. */
+static double total_loads(const struct stargemm__worklist *wl)
+{
+	double l[8] = { 0 }, sum = 0;
+
+	stargemm__worklist_loads(wl, 1, l);
+	for (int g = 0; g < wl->ndevices; g++)
+		sum += l[g];
+	return sum;
+}
+
 /* Block-sparse operands of irregular tiles: the fitted plan's list fills the device
  * better than the dense plan's, never beyond it, and loads fewer tiles. */
 static void fit_sparse(int G, double density, unsigned seed)
@@ -2143,7 +2154,7 @@ static void fit_sparse(int G, double density, unsigned seed)
 	struct stargemm__fit f;
 	uint8_t *pa, *pb;
 	int64_t peak[8], fp0 = 0;
-	double l0[8], l1[8], m0 = 0, m1 = 0;
+	double m0, m1;
 	char name[200];
 
 	sparse_problem(&p, 24, 3000, density, &seed, &pr, &r, &pa, &pb);
@@ -2157,16 +2168,13 @@ static void fit_sparse(int G, double density, unsigned seed)
 		return;
 	}
 	fitted = plan;
-	stargemm__worklist_loads(&w0, 1, l0);
-	stargemm__worklist_loads(&wl, 1, l1);
-	for (int g = 0; g < G; g++) {
-		m0 += l0[g] / G;
-		m1 += l1[g] / G;
-	}
+	m0 = total_loads(&w0) / G;
+	m1 = total_loads(&wl) / G;
 	snprintf(name, sizeof(name), "fit: irregular tiles, density %.1f, G=%d: %d lists, "
 		 "b=%lld c=%lld d=%lld lookahead=%d (dense plan %lld %lld %lld) fills %.0f%% of "
 		 "the device (dense plan: %.0f%%)", density, G, f.tries, (long long)plan.b,
-		 (long long)plan.c, (long long)plan.d, plan.lookahead, (long long)dense.b, (long long)dense.c, (long long)dense.d,
+		 (long long)plan.c, (long long)plan.d, plan.lookahead, (long long)dense.b,
+		 (long long)dense.c, (long long)dense.d,
 		 100.0 * (double)f.footprint / (double)pr.device_bytes,
 		 100.0 * (double)fp0 / (double)pr.device_bytes);
 	ok(w0.mixed_shapes && wl.mixed_shapes, "  irregular tiles: several shapes (the loads are "
@@ -2198,17 +2206,6 @@ static void fit_sparse(int G, double density, unsigned seed)
 	free(pa);
 	free(pb);
 	free_problem(&p);
-}
-
-/* The tiles @p wl loads, summed over its devices. */
-static double total_loads(const struct stargemm__worklist *wl)
-{
-	double l[8] = { 0 }, sum = 0;
-
-	stargemm__worklist_loads(wl, 1, l);
-	for (int g = 0; g < wl->ndevices; g++)
-		sum += l[g];
-	return sum;
 }
 
 /* The planner's lookahead of two against one (src/fit.c, try_shorter_lookahead()): the
