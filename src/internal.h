@@ -16,6 +16,7 @@
 
 #include "contract.h"
 #include "distribution.h"
+#include "error.h"
 #include "pack.h"
 #include "pool.h"
 #include "stargemm.h"
@@ -195,12 +196,6 @@ int stargemm__matrix_create_pattern(struct stargemm_matrix **out, int type, int6
 
 /* Largest extent of the @p count tiles described by offsets @p off (count + 1). */
 int64_t stargemm__largest_tile(const int64_t *off, int64_t count);
-
-/* Record an error message for stargemm_last_error() and return @p code. */
-int stargemm__error(int code, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-
-/* Forget the last error (called on entry of public functions). */
-void stargemm__clear_error(void);
 
 /* Runtime state (runtime.c). */
 int stargemm__initialized(void);

@@ -33,6 +33,8 @@ struct stargemm__product {
 	struct stargemm_task_info info;   /* device (-1: not this rank's), block, chunk */
 	int64_t i, j, k;
 	int32_t first;                    /* first update of C(i, j): applies beta */
+	int32_t last;                     /* last update of C(i, j) in the list
+					   * (stargemm__inspect()) */
 };
 
 /* A tile of op(A) (r = i, c = k), op(B) (r = k, c = j) or C (r = i, c = j), with what to

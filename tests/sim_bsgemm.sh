@@ -5,16 +5,20 @@
 # product), with A + B + C at least 4 times the GPU memory (shrunk with
 # STARPU_LIMIT_CUDA_MEM). Irregular tiles run at all because the codelets' models are
 # regressions on the work of a task (codelets/model.c, perfmodels/README.md): no tile
-# shape needs an entry of its own. Asserts:
-#   * equal tiles (1000), Summit-like node, 1 GPU, case (c2): loads within [0.90, 1.05]
-#     of the inspector's prediction (1.000) and at least 95% of the model's peak (98.9%;
-#     96.4% before the device buffer pool, src/pool.c);
-#   * equal tiles (640), H100, 1 GPU, case (c2), 4 C blocks: loads within [0.90, 1.05]
-#     (1.000; the loads keep the device busy, and without the early write-back of
+# shape needs an entry of its own. "The band" is [0.85, 1.05] of the inspector's
+# prediction: the prediction counts a tile as kept only from one chunk to the next;
+# with the serpentine walk of block-sparse lists (src/inspect.c) StarPU's cache also
+# serves, at a change of block, shared tiles of the chunks before (0.88-0.94 here,
+# 1.000-1.041 with the plain walk). Asserts:
+#   * equal tiles (1000), Summit-like node, 1 GPU, case (c2): loads in the band (0.920)
+#     and at least 95% of the model's peak (99.7%; 96.4% before the device buffer pool,
+#     src/pool.c);
+#   * equal tiles (640), H100, 1 GPU, case (c2), 4 C blocks: loads in the band (0.881;
+#     the loads keep the device busy, and without the early write-back of
 #     finished C blocks, src/execute.c, the next block's loads evicted tiles about to be
 #     read: 1.55 times the model at 1280 tiles and 4000 MiB);
-#   * irregular tiles [512, 2048], Summit-like node, 1 GPU: loads within [0.90, 1.05]
-#     of the prediction (1.000) and at least 95% of the model's peak (99.0%). Two
+#   * irregular tiles [512, 2048], Summit-like node, 1 GPU: loads in the band (0.924)
+#     and at least 95% of the model's peak (99.5%). Two
 #     things get it there. The plan is fitted to the list's footprint (src/fit.c):
 #     planned with every tile at the largest tile's size (b = c = 3), the list used a
 #     fraction of the memory and StarPU kept in the rest tiles the prediction reloads
@@ -24,8 +28,8 @@
 #     simulated cudaFree and cudaMalloc. Neither: 47.2%; the fit alone 54.7%
 #     (STARGEMM_DEVICE_POOL=0); the pool alone 93.7%;
 #   * the same on 2 GPUs: some loads from the other GPU, at least 80% of the model's
-#     peak (81.4%; neither 31.1%, the pool alone 78.2%) and no more than 1.10 times the
-#     predicted loads (1.041): a tile requested on a GPU from the host and from the
+#     peak (83.8%; neither 31.1%, the pool alone 78.2%) and no more than 1.10 times the
+#     predicted loads (0.940; 1.041 with the plain walk): a tile requested on a GPU from the host and from the
 #     other GPU at once arrives twice (StarPU 1.3 merges a request only with one from
 #     the same source node, coherency.c). sched/ooc.c no longer requests a tile again
 #     once it is requested on the device (1.096 before); the rest are tiles whose task
@@ -33,13 +37,14 @@
 #   * the 1-GPU case with STARGEMM_DEVICE_POOL=0: loads in the band and below 70% of
 #     the model's peak (54.7%), so that the switch is known to turn the pool off;
 #   * few tiles per block (30% of the tiles, 600 MiB, 4 x 6 blocks): loads at most 1.05
-#     times the prediction (0.915: the cache keeps tiles the model reloads) and at least
-#     85% of the model's peak (89.2%). A tile of a block's rows or columns that meets no
+#     times the prediction (0.858: the cache keeps tiles the model reloads) and at least
+#     85% of the model's peak (88.6%). A tile of a block's rows or columns that meets no
 #     tile of the other operand at a k is not loaded (src/inspect.c, readers()): 1.075
 #     and 84.8% when every present tile of the block's rows and columns was prefetched;
 #   * irregular tiles, density 1, on the H100 of 2000 MiB (24,000: A + B + C 6.4 times
-#     it): at least 72% of the model's peak (76.6%) and loads within [0.90, 1.05]
-#     (1.035). A StarPU 1.3 prefetch evicts nothing, and takes only the buffer of a
+#     it): at least 80% of the model's peak (84.2%; 76.6% with the plain walk and C
+#     tiles copied back at the end of their block, src/execute.c) and loads in the band
+#     (0.977). A StarPU 1.3 prefetch evicts nothing, and takes only the buffer of a
 #     released tile of its own shape: as prefetches, the chunks' loads waited on the
 #     full device and arrived as their tasks started (64.0%); the executor asks for
 #     them as fetches with tiles of several shapes (src/execute.c, fetches_ahead());
@@ -54,9 +59,9 @@
 #   * the same small tiles out of core on one H100 of 40 MiB: batched within each chunk
 #     (src/inspect.c, batch_ooc()), the product takes at most a third of its time with a
 #     task per tile product (0.42 s against 1.78 s) and loads within [0.90, 1.05] of
-#     the prediction (1.000; unbatched 1.124, not asserted: doc/performance.md says why);
+#     the prediction (0.975; unbatched 1.005, not asserted: doc/performance.md says why);
 #   * and on one H100 of 60 MiB it runs to the end (0.37 s) and loads at most 1.05 times
-#     the prediction (0.879: the cache keeps tiles the model reloads). It stopped at
+#     the prediction (0.899: the cache keeps tiles the model reloads). It stopped at
 #     the fourth block while the finished block's C tiles went back by prefetch
 #     requests, which StarPU served only after the next batch's fetch, itself waiting
 #     for their memory (src/execute.c, release_block()). The cases above keep a handle
@@ -183,8 +188,8 @@ awk -F, '
 		printf "%-8s loads %s / model %s = %s  peer %s  %.1f%% of the model peak\n",
 			label, $(col["loads"] + c), $(col["pred_loads"] + c), r,
 			$(col["peer_loads"] + c), eff
-		if (label != "irr2" && label != "irr600" && (r < 0.90 || r > 1.05)) {
-			print "  loads outside [0.90, 1.05] of the model"; bad = 1
+		if (label != "irr2" && label != "irr600" && (r < 0.85 || r > 1.05)) {
+			print "  loads outside [0.85, 1.05] of the model"; bad = 1
 		}
 		if (label == "irr600" && r > 1.05) {
 			print "  more than 1.05 times the predicted loads"; bad = 1
@@ -192,7 +197,7 @@ awk -F, '
 		if (r > 1.10) { print "  more than 1.10 times the predicted loads"; bad = 1 }
 		floor = label == "irr2" ? 80 : label == "irr600" ? 85 : label ~ /^(reg|irr)$/ ? 95 : 0
 		if (label == "h100irr")
-			floor = 72
+			floor = 80
 		if (eff < floor) { printf "  below %d%% of the model peak\n", floor; bad = 1 }
 		if (label == "irrnopool" && eff >= 70) {
 			print "  as fast with STARGEMM_DEVICE_POOL=0: the pool is not off"; bad = 1

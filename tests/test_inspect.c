@@ -23,11 +23,13 @@
  *    the same lists, devices included; a map that is not a permutation is refused;
  *  - block-sparse operands: exactly the products whose three tiles exist, beta on the
  *    first of each chain, a scaling for C tiles without a product, no reference to an
- *    absent tile;
+ *    absent tile; out of core a serpentine walk (consecutive blocks share rows or
+ *    columns, k alternates up and down, the shared tiles kept across a block change),
+ *    each chain's last product flagged;
  *  - small tiles in core: batches cover the same products, write one rank's C tiles
  *    each, and name each product's tiles;
  *  - small tiles out of core: each chunk's products (the unbatched chunk's, chains in
- *    k order) as consecutive batches of one rank's device each, writing distinct C
+ *    their k order) as consecutive batches of one rank's device each, writing distinct C
  *    tiles, the same on every rank, with the unbatched list's devices and loads;
  *  - packed operands (src/pack.c): layouts hold each present tile once; batches cover
  *    the same products, write one C pack each and name the products' packs;
@@ -51,6 +53,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "error.h"
 #include "worklist.h"
 
 int stargemm__dgemm_any_usable(void);   /* codelets/smallkernel.c */
@@ -927,29 +930,26 @@ static void batched_case(int P, int Q, double density, unsigned seed, int dist, 
 	free_problem(&p);
 }
 
-/* A batched out-of-core list against the unbatched one of the same request: the same
- * chunks (ranges, blocks, devices of every C tile), each chunk's products a
- * permutation of the unbatched chunk's that keeps every chain in increasing k, with
- * beta on its first product; the chunk's batches consecutive and covering it; each
- * batch one rank's C tiles on one device, its slots naming its products' tiles among
- * distinct buffers; no C tile in two batches of a chunk; the same predicted loads.
- * @p chain, @p dev, @p owner_dev: a scratch entry per C tile. Explains a failure in
- * @p why. */
-static int ooc_batches_ok(const struct stargemm__request *r, const struct stargemm__worklist *plain,
-			  const struct stargemm__worklist *wl, int64_t *chain, int *dev,
-			  int64_t *seen, char *why, size_t len)
+/* Whether update @p k may follow a chain whose last two updates were at @p before and
+ * @p last (-1: none): a chain visits distinct k in one direction, increasing, or
+ * decreasing in a block that walks k backwards (the serpentine walk, src/inspect.c). */
+static int chain_continues(int64_t before, int64_t last, int64_t k)
 {
-	int64_t ntiles = r->mt * r->nt, expect = 0;
+	if (last < 0)
+		return 1;
+	return before < 0 ? k != last : (last - before) * (k - last) > 0;
+}
+
+/* ooc_batches_ok()'s walk, its scratch entries set: @p before, the update before each
+ * C tile's last (@p chain). */
+static int ooc_batches_walk(const struct stargemm__request *r,
+			    const struct stargemm__worklist *plain,
+			    const struct stargemm__worklist *wl, int64_t *chain, int64_t *before,
+			    const int *dev, int64_t *seen, char *why, size_t len)
+{
+	int64_t expect = 0;
 	double l0[8] = { 0 }, l1[8] = { 0 };
 
-	for (int64_t t = 0; t < ntiles; t++) {
-		chain[t] = -1;
-		dev[t] = -2;
-		seen[t] = -1;
-	}
-	for (int64_t q = 0; q < plain->nproducts; q++)
-		dev[plain->products[q].i + plain->products[q].j * r->mt] =
-			plain->products[q].info.device;
 	if (wl->nchunks != plain->nchunks || wl->nproducts != plain->nproducts ||
 	    wl->flops != plain->flops) {
 		snprintf(why, len, "%lld chunks, %lld products (unbatched: %lld, %lld)",
@@ -990,7 +990,7 @@ static int ooc_batches_ok(const struct stargemm__request *r, const struct starge
 				    x->info.device != x0->info.device || x->info.device != dev[t] ||
 				    stargemm__operand_owner(&r->c, x->i, x->j) != owner ||
 				    x->info.prefetch != STARGEMM_PREFETCH_ALL ||
-				    x->k <= chain[t] || x->first != (chain[t] < 0) ||
+				    !chain_continues(before[t], chain[t], x->k) || x->first != (chain[t] < 0) ||
 				    (seen[t] >= ch->batch_first && seen[t] != e) ||
 				    !ref_is(batch_ref(wl, b, sl[0]), STARGEMM_OP_A, x->i, x->k) ||
 				    !ref_is(batch_ref(wl, b, sl[1]), STARGEMM_OP_B, x->k, x->j) ||
@@ -1002,6 +1002,7 @@ static int ooc_batches_ok(const struct stargemm__request *r, const struct starge
 						 (long long)chain[t]);
 					return 0;
 				}
+				before[t] = chain[t];
 				chain[t] = x->k;
 				seen[t] = e;
 			}
@@ -1020,6 +1021,40 @@ static int ooc_batches_ok(const struct stargemm__request *r, const struct starge
 			return 0;
 		}
 	return expect == wl->nbatches;
+}
+
+/* A batched out-of-core list against the unbatched one of the same request: the same
+ * chunks (ranges, blocks, devices of every C tile), each chunk's products a
+ * permutation of the unbatched chunk's that keeps every chain in its k order, with
+ * beta on its first product; the chunk's batches consecutive and covering it; each
+ * batch one rank's C tiles on one device, its slots naming its products' tiles among
+ * distinct buffers; no C tile in two batches of a chunk; the same predicted loads.
+ * @p chain, @p dev, @p owner_dev: a scratch entry per C tile. Explains a failure in
+ * @p why. */
+static int ooc_batches_ok(const struct stargemm__request *r, const struct stargemm__worklist *plain,
+			  const struct stargemm__worklist *wl, int64_t *chain, int *dev,
+			  int64_t *seen, char *why, size_t len)
+{
+	int64_t ntiles = r->mt * r->nt;
+	int64_t *before = malloc((size_t)(ntiles > 0 ? ntiles : 1) * sizeof(*before));
+	int good;
+
+	if (!before) {
+		snprintf(why, len, "out of memory");
+		return 0;
+	}
+	for (int64_t t = 0; t < ntiles; t++) {
+		chain[t] = -1;
+		dev[t] = -2;
+		seen[t] = -1;
+		before[t] = -1;
+	}
+	for (int64_t q = 0; q < plain->nproducts; q++)
+		dev[plain->products[q].i + plain->products[q].j * r->mt] =
+			plain->products[q].info.device;
+	good = ooc_batches_walk(r, plain, wl, chain, before, dev, seen, why, len);
+	free(before);
+	return good;
 }
 
 /* Whether two lists hold the same batches of the same products (every rank's list). */
@@ -1427,24 +1462,27 @@ static int pack_chunks_ok(const struct stargemm__worklist *wl)
 	return good && next_product == wl->nproducts && next_batch == wl->nbatches;
 }
 
-/* Chains in increasing k; each C tile's first update applies beta unless its pack is
+/* Chains in one k order; each C tile's first update applies beta unless its pack is
  * scaled first; the scales are the C packs with a present tile no product updates;
  * the first batch over each other C pack opens it. */
 static int pack_chains_ok(const struct stargemm__worklist *wl, const struct stargemm__packing *pc,
 			  const uint8_t *present, int64_t mt, int64_t nt)
 {
 	int64_t *chain = malloc((size_t)(mt * nt) * sizeof(*chain));
+	int64_t *before = malloc((size_t)(mt * nt) * sizeof(*before));
 	uint8_t *bare = calloc((size_t)(pc->gmt * pc->gnt), 1);
 	int64_t nbare = 0;
-	int good = chain && bare;
+	int good = chain && before && bare;
 
 	for (int64_t t = 0; good && t < mt * nt; t++)
-		chain[t] = -1;
+		chain[t] = before[t] = -1;
 	for (int64_t q = 0; good && q < wl->nproducts; q++) {
 		const struct stargemm__product *x = &wl->products[q];
+		int64_t t = x->i + x->j * mt;
 
-		good &= x->k > chain[x->i + x->j * mt];
-		chain[x->i + x->j * mt] = x->k;
+		good &= chain_continues(before[t], chain[t], x->k);
+		before[t] = chain[t];
+		chain[t] = x->k;
 	}
 	for (int64_t j = 0; good && j < nt; j++)
 		for (int64_t i = 0; i < mt; i++)
@@ -1476,6 +1514,7 @@ static int pack_chains_ok(const struct stargemm__worklist *wl, const struct star
 		good &= wl->refs[e].operand == STARGEMM_OP_C &&
 			bare[wl->refs[e].r + wl->refs[e].c * pc->gmt];
 	free(chain);
+	free(before);
 	free(bare);
 	return good;
 }
@@ -1540,7 +1579,7 @@ static int pack_footprint_ok(const struct stargemm__worklist *units, struct star
  * as tiles, with their owners; its list, planned in blocks and chunks of packs and
  * expanded, has the in-core list's products, every batch one pack product with its
  * task info and its three packs as buffers 0, 1, 2, chunks of consecutive batches,
- * chains in increasing k with beta on the first update outside scaled packs, and the
+ * chains in one k order with beta on the first update outside scaled packs, and the
  * load model of the list over packs. Packs whose k groups differ do not line up. */
 static void packed_ooc_case(int P, int Q, int G, int ta, int tb, double density,
 			    unsigned seed, int me)
@@ -1629,7 +1668,7 @@ static void packed_ooc_case(int P, int Q, int G, int ta, int tb, double density,
 	   "their A and B packs, the C pack", "");
 	ok(pack_chunk_batches_ok(&wl, pc), "  one batch per C pack and chunk", "");
 	ok(pack_chunks_ok(&wl), "  chunks of consecutive batches", "");
-	ok(pack_chains_ok(&wl, pc, sc, p.mt, p.nt), "  chains in increasing k, beta on the "
+	ok(pack_chains_ok(&wl, pc, sc, p.mt, p.nt), "  chains in one k order, beta on the "
 	   "first update outside the scaled packs, which lack updates; the first batch over "
 	   "each other pack opens it", "");
 	snprintf(name, sizeof(name), "  the opening batch %s its C pack (%s)",
@@ -2267,6 +2306,127 @@ static void fit_lookahead(double density, unsigned seed, int one_expected)
 	free_problem(&p);
 }
 
+/* The rows (@p row set) or columns of block @p blk's C tiles, as a range. */
+static void block_range(const struct stargemm__worklist *wl, int64_t blk, int row,
+			int64_t *lo, int64_t *hi)
+{
+	const struct stargemm__block *bk = &wl->blocks[blk];
+
+	*lo = INT64_MAX;
+	*hi = -1;
+	for (int64_t e = bk->c_first; e < bk->c_first + bk->c_count; e++) {
+		int64_t v = row ? wl->refs[e].r : wl->refs[e].c;
+
+		*lo = v < *lo ? v : *lo;
+		*hi = v > *hi ? v : *hi;
+	}
+}
+
+/* Whether the products of block @p blk run in one k direction: increasing when
+ * @p up, else decreasing. */
+static int block_k_direction(const struct stargemm__worklist *wl, int64_t blk, int up)
+{
+	const struct stargemm__block *bk = &wl->blocks[blk];
+	int64_t prev = -1;
+
+	for (int64_t n = bk->first_chunk; n < bk->first_chunk + bk->nchunks; n++)
+		for (int64_t q = wl->chunks[n].first; q < wl->chunks[n].first + wl->chunks[n].count;
+		     q++) {
+			int64_t k = wl->products[q].k;
+
+			if (prev >= 0 && (up ? k < prev : k > prev))
+				return 0;
+			prev = k;
+		}
+	return 1;
+}
+
+/* Whether each C tile's chain has exactly one first and one last product, at its
+ * ends in list order. */
+static int chain_ends_ok(const struct stargemm__worklist *wl, int64_t mt, int64_t nt)
+{
+	int64_t *last = malloc((size_t)(mt * nt) * sizeof(*last));
+	int good = last != NULL;
+
+	for (int64_t t = 0; good && t < mt * nt; t++)
+		last[t] = -1;
+	for (int64_t q = 0; good && q < wl->nproducts; q++) {
+		const struct stargemm__product *x = &wl->products[q];
+		int64_t t = x->i + x->j * mt;
+
+		good &= x->first == (last[t] < 0);
+		last[t] = q;
+	}
+	for (int64_t q = 0; good && q < wl->nproducts; q++) {
+		const struct stargemm__product *x = &wl->products[q];
+
+		good &= x->last == (last[x->i + x->j * mt] == q);
+	}
+	free(last);
+	return good;
+}
+
+/* Block-sparse out of core: the serpentine walk. Consecutive blocks share their rows
+ * or their columns; k runs up in even blocks and down in odd ones, so each block's
+ * last chunk keeps tiles for its successor's first; chains have one first and one
+ * last product. A dense list keeps the plain walk. */
+static void serpentine_walk(unsigned seed)
+{
+	struct problem p = { .P = 1, .Q = 1, .G = 1 };
+	struct stargemm_plan_request pr;
+	struct stargemm__request r;
+	struct stargemm__worklist wl;
+	uint8_t *pa, *pb;
+	int shared_ok = 1, dir_ok = 1, kept_ok = 1, plain_ok = 1;
+	char name[200];
+
+	sparse_problem(&p, 28, 2800, 0.5, &seed, &pr, &r, &pa, &pb);
+	if (stargemm__inspect(&r, &wl)) {
+		ok(0, "serpentine walk", stargemm_last_error());
+		return;
+	}
+	for (int64_t b = 0; b < wl.nblocks; b++) {
+		dir_ok &= block_k_direction(&wl, b, b % 2 == 0);
+		if (b + 1 < wl.nblocks) {
+			const struct stargemm__block *bk = &wl.blocks[b];
+			const struct stargemm__chunk *ch = &wl.chunks[bk->first_chunk + bk->nchunks - 1];
+			int64_t r0, r1, c0, c1, r2, r3, c2, c3;
+			int kept = 0;
+
+			block_range(&wl, b, 1, &r0, &r1);
+			block_range(&wl, b, 0, &c0, &c1);
+			block_range(&wl, b + 1, 1, &r2, &r3);
+			block_range(&wl, b + 1, 0, &c2, &c3);
+			shared_ok &= (r0 == r2 && r1 == r3) || (c0 == c2 && c1 == c3);
+			for (int64_t e = ch->release_first; e < ch->release_first + ch->release_count; e++)
+				kept |= wl.refs[e].keep;
+			kept_ok &= kept;
+		}
+	}
+	snprintf(name, sizeof(name), "serpentine walk: %lld blocks of %lld chunks, d=%lld, "
+		 "lookahead %d", (long long)wl.nblocks, (long long)wl.blocks[0].nchunks,
+		 (long long)p.plan.d, wl.lookahead);
+	ok(wl.nblocks >= 4 && shared_ok, name, "");
+	ok(dir_ok, "  k increasing in even blocks, decreasing in odd ones", "");
+	ok(kept_ok, "  each block's last chunk keeps tiles its successor reads first", "");
+	ok(chain_ends_ok(&wl, p.mt, p.nt), "  each chain: one first and one last product, "
+	   "at its ends", "");
+	stargemm__worklist_free(&wl);
+	r.a.present = r.b.present = NULL;
+	if (stargemm__inspect(&r, &wl) == 0) {
+		for (int64_t b = 0; b < wl.nblocks; b++)
+			plain_ok &= block_k_direction(&wl, b, 1);
+		plain_ok &= chain_ends_ok(&wl, p.mt, p.nt);
+		stargemm__worklist_free(&wl);
+	} else {
+		plain_ok = 0;
+	}
+	ok(plain_ok, "  dense operands: k increasing in every block, chain ends flagged", "");
+	free(pa);
+	free(pb);
+	free_problem(&p);
+}
+
 /* Another rank whose inspection fails at try fail_try (tries counted by f->tries): it
  * takes part in that try's agreement on the footprint with one beyond every budget.
  * Counts this rank's collective calls after that one. */
@@ -2469,6 +2629,7 @@ int main(void)
 	fit_sparse(3, 1.0, 33);
 	fit_lookahead(0.5, 41, 1);
 	fit_lookahead(1.0, 42, 0);
+	serpentine_walk(43);
 	fit_failure_elsewhere();
 	kernel_choice();
 	cost();
