@@ -356,12 +356,13 @@ static void release_block(struct stargemm__executor *ex, const struct stargemm__
  * 36,000^3, tiles 512-2048, density 0.5, 4000 MiB: the first chunks of each block
  * waited on the copies back, 50-60 ms a block for 100 ms of GEMMs; 67.4% of the model
  * peak before, 72.9% after, doc/performance.md). Dense chains all end in the last
- * chunk; batches keep release_block() alone. */
+ * chunk; batches and lists under a RAM budget keep release_block() alone. */
 static void release_finished_c(struct stargemm__executor *ex, int64_t n)
 {
 	const struct stargemm__chunk *ch = &ex->wl->chunks[n];
 
-	if (!copies_back(ex) || ex->wl->nbatches > 0 || ch->block < 0 || last_of_block(ex, n))
+	if (!ex->wl->gpus || !copies_back(ex) || ex->wl->nbatches > 0 || ch->block < 0 ||
+	    last_of_block(ex, n))
 		return;
 	for (int64_t p = ch->first; p < ch->first + ch->count; p++) {
 		const struct stargemm__product *x = &ex->wl->products[p];

@@ -11,8 +11,8 @@
  *
  * Out of core, Algorithm 3 of Herault et al. 2019: blocks of C (b x c local tiles per
  * rank) one after the other, y (columns) outer and x (rows) inner; inside a block, k
- * runs in chunks of depth d. With a block-sparse operand (its loads predicted from
- * this list) the walk is serpentine (block_at(), chunk_k()): x runs backwards in
+ * runs in chunks of depth d. With a block-sparse operand on GPUs (its loads predicted
+ * from this list) the walk is serpentine (block_at(), chunk_k()): x runs backwards in
  * every other column of blocks, so that consecutive blocks share their rows or their
  * columns, and k backwards in every other block, so that a block starts with the k
  * its predecessor ended with, whose shared tiles are still loaded and kept (mark_kept()).
@@ -754,12 +754,15 @@ static void free_block(struct block *b)
 	free(b->device);
 }
 
-/* Whether the walk is serpentine (see the top of the file): a block-sparse operand,
- * not a problem over packs, whose pack products src/packlist.c expands with k
- * increasing inside each pack. */
+/* Whether the walk is serpentine (see the top of the file): a block-sparse operand on
+ * GPUs, not a problem over packs, whose pack products src/packlist.c expands with k
+ * increasing inside each pack. Not under a RAM budget: on the CPU problem of
+ * doc/performance.md (8192^3, tiles 256-1024, 30%, 160 MiB) the host memory kept
+ * more of the shared tiles than the prediction counts, 138 loads for 173 predicted
+ * (0.80, below the [0.90, 1.05] band), for no gain in time. */
 static int serpentine(const struct stargemm__request *r)
 {
-	return (r->a.present || r->b.present || r->c.present) &&
+	return r->gpus && (r->a.present || r->b.present || r->c.present) &&
 	       !r->a.elems && !r->b.elems && !r->c.elems;
 }
 

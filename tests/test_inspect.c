@@ -23,9 +23,9 @@
  *    the same lists, devices included; a map that is not a permutation is refused;
  *  - block-sparse operands: exactly the products whose three tiles exist, beta on the
  *    first of each chain, a scaling for C tiles without a product, no reference to an
- *    absent tile; out of core a serpentine walk (consecutive blocks share rows or
- *    columns, k alternates up and down, the shared tiles kept across a block change),
- *    each chain's last product flagged;
+ *    absent tile; out of core on GPUs a serpentine walk (consecutive blocks share
+ *    rows or columns, k alternates up and down, the shared tiles kept across a block
+ *    change), each chain's last product flagged;
  *  - small tiles in core: batches cover the same products, write one rank's C tiles
  *    each, and name each product's tiles;
  *  - small tiles out of core: each chunk's products (the unbatched chunk's, chains in
@@ -2366,10 +2366,10 @@ static int chain_ends_ok(const struct stargemm__worklist *wl, int64_t mt, int64_
 	return good;
 }
 
-/* Block-sparse out of core: the serpentine walk. Consecutive blocks share their rows
- * or their columns; k runs up in even blocks and down in odd ones, so each block's
- * last chunk keeps tiles for its successor's first; chains have one first and one
- * last product. A dense list keeps the plain walk. */
+/* Block-sparse out of core on GPUs: the serpentine walk. Consecutive blocks share
+ * their rows or their columns; k runs up in even blocks and down in odd ones, so each
+ * block's last chunk keeps tiles for its successor's first; chains have one first and
+ * one last product. A dense list, or one under a RAM budget, keeps the plain walk. */
 static void serpentine_walk(unsigned seed)
 {
 	struct problem p = { .P = 1, .Q = 1, .G = 1 };
@@ -2422,6 +2422,15 @@ static void serpentine_walk(unsigned seed)
 		plain_ok = 0;
 	}
 	ok(plain_ok, "  dense operands: k increasing in every block, chain ends flagged", "");
+	r.a.present = pa;
+	r.b.present = pb;
+	r.gpus = 0;
+	if ((plain_ok = stargemm__inspect(&r, &wl) == 0)) {
+		for (int64_t b = 0; b < wl.nblocks; b++)
+			plain_ok &= block_k_direction(&wl, b, 1);
+		stargemm__worklist_free(&wl);
+	}
+	ok(plain_ok, "  the same under a RAM budget: k increasing in every block", "");
 	free(pa);
 	free(pb);
 	free_problem(&p);
