@@ -284,12 +284,18 @@ static int last_of_block(const struct stargemm__executor *ex, int64_t n)
 	return n == bk->first_chunk + bk->nchunks - 1;
 }
 
-/* Whether C tiles are copied back by requests of their own (see release_block()). */
-static int copies_back(const struct stargemm__executor *ex)
+/* Whether an operand is block-sparse. */
+static int sparse_operands(const struct stargemm__executor *ex)
 {
 	const struct stargemm__gemm *g = ex->gemm;
 
-	return g->A->present || g->B->present || g->C->present || ex->wl->nbatches > 0;
+	return g->A->present || g->B->present || g->C->present;
+}
+
+/* Whether C tiles are copied back by requests of their own (see release_block()). */
+static int copies_back(const struct stargemm__executor *ex)
+{
+	return sparse_operands(ex) || ex->wl->nbatches > 0;
 }
 
 /* The finished block's tile, no longer written by any task: copy it to host memory as
@@ -361,7 +367,7 @@ static void release_finished_c(struct stargemm__executor *ex, int64_t n)
 {
 	const struct stargemm__chunk *ch = &ex->wl->chunks[n];
 
-	if (!ex->wl->gpus || !copies_back(ex) || ex->wl->nbatches > 0 || ch->block < 0 ||
+	if (!ex->wl->gpus || !sparse_operands(ex) || ex->wl->nbatches > 0 || ch->block < 0 ||
 	    last_of_block(ex, n))
 		return;
 	for (int64_t p = ch->first; p < ch->first + ch->count; p++) {

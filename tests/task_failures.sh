@@ -97,8 +97,9 @@ done
 bs="$BUILDDIR/bench/stargemm_bsgemm"
 for n in 1 2 3 4; do
 	STARPU_NCPU=1 STARPU_NCUDA=0 STARGEMM_FAULT=scratch:0:$n TEST_TIMEOUT=120 \
-		"$SRCDIR/tests/mpirun.sh" 1 "$bs" --m 700 --n 650 --k 900 --lo 20 --hi 60 --density-a 0.5 --transA T \
-		--check --niter 1 --warmup 0 --no-dense --quiet >"$out" 2>&1 ||
+		"$SRCDIR/tests/mpirun.sh" 1 "$bs" --m 700 --n 650 --k 900 --lo 20 --hi 60 \
+		--density-a 0.5 --transA T --check --niter 1 --warmup 0 --no-dense --quiet \
+		>"$out" 2>&1 ||
 		fail "scratch allocation $n refused: the product failed"
 	echo "scratch allocation $n refused: $(grep '^stargemm,' "$out" | cut -d, -f17-22)"
 done

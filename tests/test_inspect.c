@@ -29,8 +29,8 @@
  *  - small tiles in core: batches cover the same products, write one rank's C tiles
  *    each, and name each product's tiles;
  *  - small tiles out of core: each chunk's products (the unbatched chunk's, chains in
- *    their k order) as consecutive batches of one rank's device each, writing distinct C
- *    tiles, the same on every rank, with the unbatched list's devices and loads;
+ *    their k order) as consecutive batches of one rank's device each, writing distinct
+ *    C tiles, the same on every rank, with the unbatched list's devices and loads;
  *  - packed operands (src/pack.c): layouts hold each present tile once; batches cover
  *    the same products, write one C pack each and name the products' packs;
  *  - packed operands out of core (src/packlist.c): the problem over packs, its list
@@ -990,7 +990,8 @@ static int ooc_batches_walk(const struct stargemm__request *r,
 				    x->info.device != x0->info.device || x->info.device != dev[t] ||
 				    stargemm__operand_owner(&r->c, x->i, x->j) != owner ||
 				    x->info.prefetch != STARGEMM_PREFETCH_ALL ||
-				    !chain_continues(before[t], chain[t], x->k) || x->first != (chain[t] < 0) ||
+				    !chain_continues(before[t], chain[t], x->k) ||
+				    x->first != (chain[t] < 0) ||
 				    (seen[t] >= ch->batch_first && seen[t] != e) ||
 				    !ref_is(batch_ref(wl, b, sl[0]), STARGEMM_OP_A, x->i, x->k) ||
 				    !ref_is(batch_ref(wl, b, sl[1]), STARGEMM_OP_B, x->k, x->j) ||
