@@ -223,29 +223,9 @@ static void insert_chunk(struct stargemm__executor *ex, int64_t n)
 			;
 }
 
-/* Whether the chunks' loads are asked for as fetches rather than prefetches: on GPUs,
- * when the tiles have many shapes, each a task of one tile product. StarPU 1.3 gives a
- * prefetch only a buffer that is free or that a tile of the same shape released
- * (datawizard/memalloc.c: a prefetch evicts nothing), and keeps released tiles on the
- * device until a fetch needs their room. With equal tiles the next chunks' tiles take
- * the buffers of the finished ones; with irregular tiles their prefetches waited on a
- * full device, and each chunk's tiles arrived as its tasks started them (simulated
- * H100, tiles of 512-2048, density 1: idle 21% of the time, 77.0% of the model peak;
- * as fetches, which evict the released tiles, 92.9%; doc/performance.md). Not with
- * equal tiles, where the prefetches keep up and fetches evict tiles the next tasks
- * read (simulated H100, tiles of 2048: 94.2% of the model peak, 83.6% as fetches),
- * nor for batches, whose hundreds of buffers a fetch may not find room for
- * (release_block()). One GPU per rank only: with two (simulated V100s) the time was
- * the same within half a point and the loads 1.5-2.7% higher, fewer of them from the
- * peer. */
-static int fetches_ahead(const struct stargemm__worklist *wl)
-{
-	return wl->gpus && wl->ndevices == 1 && wl->mixed_shapes && wl->nbatches == 0;
-}
-
 static void prefetch_refs(struct stargemm__executor *ex, int64_t first, int64_t count)
 {
-	int fetch = fetches_ahead(ex->wl);
+	int fetch = stargemm__worklist_fetches_ahead(ex->wl);
 
 	for (int64_t e = first; e < first + count; e++) {
 		const struct stargemm__tile_ref *t = &ex->wl->refs[e];

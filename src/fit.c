@@ -23,7 +23,10 @@
  * On GPUs, with the planner's lookahead of two (several C blocks), the fit is done
  * again with a lookahead of one, and that plan kept when its list loads at most 95%
  * of the tiles: the chunk it leaves to the blocks can make them larger
- * (try_shorter_lookahead()).
+ * (try_shorter_lookahead()). And when the chunks' loads are fetches (one GPU, tiles of
+ * several shapes), a fitted plan of chunks deeper than one k is replaced by its blocks
+ * with chunks one k deep, unless that list loads more than 5% more tiles: the memory
+ * the blocks could not use made the pipeline coarser (try_shallow_chunks()).
  *
  * Every rank must run the same list: the footprint of each try is the largest over
  * the ranks (a callback: MPI in src/product.c, none in the unit tests), so every rank
@@ -234,6 +237,31 @@ static int fit_request(struct stargemm__fit *f, struct candidate *best, int *sea
 	return 0;
 }
 
+/* Fit request @p alt_pr and take its plan into @p best when its list fits the device and
+ * loads at most @p share of @p best's tiles. Collective, as fit_request(): a rank whose
+ * inspection failed returns at once; the others then have the agreed footprint beyond
+ * the budget, so that none goes on to most_loads(). */
+static void try_request(struct stargemm__fit *f, const struct stargemm_plan_request *alt_pr,
+			double share, struct candidate *best)
+{
+	const struct stargemm_plan_request *pr = f->pr;
+	struct candidate alt = { 0 };
+	int fitted = f->fitted, searched;
+
+	f->pr = alt_pr;
+	if (fit_request(f, &alt, &searched) == 0 && alt.footprint <= pr->device_bytes &&
+	    (double)most_loads(f, &alt.wl) <= share * (double)most_loads(f, &best->wl)) {
+		stargemm__worklist_free(&best->wl);
+		*best = alt;
+		f->fitted = 1;
+	} else {
+		stargemm__worklist_free(&alt.wl);
+		stargemm__clear_error();
+		f->fitted = fitted;
+	}
+	f->pr = pr;
+}
+
 /* At most this share of the tiles of the plan fitted with a lookahead of two, and the
  * plan fitted with one is kept. */
 #define SHORTER_LOADS 0.95
@@ -248,26 +276,38 @@ static int fit_request(struct stargemm__fit *f, struct candidate *best, int *sea
  * against 90.2% with a lookahead of one). Collective, as fit_request(). */
 static void try_shorter_lookahead(struct stargemm__fit *f, struct candidate *best)
 {
-	const struct stargemm_plan_request *pr = f->pr;
-	struct stargemm_plan_request one = *pr;
-	struct candidate alt = { 0 };
-	int fitted = f->fitted, searched;
+	struct stargemm_plan_request one = *f->pr;
 
 	one.lookahead = 1;
-	f->pr = &one;
-	/* A rank whose inspection failed returns at once; the others then have the
-	 * agreed footprint beyond the budget, so that none goes on to most_loads(). */
-	if (fit_request(f, &alt, &searched) == 0 && alt.footprint <= pr->device_bytes &&
-	    (double)most_loads(f, &alt.wl) <= SHORTER_LOADS * (double)most_loads(f, &best->wl)) {
-		stargemm__worklist_free(&best->wl);
-		*best = alt;
-		f->fitted = 1;
-	} else {
-		stargemm__worklist_free(&alt.wl);
-		stargemm__clear_error();
-		f->fitted = fitted;
-	}
-	f->pr = pr;
+	try_request(f, &one, SHORTER_LOADS, best);
+}
+
+/* At most this share more tiles, and the plan of one-deep chunks is kept. */
+#define SHALLOW_LOADS 1.05
+
+/* The fitted plan's blocks with chunks one k deep, taken into @p best when its list
+ * loads at most SHALLOW_LOADS of @p best's tiles. The search grows the planning unit's
+ * capacity; once the blocks cannot grow (they go by steps: 13 x 15 tiles of 512-2048,
+ * then 26 x 15), what is left deepens the chunks, which loads no fewer tiles and makes
+ * the pipeline coarser: the executor waits for whole chunks, and each block starts with
+ * a whole chunk's loads and nothing to overlap them with. Simulated H100, 48,000^3,
+ * tiles 512-2048, half of them present, 8800 MiB (A + B + C 4.0 times it): fitted 18 x
+ * 20, d = 3, lookahead 2: 79.2% of the model peak; d = 1: 95.2% for 1.4% more loads;
+ * 36,000^3 and 5000 MiB: 69.4% with d = 2, 74.2% with d = 1. The list of shallower
+ * chunks needs less memory than the fitted one's, so it fits. Only for the lists
+ * whose loads the executor asks for as fetches (one GPU, tiles of several shapes):
+ * with two simulated V100s (46,000, density 0.5) d = 1 reached 84.7% against 87.5%
+ * with the fitted d = 3, and with equal tiles of 640 on the H100 (1000 MiB) 22.8%
+ * against 23.6%. Collective, as fit_request(). */
+static void try_shallow_chunks(struct stargemm__fit *f, struct candidate *best)
+{
+	struct stargemm_plan_request one = *f->pr;
+
+	one.b = best->plan.b;
+	one.c = best->plan.c;
+	one.d = 1;
+	one.lookahead = best->plan.lookahead;
+	try_request(f, &one, SHALLOW_LOADS, best);
 }
 
 int stargemm__fit_plan(struct stargemm__fit *f, struct stargemm_plan *plan,
@@ -285,6 +325,9 @@ int stargemm__fit_plan(struct stargemm__fit *f, struct stargemm_plan *plan,
 	 * one loaded 181 tiles for 167 predicted, 1.08, outside the [0.90, 1.05] band. */
 	if (searched && best.wl.gpus && !f->pr->lookahead && best.plan.lookahead > 1)
 		try_shorter_lookahead(f, &best);
+	/* Fitted lists whose loads are fetches: the same blocks with chunks one k deep. */
+	if (f->fitted && stargemm__worklist_fetches_ahead(&best.wl) && best.plan.d > 1)
+		try_shallow_chunks(f, &best);
 	f->footprint = best.footprint;
 	*plan = best.plan;
 	plan->footprint_bytes = best.footprint;

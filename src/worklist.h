@@ -264,6 +264,11 @@ int stargemm__worklist_footprint(const struct stargemm__worklist *wl, const int6
  * batch (src/product.c). */
 int stargemm__worklist_opens_write(const struct stargemm__worklist *wl);
 
+/* Whether the executor asks for @p wl's chunk loads as fetches, which evict released
+ * tiles, rather than as prefetches, which do not: on one GPU per rank, with tiles of
+ * several shapes and a task per tile product (src/worklist.c says why). */
+int stargemm__worklist_fetches_ahead(const struct stargemm__worklist *wl);
+
 /* Which CPU kernel multiplies @p r's batched tiles (codelets/smallgemm.c): libxsmm's,
  * one per tile shape, while the tilings give at most STARGEMM_XSMM_SHAPES shapes
  * (distinct extents of C's rows x C's columns x k; default 64, the measured crossover);

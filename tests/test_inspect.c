@@ -2222,6 +2222,10 @@ static void fit_sparse(int G, double density, unsigned seed)
 	ok(f.fitted && f.footprint <= pr.device_bytes && f.footprint > fp0 &&
 	   f.tries <= 14 && plan.footprint_bytes == f.footprint && wl.need_bytes >= f.footprint,
 	   name, "");
+	ok(stargemm__worklist_fetches_ahead(&wl) == (G == 1) &&
+	   (G > 1 ? plan.d > 1 : plan.d == 1), G == 1 ? "  one GPU, loads as fetches: the "
+	   "fitted blocks, with chunks one k deep (src/fit.c, try_shallow_chunks())" :
+	   "  several GPUs: the fitted chunks stay deeper", "");
 	snprintf(name, sizeof(name), "  loads %.1f per device, dense plan's %.1f", m1, m0);
 	ok(m1 < m0, name, "");
 	ok(wl.nproducts == w0.nproducts && r.plan == &plan,
