@@ -81,7 +81,7 @@
 #     packs against 4029 tiles); out of core on one H100 of 40 MiB, planned over packs
 #     (src/packlist.c): loads within [0.90, 1.05] of the prediction (0.999; 0.949 when
 #     the plan's footprint counted each pack as its full rectangle) and at most half the
-#     time with a handle per tile (0.115 s against 0.424 s). These products are
+#     time with a handle per tile (0.158 s against 0.415 s). These products are
 #     bound by transfers and task costs (11.6 GFLOP take 0.8 ms at the batch model's
 #     rate): packs move fewer, larger buffers.
 # Efficiency: useful flops over the product's simulated time (seconds - symbolic_s: the
