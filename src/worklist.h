@@ -300,7 +300,9 @@ struct stargemm__fit {
  * again with a smaller planning unit, so that the list fills the device budget
  * (f->pr->device_bytes) — not beyond it —, and keep that plan if its list loads fewer
  * tiles; on GPUs, with the planner's lookahead of two, the same fit with a lookahead
- * of one is kept when its list loads at most 95% of the tiles. Plans with overridden
+ * of one is kept when its list loads at most 95% of the tiles; on one GPU with tiles
+ * of several shapes, a fitted plan's blocks are taken with chunks one k deep when that
+ * list loads at most 5% more tiles. Plans with overridden
  * b, c or d are kept; a whole plan given (b, c and d) that the planner's count of
  * largest tiles refuses is taken if its list fits the budget (-EINVAL naming both
  * otherwise).
