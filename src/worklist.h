@@ -302,10 +302,9 @@ struct stargemm__fit {
  * tiles; on GPUs, with the planner's lookahead of two, the same fit with a lookahead
  * of one is kept when its list loads at most 95% of the tiles; on one GPU with tiles
  * of several shapes, a fitted plan's blocks are taken with chunks one k deep when that
- * list loads at most 5% more tiles. Plans with overridden
- * b, c or d are kept; a whole plan given (b, c and d) that the planner's count of
- * largest tiles refuses is taken if its list fits the budget (-EINVAL naming both
- * otherwise).
+ * list loads at most 5% more tiles. Plans with overridden b, c or d are kept; a whole
+ * plan given (b, c and d) that the planner's count of largest tiles refuses is taken
+ * if its list fits the budget (-EINVAL naming both otherwise).
  * @p plan receives the plan (its footprint_bytes set), f->r->plan points to it, @p wl
  * its list (need_bytes at least the footprint). Collective through f->max_over_ranks.
  * Returns 0, or the planner's or the inspector's error. */

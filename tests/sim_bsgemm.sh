@@ -30,10 +30,11 @@
 #   * the same on 2 GPUs: some loads from the other GPU, at least 80% of the model's
 #     peak (83.8%; neither 31.1%, the pool alone 78.2%) and no more than 1.10 times the
 #     predicted loads (0.940; 1.041 with the plain walk): a tile requested on a GPU
-#     from the host and from the other GPU at once arrives twice (StarPU 1.3 merges a request only with one from
-#     the same source node, coherency.c). sched/ooc.c no longer requests a tile again
-#     once it is requested on the device (1.096 before); the rest are tiles whose task
-#     starts while they are on their way from the host and the peer holds them;
+#     from the host and from the other GPU at once arrives twice (StarPU 1.3 merges a
+#     request only with one from the same source node, coherency.c). sched/ooc.c no
+#     longer requests a tile again once it is requested on the device (1.096 before);
+#     the rest are tiles whose task starts while they are on their way from the host
+#     and the peer holds them;
 #   * the 1-GPU case with STARGEMM_DEVICE_POOL=0: loads in the band and below 70% of
 #     the model's peak (54.7%), so that the switch is known to turn the pool off;
 #   * few tiles per block (30% of the tiles, 600 MiB, 4 x 6 blocks): loads at most 1.05
@@ -47,7 +48,8 @@
 #     (0.977). A StarPU 1.3 prefetch evicts nothing, and takes only the buffer of a
 #     released tile of its own shape: as prefetches, the chunks' loads waited on the
 #     full device and arrived as their tasks started (64.0%); the executor asks for
-#     them as fetches with tiles of several shapes (src/execute.c, fetches_ahead());
+#     them as fetches with tiles of several shapes (src/worklist.c,
+#     stargemm__worklist_fetches_ahead());
 #   * irregular tiles, density 0.5, on the H100 of 4000 MiB (36,000: A + B + C 5.2
 #     times it): at least 74% of the model peak (76.1%) and loads in the band (0.977).
 #     Each of the serpentine walk and the C tiles copied back once finished
