@@ -394,6 +394,29 @@ static cudaError_t send_addresses(const void **dev, const void **host, size_t by
 	return ce;
 }
 
+/* The tile addresses' device arrays (run_calls()) come from cudaMallocAsync, out of
+ * the device's default memory pool. Its release threshold is 0 by default: at each
+ * synchronisation (StarPU 1.3 synchronises the device after a synchronous copy and
+ * waits on events for others, drivers/cuda/driver_cuda.c) the pool may give its memory
+ * back to the driver, and the next batch then maps memory again. So the pool keeps up
+ * to this many bytes, room for the addresses of 2.8 million products, outside StarPU's
+ * device budget (by default 90% of the device, src/pool.c), in the part left to cuBLAS
+ * and the driver. Its effect is not measured: no GPU has run this code yet. */
+#define ADDRESS_POOL_KEEP (64ull << 20)
+
+/* On a CUDA worker (starpu_execute_on_each_worker()): its device's default memory pool
+ * keeps ADDRESS_POOL_KEEP bytes. A failure only leaves the default threshold. */
+static void keep_address_pool(void *arg)
+{
+	uint64_t keep = ADDRESS_POOL_KEEP;
+	cudaMemPool_t pool;
+
+	(void)arg;
+	if (cudaDeviceGetDefaultMemPool(&pool, starpu_worker_get_devid(starpu_worker_get_id()))
+	    == cudaSuccess)
+		(void)cudaMemPoolSetAttribute(pool, cudaMemPoolAttrReleaseThreshold, &keep);
+}
+
 /* The calls on the worker's stream: one copy of the tile addresses to the device (the
  * call's A, B and C arrays side by side, in the calls' order), then the calls in order.
  * @p host (3 x->count addresses) is the stream's from here on (send_addresses()); the
@@ -491,6 +514,13 @@ static void batch_cuda(void *buffers[], void *cl_arg)
 
 /* The work of a batch as the model's size: its products' m n k, weighed by the element
  * type (codelets/model.c), so that one regression predicts batches of any content. */
+void stargemm__batch_cuda_setup(void)
+{
+#if defined(STARPU_USE_CUDA) && !defined(STARPU_SIMGRID)
+	starpu_execute_on_each_worker(keep_address_pool, NULL, STARPU_CUDA);
+#endif
+}
+
 static size_t batch_work(struct starpu_task *task, unsigned nimpl)
 {
 	struct batch_args x;

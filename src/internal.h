@@ -407,6 +407,10 @@ struct stargemm__worklist;
 int stargemm__batch_insert(const struct stargemm__gemm *p, const struct stargemm__worklist *wl,
 			   int64_t batch, struct starpu_data_descr *descr, int priority,
 			   void (*callback)(void *), void *callback_arg);
+/* Once the CUDA workers run (stargemm_init()): what the batches' CUDA codelet needs
+ * of each device (codelets/batch.c: its memory pool keeps the tile addresses' arrays).
+ * Nothing without CUDA workers or in SimGrid mode. */
+void stargemm__batch_cuda_setup(void);
 /* Insert C(i, j) = beta C(i, j), for a C tile that no product updates (for a packed C:
  * its pack (i, j), every tile).
  * The three inserts return -EIO with a message when the task cannot be inserted (or

@@ -379,8 +379,10 @@ int stargemm_init(const struct stargemm_config *user_cfg, int *argc, char ***arg
 		mpi_shutdown();
 		return ret;
 	}
-	if (starpu_cuda_worker_get_count() > 0)
+	if (starpu_cuda_worker_get_count() > 0) {
 		starpu_cublas_init();
+		stargemm__batch_cuda_setup();
+	}
 	if ((ret = register_disk(&cfg)) != 0) {
 		mpi_shutdown();
 		return ret;
