@@ -4,7 +4,8 @@
 # ranks, in core and out of core (a RAM budget that forces several C blocks and chunks,
 # so that throttling, holds, releases and block fencing all run), dense and
 # block-sparse, plus the randomized calls of tests/random_1rank.sh, matrices used in
-# place on the ranks' local arrays, and a kernel failing mid-product on one rank.
+# place on the ranks' local arrays, a kernel failing mid-product on one rank, and the
+# meter of the loads (tests/test_loads.c).
 # StarPU is built instrumented too (scripts/deps.sh tsan): uninstrumented, its own
 # locks are invisible and every handover between a worker and the caller is reported.
 #
@@ -40,7 +41,7 @@ if [ ! -f Makefile ] || [ "$top/configure" -nt Makefile ] ||
 		LDFLAGS="-fsanitize=thread"
 fi
 make -j"$(nproc)"
-make -j"$(nproc)" tests/test_random tests/test_local
+make -j"$(nproc)" tests/test_random tests/test_local tests/test_loads
 
 export STARPU_SILENT=1 OPENBLAS_NUM_THREADS=1
 export UCX_MEM_EVENTS=no UCX_MEM_MALLOC_HOOKS=no UCX_MEM_MMAP_HOOK_MODE=none
@@ -116,6 +117,8 @@ run sparse-disk-1rank 1 bench/stargemm_bsgemm "${sparse[@]}" --ooc --ram-limit 8
 run random-1rank 1 tests/test_random 1 1 1 500
 # Matrices on the ranks' local arrays, used in place.
 run local-2ranks 2 tests/test_local 1 2
+# The meter of the loads (src/loads.c): pumped from this thread and StarPU's.
+run loads 1 tests/test_loads
 # A kernel failing on rank 1 mid-product, out of core (src/fault.c): the failure
 # recorded from a worker, the ranks' agreement between chunks, every rank's stop.
 expect="a task failed on rank 1" run dense-ooc-fault-2ranks 2 env STARGEMM_FAULT=kernel:1:3 \

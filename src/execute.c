@@ -15,7 +15,9 @@
  * the insertion sequence, so senders and receivers agree on what is cached.
  *
  * Prefetches: as listed, before or after the chunk's tasks are inserted; only this
- * rank's tiles are listed. Holds: a block's listed tiles are acquired on their devices
+ * rank's tiles are listed. On lists whose loads are fetches (one GPU, tiles of several
+ * shapes) the op(A) and op(B) loads go through a meter (src/loads.h) that asks StarPU
+ * for a few at a time, in the list's order. Holds: a block's listed tiles are acquired on their devices
  * (hold_block()) as soon as no other block's are held, or at the latest when its last
  * chunk is inserted, and let go once that chunk is done. After a block's last chunk is
  * inserted, its C tiles are marked "won't use": written back, they leave the devices.
@@ -48,6 +50,7 @@
 #include <stdlib.h>
 
 #include "internal.h"
+#include "loads.h"
 #include "worklist.h"
 
 /* StarPU's thread primitives: in SimGrid mode they are simulated ones. */
@@ -84,6 +87,7 @@ struct stargemm__executor {
 	int progress;                  /* this rank's tasks count for the progress line */
 	struct stargemm__sum *failures; /* the failure agreement in flight (run()) */
 	int64_t agree_every;           /* chunks between two failure agreements */
+	struct stargemm__loads *loads; /* the chunks' loads, metered (src/loads.h), or NULL */
 };
 
 int stargemm__device_count(void)
@@ -223,7 +227,11 @@ static void insert_chunk(struct stargemm__executor *ex, int64_t n)
 			;
 }
 
-static void prefetch_refs(struct stargemm__executor *ex, int64_t first, int64_t count)
+/* Chunk @p n's loads: prefetches with the listed priorities; or, on lists whose loads
+ * are fetches (stargemm__worklist_fetches_ahead()), fetches, those of op(A) and op(B)
+ * through the meter (src/loads.h). */
+static void prefetch_refs(struct stargemm__executor *ex, int64_t n, int64_t first,
+			  int64_t count)
 {
 	int fetch = stargemm__worklist_fetches_ahead(ex->wl);
 
@@ -231,7 +239,9 @@ static void prefetch_refs(struct stargemm__executor *ex, int64_t first, int64_t 
 		const struct stargemm__tile_ref *t = &ex->wl->refs[e];
 		unsigned node = stargemm__device_node(t->device);
 
-		if (fetch)
+		if (fetch && ex->loads && t->operand != STARGEMM_OP_C)
+			stargemm__loads_push(ex->loads, ref_handle(ex, t), node, n);
+		else if (fetch)
 			starpu_data_fetch_on_node(ref_handle(ex, t), node, 1);
 		else
 			starpu_data_prefetch_on_node_prio(ref_handle(ex, t), node, 1,
@@ -547,10 +557,10 @@ static void walk_chunk(struct stargemm__executor *ex, int64_t n)
 	if (!ex->gemm->skip && holds_now(ex, n) && hold_block(ex, ch->block))
 		insertion_failed(ex);
 	if (ch->prefetch_before && !ex->gemm->skip)
-		prefetch_refs(ex, ch->prefetch_first, ch->prefetch_count);
+		prefetch_refs(ex, n, ch->prefetch_first, ch->prefetch_count);
 	insert_chunk(ex, n);
 	if (!ch->prefetch_before && !ex->gemm->skip)
-		prefetch_refs(ex, ch->prefetch_first, ch->prefetch_count);
+		prefetch_refs(ex, n, ch->prefetch_first, ch->prefetch_count);
 	if (!ex->gemm->skip)
 		release_finished_c(ex, n);
 	if (ch->block >= 0 && last_of_block(ex, n))
@@ -573,6 +583,8 @@ static void run(struct stargemm__executor *ex)
 			break;
 		if (wl->throttled && done >= 0) {
 			wait_chunk(ex, done);
+			if (ex->loads)
+				stargemm__loads_chunk_done(ex->loads, done);
 			unhold_done(ex, done);
 			release_inputs(ex, done, 0);
 		}
@@ -593,6 +605,21 @@ static void run(struct stargemm__executor *ex)
 		unhold(ex, s);
 }
 
+/* The most loads the meter holds at once: the prefetches of lookahead + 2 consecutive
+ * chunks (those of the window, and of the chunk being inserted), at most. */
+static int64_t window_loads(const struct stargemm__worklist *wl)
+{
+	int64_t most = 0, sum = 0, span = wl->lookahead + 2;
+
+	for (int64_t n = 0; n < wl->nchunks; n++) {
+		sum += wl->chunks[n].prefetch_count;
+		if (n >= span)
+			sum -= wl->chunks[n - span].prefetch_count;
+		most = sum > most ? sum : most;
+	}
+	return most;
+}
+
 /* The largest batch's tile references. */
 static int64_t max_batch_refs(const struct stargemm__worklist *wl)
 {
@@ -609,7 +636,7 @@ int stargemm__executor_new(struct stargemm__gemm *gemm, const struct stargemm__w
 {
 	struct stargemm__executor *ex;
 	double agree_flops;
-	int ret;
+	int ret, metered;
 
 	*out = NULL;
 	if ((ret = stargemm__env_setting("STARGEMM_AGREE_FLOPS", STARGEMM_AGREE_FLOPS,
@@ -624,7 +651,9 @@ int stargemm__executor_new(struct stargemm__gemm *gemm, const struct stargemm__w
 	ex->sync.pending = calloc((size_t)wl->nchunks + 1, sizeof(*ex->sync.pending));
 	ex->refs = calloc((size_t)wl->nchunks + 1, sizeof(*ex->refs));
 	ex->holds = calloc((size_t)wl->lookahead + 1, sizeof(*ex->holds));
-	if (!ex->descr || !ex->sync.pending || !ex->refs || !ex->holds) {
+	metered = wl->throttled && stargemm__worklist_fetches_ahead(wl);
+	if (!ex->descr || !ex->sync.pending || !ex->refs || !ex->holds ||
+	    (metered && stargemm__loads_new(window_loads(wl), &ex->loads))) {
 		stargemm__executor_free(ex);
 		return stargemm__error(-ENOMEM, "stargemm: out of memory for %" PRId64 " chunks",
 				       wl->nchunks);
@@ -641,6 +670,7 @@ void stargemm__executor_free(struct stargemm__executor *ex)
 {
 	if (!ex)
 		return;
+	stargemm__loads_free(ex->loads);
 	free(ex->descr);
 	free(ex->sync.pending);
 	free(ex->refs);
@@ -688,6 +718,9 @@ int stargemm__execute(struct stargemm__executor *ex)
 	run(ex);
 	/* Whatever was submitted must finish before the counters go away. */
 	ret = stargemm_wait();
+	/* Every task is done: loads not asked for yet are not needed; the rest end. */
+	stargemm__loads_free(ex->loads);
+	ex->loads = NULL;
 	release_unplanned(ex);
 	starpu_pthread_mutex_destroy(&ex->sync.mutex);
 	starpu_pthread_cond_destroy(&ex->sync.done);

@@ -26,7 +26,9 @@
  * (try_shorter_lookahead()). And when the chunks' loads are fetches (one GPU, tiles of
  * several shapes), a fitted plan of chunks deeper than one k is replaced by its blocks
  * with chunks one k deep, unless that list loads more than 5% more tiles: the memory
- * the blocks could not use made the pipeline coarser (try_shallow_chunks()).
+ * the blocks could not use made the pipeline coarser (try_shallow_chunks()); then,
+ * unless the list runs as batches, the room left goes to the longest lookahead up to 4
+ * that fits, the executor metering these loads (src/loads.h, try_longer_lookahead()).
  *
  * Every rank must run the same list: the footprint of each try is the largest over
  * the ranks (a callback: MPI in src/product.c, none in the unit tests), so every rank
@@ -202,7 +204,9 @@ static void search(struct stargemm__fit *f, const struct candidate *dense, struc
 
 /* The plan of f->pr fitted to its list into @p best: the dense plan, or the fitting one
  * search() finds if its list loads fewer tiles (f->fitted says which). *searched is
- * whether a search was worth it (the dense list fills less than 90% of its count). */
+ * whether a search was worth it (the dense list fills less than 90% of its count). On
+ * an error best->footprint is the agreed one: INT64_MAX when an inspection failed on
+ * some rank, 0 when none was agreed (the planner's error, the same on every rank). */
 static int fit_request(struct stargemm__fit *f, struct candidate *best, int *searched)
 {
 	const struct stargemm_plan_request *pr = f->pr;
@@ -216,6 +220,7 @@ static int fit_request(struct stargemm__fit *f, struct candidate *best, int *sea
 	    (given && dense.footprint > pr->device_bytes &&
 	     (ret = given_too_big(&dense, pr->device_bytes)))) {
 		stargemm__worklist_free(&dense.wl);
+		best->footprint = dense.footprint;   /* INT64_MAX: an inspection failed */
 		return ret;
 	}
 	*best = dense;
@@ -240,9 +245,11 @@ static int fit_request(struct stargemm__fit *f, struct candidate *best, int *sea
 /* Fit request @p alt_pr and take its plan into @p best when its list fits the device and
  * loads at most @p share of @p best's tiles. Collective, as fit_request(): a rank whose
  * inspection failed returns at once; the others then have the agreed footprint beyond
- * the budget, so that none goes on to most_loads(). */
-static void try_request(struct stargemm__fit *f, const struct stargemm_plan_request *alt_pr,
-			double share, struct candidate *best)
+ * the budget, so that none goes on to most_loads(). Returns 1 when an inspection failed
+ * on some rank (the agreed footprint is INT64_MAX, which no list's is): every rank
+ * then stops trying, so that none makes a collective call after it. */
+static int try_request(struct stargemm__fit *f, const struct stargemm_plan_request *alt_pr,
+		       double share, struct candidate *best)
 {
 	const struct stargemm_plan_request *pr = f->pr;
 	struct candidate alt = { 0 };
@@ -260,6 +267,7 @@ static void try_request(struct stargemm__fit *f, const struct stargemm_plan_requ
 		f->fitted = fitted;
 	}
 	f->pr = pr;
+	return alt.footprint == INT64_MAX;
 }
 
 /* At most this share of the tiles of the plan fitted with a lookahead of two, and the
@@ -274,12 +282,12 @@ static void try_request(struct stargemm__fit *f, const struct stargemm_plan_requ
  * 2,085, 67.4% of the model peak against 57.5%). When the blocks stay the same, the
  * loads are as many and the deeper lookahead hides more (every tile present: 92.9%
  * against 90.2% with a lookahead of one). Collective, as fit_request(). */
-static void try_shorter_lookahead(struct stargemm__fit *f, struct candidate *best)
+static int try_shorter_lookahead(struct stargemm__fit *f, struct candidate *best)
 {
 	struct stargemm_plan_request one = *f->pr;
 
 	one.lookahead = 1;
-	try_request(f, &one, SHORTER_LOADS, best);
+	return try_request(f, &one, SHORTER_LOADS, best);
 }
 
 /* At most this share more tiles, and the plan of one-deep chunks is kept. */
@@ -299,7 +307,7 @@ static void try_shorter_lookahead(struct stargemm__fit *f, struct candidate *bes
  * with two simulated V100s (46,000, density 0.5) d = 1 reached 84.7% against 87.5%
  * with the fitted d = 3, and with equal tiles of 640 on the H100 (1000 MiB) 22.8%
  * against 23.6%. Collective, as fit_request(). */
-static void try_shallow_chunks(struct stargemm__fit *f, struct candidate *best)
+static int try_shallow_chunks(struct stargemm__fit *f, struct candidate *best)
 {
 	struct stargemm_plan_request one = *f->pr;
 
@@ -307,14 +315,46 @@ static void try_shallow_chunks(struct stargemm__fit *f, struct candidate *best)
 	one.c = best->plan.c;
 	one.d = 1;
 	one.lookahead = best->plan.lookahead;
-	try_request(f, &one, SHALLOW_LOADS, best);
+	return try_request(f, &one, SHALLOW_LOADS, best);
+}
+
+/* The longest lookahead try_longer_lookahead() gives. */
+#define LONGEST_LOOKAHEAD 4
+
+/* The fitted plan's blocks and chunks with a lookahead one chunk longer, taken into
+ * @p best while its list fits the device and loads no more tiles; at most
+ * LONGEST_LOOKAHEAD. Only for lists whose loads the executor meters (src/loads.h):
+ * there the chunks further ahead wait their turn on the link, and a longer lookahead
+ * keeps it busy across the chunks that load more than their GEMMs take. Simulated
+ * H100, 36,000^3, tiles 512-2048, half of them present, 13 x 15 blocks, d = 1: 5000
+ * MiB, lookahead 2, 3, 4: 83.0%, 84.7%, 85.4% of the model peak; 6000 MiB, up to 5:
+ * 86.8%. Before the meter a longer lookahead lost (76.6% with 3 against 81.2% with 1,
+ * 6000 MiB). Not for batched lists: packed tiles of 20-60 on one H100 of 40 MiB
+ * (tests/sim_bsgemm.sh, smallpackooc) took 0.181 s with 3 against 0.158 with the
+ * fitted 2. Collective, as fit_request(). */
+static int try_longer_lookahead(struct stargemm__fit *f, struct candidate *best)
+{
+	while (best->plan.lookahead < LONGEST_LOOKAHEAD) {
+		struct stargemm_plan_request more = *f->pr;
+		int before = best->plan.lookahead;
+
+		more.b = best->plan.b;
+		more.c = best->plan.c;
+		more.d = best->plan.d;
+		more.lookahead = before + 1;
+		if (try_request(f, &more, 1.0, best))
+			return 1;
+		if (best->plan.lookahead == before)
+			break;
+	}
+	return 0;
 }
 
 int stargemm__fit_plan(struct stargemm__fit *f, struct stargemm_plan *plan,
 		       struct stargemm__worklist *wl)
 {
 	struct candidate best = { 0 };
-	int ret, searched;
+	int ret, searched, stop = 0;
 
 	f->tries = 0;
 	if ((ret = fit_request(f, &best, &searched)))
@@ -324,10 +364,14 @@ int stargemm__fit_plan(struct stargemm__fit *f, struct stargemm_plan *plan,
 	 * of doc/performance.md (8192^3, tiles 256-1024, 160 MiB) the plan of lookahead
 	 * one loaded 181 tiles for 167 predicted, 1.08, outside the [0.90, 1.05] band. */
 	if (searched && best.wl.gpus && !f->pr->lookahead && best.plan.lookahead > 1)
-		try_shorter_lookahead(f, &best);
+		stop = try_shorter_lookahead(f, &best);
 	/* Fitted lists whose loads are fetches: the same blocks with chunks one k deep. */
-	if (f->fitted && stargemm__worklist_fetches_ahead(&best.wl) && best.plan.d > 1)
-		try_shallow_chunks(f, &best);
+	if (!stop && f->fitted && stargemm__worklist_fetches_ahead(&best.wl) && best.plan.d > 1)
+		stop = try_shallow_chunks(f, &best);
+	/* ... and the room left to a longer lookahead, unless the user gave one. */
+	if (!stop && f->fitted && stargemm__worklist_fetches_ahead(&best.wl) &&
+	    !f->pr->lookahead && best.wl.nbatches == 0 && !f->batched)
+		try_longer_lookahead(f, &best);
 	f->footprint = best.footprint;
 	*plan = best.plan;
 	plan->footprint_bytes = best.footprint;

@@ -189,7 +189,8 @@ static int inspect_packs(const struct stargemm__gemm *g, struct stargemm__reques
 			 const struct stargemm_plan_request *pr, struct stargemm_plan *plan,
 			 struct stargemm__worklist *wl)
 {
-	struct stargemm__fit f = { .elem = g->C->elem_size, .max_over_ranks = max_over_ranks };
+	struct stargemm__fit f = { .elem = g->C->elem_size, .max_over_ranks = max_over_ranks,
+				   .batched = 1 };
 	struct stargemm__worklist units = { 0 };
 	struct stargemm_plan_request upr;
 	struct stargemm__units u;

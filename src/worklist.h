@@ -290,6 +290,7 @@ struct stargemm__fit {
 	/* The largest of @p value over the ranks, in place (NULL: one rank). Collective. */
 	int (*max_over_ranks)(int64_t *value, void *arg);
 	void *arg;
+	int batched;             /* the list's units run as batches once expanded (packs) */
 	int tries;               /* out: lists inspected */
 	int fitted;              /* out: the plan is not the dense one */
 	int64_t footprint;       /* out: the kept list's footprint (bytes per device) */
@@ -302,7 +303,8 @@ struct stargemm__fit {
  * tiles; on GPUs, with the planner's lookahead of two, the same fit with a lookahead
  * of one is kept when its list loads at most 95% of the tiles; on one GPU with tiles
  * of several shapes, a fitted plan's blocks are taken with chunks one k deep when that
- * list loads at most 5% more tiles. Plans with overridden b, c or d are kept; a whole
+ * list loads at most 5% more tiles, and, unbatched, with the longest lookahead up to 4
+ * that fits and loads no more. Plans with overridden b, c or d are kept; a whole
  * plan given (b, c and d) that the planner's count of largest tiles refuses is taken
  * if its list fits the budget (-EINVAL naming both otherwise).
  * @p plan receives the plan (its footprint_bytes set), f->r->plan points to it, @p wl

@@ -2184,6 +2184,35 @@ static double total_loads(const struct stargemm__worklist *wl)
 
 /* Block-sparse operands of irregular tiles: the fitted plan's list fills the device
  * better than the dense plan's, never beyond it, and loads fewer tiles. */
+/* One GPU, tiles of several shapes, no lookahead given (src/fit.c,
+ * try_longer_lookahead()): the fitted plan @p fitted has the longest lookahead up to 4
+ * whose list fits, i.e. 4, or the same blocks and chunks with one more do not fit. */
+static void longer_lookahead(struct stargemm_plan_request *pr, struct stargemm__request *r,
+			     const struct stargemm_plan *fitted)
+{
+	struct stargemm_plan_request more = *pr;
+	struct stargemm_plan plan;
+	struct stargemm__worklist wl = { 0 };
+	struct stargemm__fit f;
+	int longer_fits = 0;
+	char name[200];
+
+	more.b = fitted->b;
+	more.c = fitted->c;
+	more.d = fitted->d;
+	more.lookahead = fitted->lookahead + 1;
+	if (fitted->lookahead < 4) {
+		longer_fits = fit(&more, r, NULL, &f, &plan, &wl) == 0;
+		stargemm__clear_error();
+		stargemm__worklist_free(&wl);
+	}
+	snprintf(name, sizeof(name), "  one GPU: the longest lookahead that fits, up to 4 (%d; "
+		 "one more %s)", fitted->lookahead, fitted->lookahead == 4 ? "not tried" :
+		 longer_fits ? "fits" : "does not fit");
+	ok(fitted->lookahead > 1 && !longer_fits, name, "");
+	r->plan = NULL;
+}
+
 static void fit_sparse(int G, double density, unsigned seed)
 {
 	struct problem p = { .P = 1, .Q = 1, .G = G };
@@ -2231,6 +2260,8 @@ static void fit_sparse(int G, double density, unsigned seed)
 	ok(wl.nproducts == w0.nproducts && r.plan == &plan,
 	   "  the same products; the request points at the fitted plan", "");
 	stargemm__worklist_free(&wl);
+	if (G == 1)
+		longer_lookahead(&pr, &r, &fitted);
 	/* Another rank needing more: the plan fits that rank's footprint. */
 	ok(fit(&pr, &r, other_rank_more, &f, &plan, &wl) == 0 && f.footprint <= pr.device_bytes,
 	   "  a rank needing a third more: the plan fits its footprint", "");
