@@ -18,7 +18,13 @@
  * requires: StarPU reuses a buffer only for a handle of the same interface id, so a
  * block of the slab never reaches a plain matrix handle, which would cudaFree it. For
  * an id it does not know StarPU-MPI would pack and unpack every transfer; the MPI
- * datatype it builds for a matrix is registered for this id instead (zero copy).
+ * datatype it builds for a matrix is registered for this id instead (zero copy). Not
+ * in SimGrid mode: StarPU-MPI 1.3 receives a message of a registered datatype that
+ * arrives before its receive is posted as raw bytes and unpacks it with MPI_Unpack in
+ * a callback on one of its threads (_starpu_mpi_early_data_cb()), which SMPI does not
+ * run outside a rank: two simulated ranks with tiles of several shapes out of core
+ * never ended. Simulated, the tiles are packed and unpacked (the transfer is simulated
+ * the same way; doc/performance.md).
  *
  * StarPU's accounting of device memory is kept as the matrix interface keeps it
  * (through starpu_malloc_on_node() with STARPU_MALLOC_COUNT): a tile's allocation
@@ -179,6 +185,7 @@ static void tile_free(void *data_interface, unsigned node)
 	starpu_memory_deallocate(node, m->allocsize);
 }
 
+#ifndef STARPU_SIMGRID
 /* StarPU-MPI's datatype of a matrix: ny columns of nx elements, ld apart. */
 static int tile_datatype(starpu_data_handle_t h, MPI_Datatype *type)
 {
@@ -200,6 +207,7 @@ static void tile_datatype_free(MPI_Datatype *type)
 {
 	MPI_Type_free(type);
 }
+#endif
 
 static void build_ops(void)
 {
@@ -224,8 +232,10 @@ int stargemm__pool_init(void)
 	if (ret || setting == 0 || starpu_cuda_worker_get_count() == 0)
 		return ret;
 	build_ops();
+#ifndef STARPU_SIMGRID
 	starpu_mpi_interface_datatype_register(pool.ops.interfaceid, tile_datatype,
 					       tile_datatype_free);
+#endif
 	for (unsigned node = 0; node < starpu_memory_nodes_get_count(); node++) {
 		struct device_pool *p = &pool.nodes[node];
 

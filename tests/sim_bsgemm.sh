@@ -65,6 +65,9 @@
 #     the model peak (98.2%; 95.2% before the meter; 79.2% when the fit kept its chunks
 #     of d = 3 instead of the same 18 x 20 blocks with d = 1, src/fit.c,
 #     try_shallow_chunks()) and loads in the band (0.954);
+#   * two simulated ranks, one V100 of 200 MiB each, tiles of 500-1000 (3000^3): the
+#     run ends (it never did while the device pool registered its MPI datatype in
+#     SimGrid mode, src/pool.c) and loads in the band;
 #   * small tiles (20-60, 30% of A's and B's tiles) in core on the 4-GPU H100 node:
 #     batched (codelets/batch.c: cublas?gemmBatched calls, 25 batches per GPU) the
 #     product takes at most a third of its time with a task per tile product
@@ -109,6 +112,15 @@ esac
 common="--niter 1 --warmup 0 --ooc --density-a 0.5 --density-b 0.5 --csv"
 extra_env=
 
+run2() { # the same as run, on two simulated nodes
+	label=$1 host=$2 ncuda=$3 limit=$4 rate=$5
+	shift 5
+	echo "== $label: $host, 2 nodes, $ncuda GPU(s) of $limit MiB each" | tee -a "$out"
+	env STARPU_NCPU=1 STARPU_NCUDA="$ncuda" STARPU_LIMIT_CUDA_MEM="$limit" \
+		TEST_TIMEOUT=120 "$SRCDIR/tests/simrun.sh" "$host" 2 "$bench" $common "$@" |
+		grep -v '^\[starpu_comm' | sed "s/^stargemm,/$label,$ncuda,$rate,/" | tee -a "$out"
+}
+
 run() { # label host ngpus limit_mib gflops_per_gpu args...
 	label=$1 host=$2 ncuda=$3 limit=$4 rate=$5
 	shift 5
@@ -145,6 +157,8 @@ run h100half h100 1 4000 57000 --m 36000 --n 36000 --k 36000 --lo 512 --hi 2048
 run h100half5 h100 1 5000 57000 --m 36000 --n 36000 --k 36000 --lo 512 --hi 2048
 # The same density at 48,000 on 8800 MiB (A + B + C 4.0 times it).
 run h100big h100 1 8800 57000 --m 48000 --n 48000 --k 48000 --lo 512 --hi 2048
+# Two simulated ranks, one V100 each, tiles of several shapes: the run must end.
+run2 irrmpi summit 1 200 7200 --m 3000 --n 3000 --k 3000 --lo 500 --hi 1000 --P 1 --Q 2
 # Small tiles in core on 4 GPUs, batched and not; in core: no --ooc, all the memory.
 # A handle per tile (STARGEMM_PACK_BELOW=0), then packed (the default).
 common="--niter 1 --warmup 0 --density-a 0.3 --density-b 0.3 --csv"
@@ -237,7 +251,7 @@ awk -F, '
 	END {
 		if (n["reg"] != 1 || n["h100reg"] != 1 || n["irr"] != 1 || n["irr2"] != 1 ||
 		    n["irrnopool"] != 1 || n["irr600"] != 1 || n["h100irr"] != 1 || n["h100half"] != 1 ||
-		    n["h100half5"] != 1 || n["h100big"] != 1 || n["small"] != 1 ||
+		    n["h100half5"] != 1 || n["h100big"] != 1 || n["irrmpi"] != 1 || n["small"] != 1 ||
 		    n["smallnobatch"] != 1 ||
 		    n["smallooc"] != 1 || n["smalloocnobatch"] != 1 || n["smallooc60"] != 1 ||
 		    n["smallpack"] != 1 || n["smallpackooc"] != 1) {
