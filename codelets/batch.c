@@ -512,8 +512,6 @@ static void batch_cuda(void *buffers[], void *cl_arg)
 }
 #endif
 
-/* The work of a batch as the model's size: its products' m n k, weighed by the element
- * type (codelets/model.c), so that one regression predicts batches of any content. */
 void stargemm__batch_cuda_setup(void)
 {
 #if defined(STARPU_USE_CUDA) && !defined(STARPU_SIMGRID)
@@ -521,6 +519,8 @@ void stargemm__batch_cuda_setup(void)
 #endif
 }
 
+/* The work of a batch as the model's size: its products' m n k, weighed by the element
+ * type (codelets/model.c), so that one regression predicts batches of any content. */
 static size_t batch_work(struct starpu_task *task, unsigned nimpl)
 {
 	struct batch_args x;

@@ -17,8 +17,8 @@
  * Prefetches: as listed, before or after the chunk's tasks are inserted; only this
  * rank's tiles are listed. On lists whose loads are fetches (one GPU, tiles of several
  * shapes) the op(A) and op(B) loads go through a meter (src/loads.h) that asks StarPU
- * for a few at a time, in the list's order. Holds: a block's listed tiles are acquired on their devices
- * (hold_block()) as soon as no other block's are held, or at the latest when its last
+ * for a few at a time, in the list's order. Holds: a block's listed tiles are acquired
+ * on their devices (hold_block()) as soon as no other block's are held, or at the latest when its last
  * chunk is inserted, and let go once that chunk is done. After a block's last chunk is
  * inserted, its C tiles are marked "won't use": written back, they leave the devices.
  *

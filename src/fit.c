@@ -370,7 +370,7 @@ int stargemm__fit_plan(struct stargemm__fit *f, struct stargemm_plan *plan,
 		stop = try_shallow_chunks(f, &best);
 	/* ... and the room left to a longer lookahead, unless the user gave one. */
 	if (!stop && f->fitted && stargemm__worklist_fetches_ahead(&best.wl) &&
-	    !f->pr->lookahead && best.wl.nbatches == 0 && !f->batched)
+	    !f->pr->lookahead && !f->batched)
 		try_longer_lookahead(f, &best);
 	f->footprint = best.footprint;
 	*plan = best.plan;

@@ -11,9 +11,9 @@
  *
  * The queue is a ring: the executor's window of chunks bounds the loads waiting in it
  * (a chunk's are pushed when it is inserted, those of a chunk done are dropped before
- * any later one is asked for). It is pumped by whoever makes room in it: the executor's thread when it
- * pushes, a load's callback when it ends (a StarPU thread, or the pushing thread itself
- * when the tile was on the device already). One pump at a time (pumping); another
+ * any later one is asked for). It is pumped by whoever makes room in it: the
+ * executor's thread when it pushes, a load's callback when it ends (a StarPU thread,
+ * or the pushing thread itself when the tile was on the device already). One pump at a time (pumping); another
  * caller leaves its room to the pump under way, which looks again before it stops.
  * The mutex is not held while StarPU is called.
  *

@@ -2210,6 +2210,11 @@ static void longer_lookahead(struct stargemm_plan_request *pr, struct stargemm__
 		 "one more %s)", fitted->lookahead, fitted->lookahead == 4 ? "not tried" :
 		 longer_fits ? "fits" : "does not fit");
 	ok(fitted->lookahead > 1 && !longer_fits, name, "");
+	/* A list whose units run as batches once expanded (packs) keeps its lookahead. */
+	f = (struct stargemm__fit){ .pr = pr, .r = r, .elem = 8, .batched = 1 };
+	ok(stargemm__fit_plan(&f, &plan, &wl) == 0 && plan.lookahead <= 2,
+	   "  batched (packs): no longer lookahead than the planner's", "");
+	stargemm__worklist_free(&wl);
 	r->plan = NULL;
 }
 
