@@ -4,10 +4,11 @@
  *
  * Everything else in stargemm is written once and asks this table what it needs: the
  * element size (storage, transfers, the planner's bytes), the flops of a multiply-add
- * (2, or 8 for complex types), the CPU and cuBLAS GEMMs (one tile, or a batch of
- * tiles), a tile's scaling and Frobenius norm, and how to store a value. Each entry's
- * functions are a few lines that call the BLAS routine of their type; scalars arrive as
- * double _Complex (see struct stargemm__element) and are narrowed here.
+ * (2, or 8 for complex types), the CPU GEMMs (BLAS, and stargemm's kernel for small
+ * products of every shape), the cuBLAS GEMMs (one tile, or a batch of tiles), a tile's
+ * scaling and Frobenius norm, and how to store a value. Each entry's functions are a
+ * few lines that call the routine of their type; scalars arrive as double _Complex (see
+ * struct stargemm__element) and are narrowed here.
  */
 #include <cblas.h>
 #include <complex.h>
@@ -60,6 +61,40 @@ static void zgemm_cpu(char ta, char tb, int m, int n, int k, double _Complex alp
 {
 	cblas_zgemm(CblasColMajor, cblas_op(ta), cblas_op(tb), m, n, k, &alpha, a, lda, b, ldb,
 		    &beta, c, ldc);
+}
+
+/* ---- the kernels for small products of every shape (codelets/smallkernel*.c) ------ */
+
+static void sgemm_any(char tb, int m, int n, int k, double _Complex alpha, const void *a,
+		      int lda, const void *b, int ldb, double _Complex beta, void *c, int ldc)
+{
+	stargemm__sgemm_any(tb, m, n, k, (float)creal(alpha), a, lda, b, ldb, (float)creal(beta),
+			    c, ldc);
+}
+
+static void dgemm_any(char tb, int m, int n, int k, double _Complex alpha, const void *a,
+		      int lda, const void *b, int ldb, double _Complex beta, void *c, int ldc)
+{
+	stargemm__dgemm_any(tb, m, n, k, creal(alpha), a, lda, b, ldb, creal(beta), c, ldc);
+}
+
+/* The complex kernels take alpha and beta as (re, im) pairs. */
+static void cgemm_any(char tb, int m, int n, int k, double _Complex alpha, const void *a,
+		      int lda, const void *b, int ldb, double _Complex beta, void *c, int ldc)
+{
+	const float al[2] = { (float)creal(alpha), (float)cimag(alpha) };
+	const float be[2] = { (float)creal(beta), (float)cimag(beta) };
+
+	stargemm__cgemm_any(tb, m, n, k, al, a, lda, b, ldb, be, c, ldc);
+}
+
+static void zgemm_any(char tb, int m, int n, int k, double _Complex alpha, const void *a,
+		      int lda, const void *b, int ldb, double _Complex beta, void *c, int ldc)
+{
+	const double al[2] = { creal(alpha), cimag(alpha) };
+	const double be[2] = { creal(beta), cimag(beta) };
+
+	stargemm__zgemm_any(tb, m, n, k, al, a, lda, b, ldb, be, c, ldc);
 }
 
 /* ---- cuBLAS GEMM ------------------------------------------------------------------ */
@@ -311,14 +346,14 @@ static double _Complex zload(const void *p)
 }
 
 static const struct stargemm__element elements[] = {
-	{ 's', "single", sizeof(float), 0, 2.0, 0.5, sgemm_cpu, sgemm_cuda, sgemm_batched,
-	  sscale, snorm, sstore, sload },
-	{ 'd', "double", sizeof(double), 0, 2.0, 1.0, dgemm_cpu, dgemm_cuda, dgemm_batched,
-	  dscale, dnorm, dstore, dload },
-	{ 'c', "single complex", sizeof(float _Complex), 1, 8.0, 2.0, cgemm_cpu, cgemm_cuda,
-	  cgemm_batched, cscale, cnorm, cstore, cload },
-	{ 'z', "double complex", sizeof(double _Complex), 1, 8.0, 4.0, zgemm_cpu, zgemm_cuda,
-	  zgemm_batched, zscale, znorm, zstore, zload },
+	{ 's', "single", sizeof(float), 0, 2.0, 0.5, sgemm_cpu, sgemm_any, sgemm_cuda,
+	  sgemm_batched, sscale, snorm, sstore, sload },
+	{ 'd', "double", sizeof(double), 0, 2.0, 1.0, dgemm_cpu, dgemm_any, dgemm_cuda,
+	  dgemm_batched, dscale, dnorm, dstore, dload },
+	{ 'c', "single complex", sizeof(float _Complex), 1, 8.0, 2.0, cgemm_cpu, cgemm_any,
+	  cgemm_cuda, cgemm_batched, cscale, cnorm, cstore, cload },
+	{ 'z', "double complex", sizeof(double _Complex), 1, 8.0, 4.0, zgemm_cpu, zgemm_any,
+	  zgemm_cuda, zgemm_batched, zscale, znorm, zstore, zload },
 };
 
 const struct stargemm__element *stargemm__element(int t)

@@ -1,23 +1,22 @@
 /*
  * codelets/smallgemm.c — one small tile product C = alpha op(A) op(B) + beta C on the
- * CPU, for the batch codelet (codelets/batch.c). Below ~100 rows a BLAS call spends
- * more time in its interface and packing than in arithmetic; libxsmm's JIT kernels,
- * generated once per shape, do not (bench/kernels.c: 3.6x OpenBLAS at 23^3, 7x at 5^3,
+ * CPU, for the batch codelet (codelets/batch.c), by the fastest kernel that takes it.
+ * Below ~100 rows a BLAS call spends more time in its interface and packing than in
+ * arithmetic; libxsmm's JIT kernels, generated once per shape, do not (bench/kernels.c;
  * doc/performance.md). libxsmm 1.17 generates kernels for alpha = 1, beta in {0, 1},
- * op(A) = A, in single and double precision; other beta values scale C first.
- * Sides above LIBXSMM_SIDE_MAX are not given to libxsmm: it was measured faster up to
- * 256 (doc/performance.md), not beyond.
+ * op(A) = A, in single and double precision; other beta values scale C first. Sides
+ * above LIBXSMM_SIDE_MAX are not given to libxsmm: it was measured faster up to there
+ * (doc/performance.md), not beyond.
  *
  * A kernel per shape is fast while the shapes are few. Irregular tilings give a shape
- * to nearly every product, and then codelets/smallkernel.c, one AVX-512 kernel for
- * every shape, is faster (1.6x on tiles of 20-60; codelets/smallkernel_single.c in
- * single precision): a batch whose tilings give more than STARGEMM_XSMM_SHAPES shapes
- * (the geometry's one_kernel, src/product.c) takes it first for what it covers (op(A) =
- * A, sides up to 256). It also takes the real products libxsmm declines (alpha != 1)
- * or all of them without libxsmm (configure), where it beats BLAS, and every complex
- * product it covers (codelets/smallkernel_complex.c and _complex_single.c; libxsmm has
- * no complex kernels, and a BLAS call per tile was 1.6-2.5x slower than the kernel from
- * 8^3 to 256^3, hot, bench/kernels.c --complex). What none takes goes to the type's
+ * to nearly every product, and then stargemm's one AVX-512 kernel for every shape (the
+ * element type's any_gemm: codelets/smallkernel*.c) is faster: a batch whose tilings
+ * give more than STARGEMM_XSMM_SHAPES shapes (the geometry's one_kernel, src/product.c)
+ * takes it first for what it covers (op(A) = A, sides up to 256). It also takes the
+ * real products libxsmm declines (alpha != 1) or all of them without libxsmm
+ * (configure), where it beats BLAS, and every complex product it covers (libxsmm has no
+ * complex kernels, and a BLAS call per tile was slower from 8^3 to 256^3:
+ * bench/kernels.c --complex, doc/performance.md). What none takes goes to the type's
  * BLAS.
  *
  * The kernels take op(A) = A: for op(A) = A^T or A^H, op(A) is copied out first
@@ -100,7 +99,7 @@ static int by_libxsmm(struct stargemm__small_cache *cache, const struct stargemm
 
 /* The one kernel for every shape takes products of every type (op(A) = A, or copied out
  * to it) with sides up to SMALL_SIDE_MAX (measured as fast as libxsmm's kernels up to
- * 256, twice OpenBLAS: doc/performance.md), on CPUs with AVX-512. */
+ * there, and faster than OpenBLAS: doc/performance.md), on CPUs with AVX-512. */
 #define SMALL_SIDE_MAX 256
 
 static int one_kernel_takes(int m, int n, int k)
@@ -124,30 +123,6 @@ enum stargemm__small_kernel stargemm__small_choice(const struct stargemm__elemen
 		return STARGEMM__SMALL_XSMM;
 #endif
 	return one ? STARGEMM__SMALL_ONE : STARGEMM__SMALL_BLAS;
-}
-
-/* The one kernel of @p t's precision. */
-static void one_kernel(const struct stargemm__element *t, char tb, int m, int n, int k,
-		       double _Complex alpha, const void *a, int lda, const void *b, int ldb,
-		       double _Complex beta, void *c, int ldc)
-{
-	if (t->letter == 'z') {
-		const double za[2] = { creal(alpha), cimag(alpha) };
-		const double zb[2] = { creal(beta), cimag(beta) };
-
-		stargemm__zgemm_any(tb, m, n, k, za, a, lda, b, ldb, zb, c, ldc);
-	} else if (t->letter == 'c') {
-		const float ca[2] = { (float)creal(alpha), (float)cimag(alpha) };
-		const float cb[2] = { (float)creal(beta), (float)cimag(beta) };
-
-		stargemm__cgemm_any(tb, m, n, k, ca, a, lda, b, ldb, cb, c, ldc);
-	} else if (t->letter == 'd') {
-		stargemm__dgemm_any(tb, m, n, k, creal(alpha), a, lda, b, ldb, creal(beta), c,
-				    ldc);
-	} else {
-		stargemm__sgemm_any(tb, m, n, k, (float)creal(alpha), a, lda, b, ldb,
-				    (float)creal(beta), c, ldc);
-	}
 }
 
 /* op(A) (@p ta 'T' or 'C') of the k x m A at @p a copied to the cache's buffer as an
@@ -197,7 +172,7 @@ void stargemm__small_gemm(struct stargemm__small_cache *cache,
 #endif
 	/* the one kernel, also for a shape libxsmm has no kernel for, where it applies */
 	if (how != STARGEMM__SMALL_BLAS && one_kernel_takes(m, n, k))
-		one_kernel(t, tb, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc);
+		t->any_gemm(tb, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc);
 	else
 		t->cpu_gemm(ta, tb, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc);
 }

@@ -39,6 +39,11 @@ struct stargemm__element {
 	void (*cpu_gemm)(char ta, char tb, int m, int n, int k, double _Complex alpha,
 			 const void *a, int lda, const void *b, int ldb, double _Complex beta,
 			 void *c, int ldc);
+	/* The same, op(A) = A, with the type's kernel for small products of every shape
+	 * (stargemm__?gemm_any(), below), the scalars narrowed to the type; only where
+	 * stargemm__dgemm_any_usable(). */
+	void (*any_gemm)(char tb, int m, int n, int k, double _Complex alpha, const void *a,
+			 int lda, const void *b, int ldb, double _Complex beta, void *c, int ldc);
 	/* The same with cuBLAS (cublas?gemm) on the cublasHandle_t @p handle, returning its
 	 * cublasStatus_t (0: success); NULL in builds without CUDA. */
 	int (*cuda_gemm)(void *handle, char ta, char tb, int m, int n, int k,
@@ -531,16 +536,18 @@ enum stargemm__small_kernel stargemm__small_choice(const struct stargemm__elemen
 						   int one_kernel);
 
 /* One kernel for double-precision products of every shape, C = alpha A op(B) + beta C
- * (codelets/smallkernel.c); only where stargemm__dgemm_any_usable() (AVX-512F). */
+ * (codelets/smallkernel.c: codelets/smallkernel_algo_real.c on doubles); only where
+ * stargemm__dgemm_any_usable() (AVX-512F), which holds for the four kernels. The element
+ * table's any_gemm (struct stargemm__element) calls them. */
 void stargemm__dgemm_any(char tb, int m, int n, int k, double alpha, const double *a,
 			 int lda, const double *b, int ldb, double beta, double *c, int ldc);
 int stargemm__dgemm_any_usable(void);
-/* Its single-precision twin (codelets/smallkernel_single.c), usable where the double one
- * is. */
+/* The same on floats (codelets/smallkernel_single.c). */
 void stargemm__sgemm_any(char tb, int m, int n, int k, float alpha, const float *a, int lda,
 			 const float *b, int ldb, float beta, float *c, int ldc);
-/* Its double-complex twin (codelets/smallkernel_complex.c), op(B) = B, B^T or B^H ('C');
- * alpha and beta as (re, im) pairs, the arrays of interleaved complex doubles. */
+/* Double complex (codelets/smallkernel_complex.c: codelets/smallkernel_algo_complex.c on
+ * doubles), op(B) = B, B^T or B^H ('C'); alpha and beta as (re, im) pairs, the arrays
+ * of interleaved complex doubles. */
 void stargemm__zgemm_any(char tb, int m, int n, int k, const double *alpha, const void *a,
 			 int lda, const void *b, int ldb, const double *beta, void *c, int ldc);
 /* And single complex (codelets/smallkernel_complex_single.c). */
