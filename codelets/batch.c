@@ -109,15 +109,14 @@ static void item_of(const struct batch_args *x, void *buffers[], int64_t e,
 /* op(A) = A^T or A^H on the CPU: a tile of A that several products of the batch read
  * is copied out once (codelets/transpose.c) for the kernels, which take op(A) = A; it
  * updates every C tile of its row in the batch, and copied per product it was copied
- * that many times (tiles of 23, 80%: ~10 products per tile; A^T ran at ~0.8 of A,
- * doc/performance.md). A tile read once is copied by its product into the small
- * cache's buffer (codelets/smallgemm.c), which stays in the L1 cache: copied to a
+ * that many times, which slowed A^T down against A (doc/design.md, Decisions, "op(A) =
+ * A^T copied out instead of BLAS"). A tile read once is copied by its product into the
+ * small cache's buffer (codelets/smallgemm.c), which stays in the L1 cache: copied to a
  * place of its own, its product was slower; so is a tile below KEEP_MIN elements. A
  * table with open addressing, grown with the batch's distinct tiles, maps a tile's
  * address to its copy's place in one buffer; a tile is copied when a product first
  * reads it. The buffer is host memory outside StarPU's budget, freed with the task:
- * the batch's A tiles read more than once (tiles of 23 at 80%: 922 tiles, 3.9 MB in
- * double). */
+ * the batch's A tiles read more than once (its size with tiles of 23: ibid.). */
 struct opa_copies {
 	size_t mask;         /* the table's size - 1 (a power of two) */
 	size_t used;         /* entries in use, at most half the table */
@@ -131,9 +130,9 @@ struct opa_copies {
 #define NOT_KEPT SIZE_MAX
 
 /* Tiles of A below this many elements are copied by each product: the table's
- * bookkeeping (a pass over the batch, a hash per product) costs more than their copies.
- * Tiles of 5 x 5 at 10% (1000^3, one worker, d): 1.13 GFLOP/s with the table, 1.20
- * without; 8 x 8: 3.75 against 3.66; 16 x 16: 12.1 against 11.6 (doc/performance.md). */
+ * bookkeeping (a pass over the batch, a hash per product) costs more than their copies:
+ * tiles of 5 x 5 ran slower with the table, 8 x 8 and 16 x 16 faster (doc/design.md,
+ * Decisions, "op(A) = A^T copied out instead of BLAS"). */
 #define KEEP_MIN 64
 
 /* Whether product @p it (op(A) = A^T or A^H: the table exists only then) reads its A
@@ -277,12 +276,11 @@ static const void *opa_copy(const struct batch_args *x, struct opa_copies *t,
 
 /* Tiles of at most this many bytes are prefetched by the product before theirs: the
  * product of tiles this small takes less time than fetching its tiles from the outer
- * caches, which the hardware does not prefetch across products (one worker, 10% of
- * tiles, GFLOP/s before and after: tiles of 5, complex single 5.0 -> 6.7, double
- * complex 4.1 -> 6.0, double 1.6 -> 2.0; tiles of 16, double 10.4 -> 13.6). Tiles of
- * 23 and more in double take long enough for the hardware prefetcher; prefetched
- * with a limit of 16 KiB, tiles of 23 ran as fast or slower
- * (doc/performance.md, "Prefetching the next product's tiles"). */
+ * caches, which the hardware does not prefetch across products: tiles of 5 to 16 ran
+ * faster with it (doc/performance.md, "Prefetching the next product's tiles"). Tiles of
+ * 23 and more in double take long enough for the hardware prefetcher; prefetched with a
+ * limit of 16 KiB, tiles of 23 ran as fast or slower (doc/design.md, Decisions,
+ * "Prefetch of the next product's tiles up to 4 KiB"). */
 #define PREFETCH_MAX 4096
 
 /* Ask for the cache lines of a tile of @p rows x @p cols elements of @p es bytes,

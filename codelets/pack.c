@@ -2,8 +2,9 @@
  * codelets/pack.c — the per-tile operations of a packed matrix (src/pack.c), one task
  * per pack: filling its tiles with a user function, their Frobenius norms, and copying
  * them from a pack of another matrix with the same tiling (a symbolic product that
- * extends C's pattern). (Zeroing a pack is codelets/scale.c's, on its E x 1 buffer.) A packed matrix has small tiles: a task per tile would cost
- * more than the work, which is why they are packed.
+ * extends C's pattern). (Zeroing a pack is codelets/scale.c's, on its E x 1 buffer.) A
+ * packed matrix has small tiles: a task per tile would cost more than the work, which
+ * is why they are packed.
  *
  * Each task gets the matrix descriptor(s) of the rank that runs it and the pack's
  * coordinates (STARPU_VALUE) and walks the pack's present tiles.
@@ -11,6 +12,23 @@
 #include <string.h>
 
 #include "../src/internal.h"
+
+/* The present tiles of pack (I, J) of @p A in its buffer @p base, in the pack's order
+ * (src/pack.c). */
+void stargemm__pack_walk(const struct stargemm_matrix *A, int64_t I, int64_t J, void *base,
+			 stargemm__tile_visit visit, void *arg)
+{
+	const struct stargemm__packing *pk = A->pack;
+
+	for (int64_t j = pk->col_first[J]; j < pk->col_first[J + 1]; j++)
+		for (int64_t i = pk->row_first[I]; i < pk->row_first[I + 1]; i++) {
+			int64_t idx = stargemm__tile_index(A, i, j);
+
+			if (stargemm__present(A, i, j))
+				visit((char *)base + (size_t)pk->offset[idx] * A->elem_size, i, j,
+				      arg);
+		}
+}
 
 /* ---- fill: arguments fn, arg, A, gi, gj ------------------------------------------- */
 
@@ -23,9 +41,9 @@ struct fill_call {
 static void fill_tile(void *tile, int64_t i, int64_t j, void *arg)
 {
 	const struct fill_call *f = arg;
-	int64_t rows = stargemm_matrix_tile_rows(f->A, i);
+	int64_t rows = stargemm__rows_of(f->A, i);
 
-	f->fn(tile, rows, rows, stargemm_matrix_tile_cols(f->A, j), f->A->row_off[i],
+	f->fn(tile, rows, rows, stargemm__cols_of(f->A, j), f->A->row_off[i],
 	      f->A->col_off[j], f->arg);
 }
 
@@ -56,10 +74,10 @@ struct norm_call {
 static void norm_tile(void *tile, int64_t i, int64_t j, void *arg)
 {
 	const struct norm_call *n = arg;
-	int64_t rows = stargemm_matrix_tile_rows(n->A, i);
+	int64_t rows = stargemm__rows_of(n->A, i);
 
 	n->norms[stargemm__tile_index(n->A, i, j)] =
-		n->A->type->norm(tile, rows, rows, stargemm_matrix_tile_cols(n->A, j));
+		n->A->type->norm(tile, rows, rows, stargemm__cols_of(n->A, j));
 }
 
 static void norm_cpu(void *buffers[], void *cl_arg)

@@ -4,9 +4,9 @@
  *
  * Why: the kernels for every shape (codelets/smallkernel*.c) and libxsmm's read A's
  * columns as vectors; A^T's columns are A's rows, strided by lda. A product with
- * op(A) = A^T or A^H took one BLAS call instead, at half the kernels' rate or less on
- * tiles below 64 (doc/performance.md). Copying op(A) (m x k elements) costs little
- * against the product's m n k multiply-adds once n is more than a few columns.
+ * op(A) = A^T or A^H took one BLAS call instead, far slower than the kernels on small
+ * tiles (doc/performance.md, "Small kernels"). Copying op(A) (m x k elements) costs
+ * little against the product's m n k multiply-adds once n is more than a few columns.
  *
  * Depends on nothing else in stargemm (bench/kernels.c compiles it alone); declared in
  * src/internal.h.

@@ -42,8 +42,12 @@
 #include <stdatomic.h>
 #include <stdlib.h>
 #include <starpu_scheduler.h>
+#include <errno.h>
+#include <starpu.h>
 
-#include "../src/internal.h"
+#include "../src/contract.h"
+#include "../src/error.h"
+#include "ooc.h"
 
 /* Blocks a device may have announced and unfinished at once (the lookahead window
  * spans at most ell + 1 chunks, hence at most ell + 1 blocks). */
@@ -201,7 +205,7 @@ static int leave_a_to_peer(const struct ooc_data *d, struct starpu_task *task, u
 	return coming;
 }
 
-/* Prefetch a GEMM's inputs (A, B, C: src/pdgemm.c) to its device @p node with priority
+/* Prefetch a GEMM's inputs (A, B, C: src/insert.c) to its device @p node with priority
  * @p prio, except the A and B tiles already there or already requested there. StarPU
  * 1.3 merges a second request for a tile only with one from the same source node, and
  * picks the source when the request is made: asked again once a peer GPU holds the
@@ -250,10 +254,11 @@ static int run_priority(const struct fifo *q, const struct starpu_task *task, in
  * below every GEMM that may run: it arrives when its block's first chunk is inserted,
  * before the current block's last GEMMs (each becomes ready only when the GEMM before
  * it on its C tile ends), and with an earlier rank it took the copy engine from them —
- * the GPUs waited ~2 ms at the end of each block. Not lower than the lookahead's: below
- * them, the simulated 4 GiB H100 test case is slower (doc/out-of-core.md). (StarPU does
- * not raise the priority of a pending copy requested again, as when the GEMM is
- * released.) Called before the task is visible to the workers. */
+ * the GPUs waited at the end of each block. Not lower than the lookahead's: below them,
+ * the simulated 4 GiB H100 test case is slower (doc/out-of-core.md, "The next block is
+ * loaded while the current one ends"). (StarPU does not raise the priority of a
+ * pending copy requested again, as when the GEMM is released.) Called before the task
+ * is visible to the workers. */
 static void prefetch_ready(const struct ooc_data *d, struct fifo *q, struct starpu_task *task)
 {
 	struct stargemm_task_info *info = info_of(task);
@@ -279,8 +284,9 @@ static void prefetch_ready(const struct ooc_data *d, struct fifo *q, struct star
  * after the oldest one do, as soon as they are ready. A prefetch only takes free memory
  * or the buffers of tiles marked "won't use" (released chunks, finished C tiles), never
  * a tile the current block still needs; the next block's first C tiles and inputs are
- * thus copied while the current block ends, instead of after it (H100 N = 65,536, 16
- * GiB: the GPU idled 46-100 ms at each block switch; 0.1 ms with this). */
+ * thus copied while the current block ends, instead of after it, when the GPU idled at
+ * each block switch (doc/out-of-core.md, "The next block is loaded while the current
+ * one ends"). */
 static int prefetch_held(const struct fifo *q, int64_t block)
 {
 	return block >= 0 && block == q->oldest + 1;
@@ -418,9 +424,9 @@ static struct starpu_task *take_next(const struct ooc_data *d, struct fifo *q)
  * comes from the host, still ahead of the task. Without this the task fetched its inputs
  * only when it started, one task ahead: at the start of a run, when the host link is
  * saturated by the first C tiles and the peer's own copy waits behind them, each such
- * GEMM waited for its copy (the 6-GPU simulated test case, doc/out-of-core.md; windows
- * of 4 to 32 tasks were measured, 16 kept). Called with the mutex held, after a task
- * left the queue. */
+ * GEMM waited for its copy (the 6-GPU simulated test case; DEFER_WINDOW was measured
+ * against other windows: doc/out-of-core.md, "An A tile on its way to a peer is
+ * fetched from it"). Called with the mutex held, after a task left the queue. */
 static void prefetch_deferred(struct fifo *q)
 {
 	int i = 0;

@@ -17,8 +17,14 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <errno.h>
+#include <starpu.h>
+#include <starpu_mpi.h>
 
-#include "internal.h"
+#include "collective.h"
+#include "error.h"
+#include "process.h"
+#include "stargemm.h"
 
 /* Bytes this rank's reductions sent through StarPU-MPI to each rank: StarPU-MPI counts
  * them with the tiles, and the transfer counters take them out again (stats.c). */
@@ -123,11 +129,10 @@ static void end_by_starpu_mpi(struct stargemm__sum *s, uint64_t *out)
 }
 
 /* How long wait_politely() tests without a pause (seconds): a sum whose ranks arrive
- * together completes within it. With only the pauses, each of the eleven sums of a
- * small ScaLAPACK drop-in call on two one-core ranks took 0.3-0.4 ms (the other rank's
- * part arriving just after a test waits out a pause, and a sum takes several); testing
- * 200 us first brought a 256^3 call from 7.0 to 1.4 ms (doc/performance.md, "Where the
- * drop-in starts to pay"). */
+ * together completes within it. With only the pauses, the other rank's part arriving
+ * just after a test waits out a pause, several times per sum, and a small ScaLAPACK
+ * drop-in call makes eleven sums: on one-core ranks the pauses took most of the call
+ * (doc/design.md, Decisions, "A sum's wait spins 200 µs before it sleeps"). */
 #define SPIN_SECONDS 2e-4
 
 /* MPI_Wait spins on a core (MPICH), which the StarPU workers of the rank need while

@@ -60,7 +60,7 @@ struct stargemm_task_info {
 };
 
 /* Memory node of executor device @p g (0..G-1): the g-th CUDA worker's, or
- * STARPU_MAIN_RAM without CUDA workers (src/execute.c). */
+ * STARPU_MAIN_RAM without CUDA workers (src/workers.c). */
 unsigned stargemm__device_node(int g);
 
 /* Devices of this process as the executor counts them: its CUDA workers, or 1. */

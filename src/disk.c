@@ -8,11 +8,10 @@
  * of them open (every access to another opens and closes its file: src/core/disk_ops/
  * unistd/disk_unistd_global.c, MAX_OPEN_FILES) and goes through glibc's POSIX AIO,
  * which starts helper threads and signals each completion. Out of core with small
- * tiles, hundreds of packs live on the disk node: three repetitions of 2000^3, tiles
- * 20-60, on 16 MiB of RAM made 6,297 openat, 1,154 mkdir and rmdir, 626 thread
- * creations and 5,577 queued signals for 5,599 reads and writes, and the workers
- * computed a sixth of the time (doc/performance.md). Here an access is one system
- * call on a descriptor that stays open.
+ * tiles, hundreds of packs live on the disk node: the opens, thread creations and
+ * signals then outnumbered the reads and writes, and the workers computed a small part
+ * of the time (doc/design.md, Decisions, "One file through stargemm's own backend").
+ * Here an access is one system call on a descriptor that stays open.
  *
  * The space is reserved (fallocate) so that a node the file system cannot hold is
  * refused when stargemm_init() plugs it, not found full by a write mid-product, which
@@ -21,7 +20,8 @@
  *
  * Mapping the file and copying instead of pread and pwrite was measured and not kept:
  * as fast on the dense out-of-core product, slower with small tiles on one core (the
- * write faults of the mapping), though a copy alone beat pwrite four times.
+ * write faults of the mapping), though a copy alone was faster than pwrite
+ * (doc/design.md, Decisions, "Not: mapping the node's file").
  *
  * Transfers are synchronous (no async_* operations: StarPU then calls read and write
  * on the worker that drives the node). The bandwidth and latency are measured at

@@ -24,7 +24,9 @@
 #include <inttypes.h>
 #include <stdlib.h>
 
-#include "internal.h"
+#include "distribution.h"
+#include "error.h"
+#include "stargemm.h"
 
 void stargemm__axis_free(struct stargemm__axis *a)
 {

@@ -7,7 +7,8 @@
 #include <stdarg.h>
 #include <stdio.h>
 
-#include "internal.h"
+#include "error.h"
+#include "stargemm.h"
 
 static __thread char last_error[1024];
 

@@ -25,8 +25,8 @@
  * Devices: device g is the g-th CUDA worker's memory node, or the host RAM without
  * GPUs (src/contract.h). With GPUs, the throttled executor's GEMMs are inserted for
  * CUDA workers only, whatever the policy: a C tile's chain of updates stays on its
- * device (dmdas otherwise ran 0.3% of the GEMMs on a CPU worker, one simulated GPU,
- * and wrote back 25% more C tiles).
+ * device (dmdas otherwise ran some GEMMs on a CPU worker and wrote back more C tiles:
+ * doc/out-of-core.md, "With GPUs, GEMMs run on the GPUs only").
  *
  * Progress: when rank 0 prints the progress line (src/progress.c), each of its tasks
  * carries a callback that counts it; otherwise the in-core tasks carry none.
@@ -89,23 +89,6 @@ struct stargemm__executor {
 	int64_t agree_every;           /* chunks between two failure agreements */
 	struct stargemm__loads *loads; /* the chunks' loads, metered (src/loads.h), or NULL */
 };
-
-int stargemm__device_count(void)
-{
-	int ncuda = (int)starpu_cuda_worker_get_count();
-
-	return ncuda > 0 ? ncuda : 1;
-}
-
-unsigned stargemm__device_node(int g)
-{
-	int worker;
-
-	if (starpu_cuda_worker_get_count() == 0)
-		return STARPU_MAIN_RAM;
-	worker = starpu_worker_get_by_type(STARPU_CUDA_WORKER, g);
-	return starpu_worker_get_memory_node((unsigned)worker);
-}
 
 /* The StarPU handle a tile reference names. */
 static starpu_data_handle_t ref_handle(const struct stargemm__executor *ex,
@@ -274,20 +257,6 @@ static int last_of_block(const struct stargemm__executor *ex, int64_t n)
 	return n == bk->first_chunk + bk->nchunks - 1;
 }
 
-/* Whether an operand is block-sparse. */
-static int sparse_operands(const struct stargemm__executor *ex)
-{
-	const struct stargemm__gemm *g = ex->gemm;
-
-	return g->A->present || g->B->present || g->C->present;
-}
-
-/* Whether C tiles are copied back by requests of their own (see release_block()). */
-static int copies_back(const struct stargemm__executor *ex)
-{
-	return sparse_operands(ex) || ex->wl->nbatches > 0;
-}
-
 /* The finished block's tile, no longer written by any task: copy it to host memory as
  * a prefetch (see release_block()). */
 static void write_back(void *handle)
@@ -305,60 +274,35 @@ static void write_back_now(void *handle)
 }
 
 /* A C tile that no task of the list writes again: marked "won't use", and copied back
- * as copies_back() says once its last writer is done (release_block()). */
+ * as the list says (wl->write_back) once its last writer is done. */
 static void release_c(struct stargemm__executor *ex, starpu_data_handle_t h)
 {
 	starpu_data_wont_use(h);
-	if (copies_back(ex))
+	if (ex->wl->write_back != STARGEMM__BACK_IDLE)
 		starpu_data_acquire_on_node_cb_sequential_consistency(
 			h, STARPU_ACQUIRE_NO_NODE, STARPU_R,
-			ex->wl->nbatches > 0 ? write_back_now : write_back, h, 1);
+			ex->wl->write_back == STARGEMM__BACK_FETCH ? write_back_now : write_back,
+			h, 1);
 }
 
-/* A finished block's C tiles go back to host memory and leave the devices. "Won't use"
- * copies a dirty tile back as an idle request, which StarPU serves only when no other
- * transfer is pending on the device; in a block-sparse product the loads can keep the
- * device busy all the time (fewer products per tile loaded), the finished block's C
- * tiles then stay, and the next block's loads evict tiles its tasks are about to read
- * (simulated H100, 50% dense: 1.55 times the model's loads). There, the tiles are
- * also copied back as prefetches once their last update is done (write_back()). Not
- * for dense products, where the idle copies keep up and go faster (simulated H100,
- * case (c2): 94.1% of the model peak against 91.1%).
- *
- * Batches of small tiles (dense or not) copy them back by fetch requests instead
- * (write_back_now()). StarPU 1.3 serves a device's prefetch and idle requests only
- * when none of its fetch requests has just failed for want of memory, and a tile with
- * a copy request pending cannot be evicted (the request holds it). A batch that starts
- * the next block needs hundreds of buffers at once; when they did not fit beside the
- * finished block, its fetch failed again and again, and the write-backs that would
- * have freed the memory waited behind it for ever (simulated H100, 4000^3, tiles
- * 20-60, 30%, 60 MiB: the run stopped at its fourth block; dense, 2000^3, tiles of
- * 40, 12 MiB: at its first block switch). A task of one tile product needs three
- * buffers, which the released inputs of earlier chunks always hold; there the
- * prefetches are kept: as fetches they slowed the simulated block-sparse cases by
- * 1.3 to 3 points of the model peak. A tile that release_finished_c() let go earlier
- * is released again here, which adds no copy: host memory is up to date, or the
- * earlier request is still pending and this one joins it. */
+/* A finished block's C tiles go back to host memory and leave the devices, as the
+ * list says (stargemm__worklist_decide(), src/worklist.c, gives the reasons). A tile
+ * that release_finished_c() let go earlier is released again here, which adds no copy:
+ * host memory is up to date, or the earlier request is still pending and this one
+ * joins it. */
 static void release_block(struct stargemm__executor *ex, const struct stargemm__block *bk)
 {
 	for (int64_t e = bk->c_first; e < bk->c_first + bk->c_count; e++)
 		release_c(ex, ref_handle(ex, &ex->wl->refs[e]));
 }
 
-/* A block-sparse block's C tiles whose last update is in chunk @p n, not the block's
- * last, go as soon as that update is done, not at the end of the block: a tile's
- * chain ends at its last k with both inputs present, spread over the block's last
- * chunks, and the next block's first chunks need their room (simulated H100,
- * 36,000^3, tiles 512-2048, density 0.5, 4000 MiB: the first chunks of each block
- * waited on the copies back, 50-60 ms a block for 100 ms of GEMMs; 67.4% of the model
- * peak before, 72.9% after, doc/performance.md). Dense chains all end in the last
- * chunk; batches and lists under a RAM budget keep release_block() alone. */
+/* With wl->early_release, a block's C tiles whose last update is in chunk @p n, not the
+ * block's last, go as soon as that update is done rather than at the end of the block. */
 static void release_finished_c(struct stargemm__executor *ex, int64_t n)
 {
 	const struct stargemm__chunk *ch = &ex->wl->chunks[n];
 
-	if (!ex->wl->gpus || !sparse_operands(ex) || ex->wl->nbatches > 0 || ch->block < 0 ||
-	    last_of_block(ex, n))
+	if (!ex->wl->early_release || ch->block < 0 || last_of_block(ex, n))
 		return;
 	for (int64_t p = ch->first; p < ch->first + ch->count; p++) {
 		const struct stargemm__product *x = &ex->wl->products[p];
@@ -383,10 +327,11 @@ static void hold_acquired(void *arg)
 /* Hold block @p blk's listed tiles on their devices until its last chunk is done
  * (unhold_done()). A held tile cannot be evicted, so a new one's buffer comes from the
  * released chunks' tiles instead. Why as early as possible (run()): on a full device,
- * StarPU makes room for a buffer of a new shape by freeing others (simulated cudaFree
- * 750 us, cudaMalloc 175 us, on the GPU worker's thread); held early, the first
- * block's are allocated while the device is empty and each next block's take over the
- * buffers of the previous block's, just released (doc/out-of-core.md). */
+ * StarPU makes room for a buffer of a new shape by freeing others (cudaFree, then
+ * cudaMalloc, on the GPU worker's thread, which meanwhile feeds its GPU no task); held
+ * early, the first block's are allocated while the device is empty and each next
+ * block's take over the buffers of the previous block's, just released
+ * (doc/out-of-core.md, "A ragged last K tile is held on its devices"). */
 static int hold_block(struct stargemm__executor *ex, int64_t blk)
 {
 	const struct stargemm__block *bk = &ex->wl->blocks[blk];
@@ -449,18 +394,15 @@ static void unhold_done(struct stargemm__executor *ex, int64_t m)
 
 /* ---- device memory the plan does not use ---------------------------------------- */
 
-/* With one C block (cases (a) and (c1)), keep from StarPU's allocator, for the call,
- * the part of each GPU's memory the plan does not use. StarPU allocates a new buffer
- * for every tile it copies until the device is full, and only then reuses the buffers
- * of released tiles; allocations cost (simulated cudaMalloc: 175 us under one lock for
- * all GPUs). What is left: the plan's tiles plus the slack the planner kept (the memory
- * beyond its budget, at least 10%). Not when C blocks change: the next block's C tiles
- * are prefetched into the free memory while the current block ends. */
+/* With wl->reserve_unplanned, keep from StarPU's allocator, for the call, the part of
+ * each GPU's memory the plan does not use (the reason: stargemm__worklist_decide()).
+ * What is left: the plan's tiles plus the slack the planner kept (the memory beyond its
+ * budget, at least 10%). */
 static void hold_unplanned(struct stargemm__executor *ex)
 {
 	const struct stargemm__worklist *wl = ex->wl;
 
-	if (wl->nblocks != 1 || !wl->gpus || wl->need_bytes <= 0)
+	if (!wl->reserve_unplanned || wl->need_bytes <= 0)
 		return;
 	for (int g = 0; g < wl->ndevices && g < STARGEMM_MAX_DEVICES; g++) {
 		unsigned node = stargemm__device_node(g);
@@ -518,10 +460,10 @@ static int agreed_failure(struct stargemm__executor *ex)
  * is read every rank has long posted it: a blocking sum per chunk tied each rank's
  * insertion to the slowest rank's. The chunks are the same on every rank, so all stop
  * at the same one. Not when the sums go through StarPU-MPI (MPI_THREAD_SERIALIZED,
- * SimGrid): there each read held the insertion for about two chunks (simulated, 2
- * nodes, 8192^3 in 16 chunks per rank: 6% longer with one read, 30% with one every 2
- * chunks); such a product runs to its end on the ranks that did not fail, and the
- * failure is reported when it ends. */
+ * SimGrid): there each read held the insertion for about two chunks, and the product
+ * took the longer the more often it read (doc/design.md, Decisions, "The failure
+ * agreement is a non-blocking sum"); such a product runs to its end on the ranks that
+ * did not fail, and the failure is reported when it ends. */
 static int abandoned(struct stargemm__executor *ex, int64_t n)
 {
 	uint64_t mine;
@@ -639,8 +581,7 @@ int stargemm__executor_new(struct stargemm__gemm *gemm, const struct stargemm__w
 	int ret, metered;
 
 	*out = NULL;
-	if ((ret = stargemm__env_setting("STARGEMM_AGREE_FLOPS", STARGEMM_AGREE_FLOPS,
-					 &agree_flops)))
+	if ((ret = stargemm__setting(STARGEMM__AGREE_FLOPS, &agree_flops)))
 		return ret;
 	if (!(ex = calloc(1, sizeof(*ex))))
 		return stargemm__error(-ENOMEM, "stargemm: out of memory for the executor");

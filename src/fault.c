@@ -4,7 +4,7 @@
  *
  * STARGEMM_FAULT="WHAT:RANK:N" makes the N-th event WHAT (counted from 1, per process
  * and per stargemm_init()) on rank RANK fail as a real failure would:
- *  - insert: a task insertion of a product (src/pdgemm.c) is refused, as when StarPU
+ *  - insert: a task insertion of a product (src/insert.c) is refused, as when StarPU
  *    refuses a task or memory for it runs out;
  *  - kernel: a GEMM kernel reports a failure, as cuBLAS does with a bad status
  *    (codelets/gemm.c, codelets/batch.c); its tile is left as it was;
@@ -20,7 +20,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "internal.h"
+#include "error.h"
+#include "fault.h"
+#include "settings.h"
 
 static int fault_kind = -1;  /* enum stargemm__fault, or -1: none */
 static int64_t fault_at;     /* the event that fails */
@@ -30,7 +32,7 @@ static const char *const kind_names[] = { "insert", "kernel", "scratch" };
 
 int stargemm__fault_setup(int rank)
 {
-	const char *env = getenv("STARGEMM_FAULT");
+	const char *env = stargemm__setting_text(STARGEMM__FAULT);
 	char what[16], end;
 	int r;
 	long long n;

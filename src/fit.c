@@ -17,8 +17,8 @@
  * kept is the fitting one with the smallest unit (the largest blocks and chunks) if
  * its list loads fewer tiles than the dense plan's (stargemm__worklist_loads()), the
  * dense plan otherwise: deeper chunks of the same blocks load as many tiles and only
- * fill the memory (simulated H100, equal tiles of 1280, 4 C blocks: 60.7% of the
- * model's peak with d = 3 against 62.6% with the dense plan's d = 1).
+ * fill the memory, which with equal tiles was slower (doc/design.md, Decisions, "Plans
+ * fitted to the list's footprint").
  *
  * On GPUs, with the planner's lookahead of two (several C blocks), the fit is done
  * again with a lookahead of one, and that plan kept when its list loads at most 95%
@@ -44,7 +44,7 @@
 #include <math.h>
 #include <stdlib.h>
 
-#include "internal.h"
+#include "error.h"
 #include "worklist.h"
 
 /* Tries after the dense plan. */
@@ -276,12 +276,11 @@ static int try_request(struct stargemm__fit *f, const struct stargemm_plan_reque
 
 /* Fit again with a lookahead of one chunk and take that plan into @p best when its list
  * loads at most SHORTER_LOADS of @p best's tiles. A lookahead of one leaves a chunk's
- * memory more to the C block; blocks grow by steps (13 x 10 tiles, then 13 x 15), and
- * when that memory is what the next step lacked the list loads far fewer tiles
- * (simulated H100, 36,000, tiles 512-2048, half of them present: 1,698 loads against
- * 2,085, 67.4% of the model peak against 57.5%). When the blocks stay the same, the
- * loads are as many and the deeper lookahead hides more (every tile present: 92.9%
- * against 90.2% with a lookahead of one). Collective, as fit_request(). */
+ * memory more to the C block; blocks grow by steps, and when that memory is what the
+ * next step lacked the list loads far fewer tiles and runs faster. When the blocks stay
+ * the same, the loads are as many and the deeper lookahead hides more (doc/design.md,
+ * Decisions, "ℓ = 1 when it loads at most 95% of ℓ = 2's tiles"). Collective, as
+ * fit_request(). */
 static int try_shorter_lookahead(struct stargemm__fit *f, struct candidate *best)
 {
 	struct stargemm_plan_request one = *f->pr;
@@ -295,18 +294,14 @@ static int try_shorter_lookahead(struct stargemm__fit *f, struct candidate *best
 
 /* The fitted plan's blocks with chunks one k deep, taken into @p best when its list
  * loads at most SHALLOW_LOADS of @p best's tiles. The search grows the planning unit's
- * capacity; once the blocks cannot grow (they go by steps: 13 x 15 tiles of 512-2048,
- * then 26 x 15), what is left deepens the chunks, which loads no fewer tiles and makes
- * the pipeline coarser: the executor waits for whole chunks, and each block starts with
- * a whole chunk's loads and nothing to overlap them with. Simulated H100, 48,000^3,
- * tiles 512-2048, half of them present, 8800 MiB (A + B + C 4.0 times it): fitted 18 x
- * 20, d = 3, lookahead 2: 79.2% of the model peak; d = 1: 95.2% for 1.4% more loads;
- * 36,000^3 and 5000 MiB: 69.4% with d = 2, 74.2% with d = 1. The list of shallower
- * chunks needs less memory than the fitted one's, so it fits. Only for the lists
- * whose loads the executor asks for as fetches (one GPU, tiles of several shapes):
- * with two simulated V100s (46,000, density 0.5) d = 1 reached 84.7% against 87.5%
- * with the fitted d = 3, and with equal tiles of 640 on the H100 (1000 MiB) 22.8%
- * against 23.6%. Collective, as fit_request(). */
+ * capacity; once the blocks cannot grow (they go by steps), what is left deepens the
+ * chunks, which loads no fewer tiles and makes the pipeline coarser: the executor waits
+ * for whole chunks, and each block starts with a whole chunk's loads and nothing to
+ * overlap them with. The list of shallower chunks needs less memory than the fitted
+ * one's, so it fits. Only for the lists whose loads the executor asks for as fetches
+ * (one GPU, tiles of several shapes): with two GPUs, or equal tiles, the fitted deeper
+ * chunks ran faster (doc/design.md, Decisions, "Chunks one k deep on fetch lists").
+ * Collective, as fit_request(). */
 static int try_shallow_chunks(struct stargemm__fit *f, struct candidate *best)
 {
 	struct stargemm_plan_request one = *f->pr;
@@ -325,13 +320,10 @@ static int try_shallow_chunks(struct stargemm__fit *f, struct candidate *best)
  * @p best while its list fits the device and loads no more tiles; at most
  * LONGEST_LOOKAHEAD. Only for lists whose loads the executor meters (src/loads.h):
  * there the chunks further ahead wait their turn on the link, and a longer lookahead
- * keeps it busy across the chunks that load more than their GEMMs take. Simulated
- * H100, 36,000^3, tiles 512-2048, half of them present, 13 x 15 blocks, d = 1: 5000
- * MiB, lookahead 2, 3, 4: 83.0%, 84.7%, 85.4% of the model peak; 6000 MiB, up to 5:
- * 86.8%. Before the meter a longer lookahead lost (76.6% with 3 against 81.2% with 1,
- * 6000 MiB). Not for batched lists: packed tiles of 20-60 on one H100 of 40 MiB
- * (tests/sim_bsgemm.sh, smallpackooc) took 0.181 s with 3 against 0.158 with the
- * fitted 2. Collective, as fit_request(). */
+ * keeps it busy across the chunks that load more than their GEMMs take; unmetered, a
+ * longer lookahead lost (doc/design.md, Decisions, "Loads metered"). Not for batched
+ * lists: packed small tiles ran slower with a longer one (ibid., "The longest lookahead
+ * that fits, up to 4"). Collective, as fit_request(). */
 static int try_longer_lookahead(struct stargemm__fit *f, struct candidate *best)
 {
 	while (best->plan.lookahead < LONGEST_LOOKAHEAD) {
@@ -361,8 +353,9 @@ int stargemm__fit_plan(struct stargemm__fit *f, struct stargemm_plan *plan,
 		return ret;
 	/* The planner's lookahead of two, on a GPU list a search could fit: see whether
 	 * one loads fewer tiles. Not under a RAM budget: on the CPU block-sparse problem
-	 * of doc/performance.md (8192^3, tiles 256-1024, 160 MiB) the plan of lookahead
-	 * one loaded 181 tiles for 167 predicted, 1.08, outside the [0.90, 1.05] band. */
+	 * of doc/performance.md the plan of lookahead one loaded more tiles than
+	 * predicted, outside the [0.90, 1.05] band (doc/design.md, Decisions, "Under a
+	 * RAM budget"). */
 	if (searched && best.wl.gpus && !f->pr->lookahead && best.plan.lookahead > 1)
 		stop = try_shorter_lookahead(f, &best);
 	/* Fitted lists whose loads are fetches: the same blocks with chunks one k deep. */

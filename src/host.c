@@ -13,9 +13,11 @@
  *
  * Tile size: STARGEMM_HOST_TILE elements a side when set, else 2048 with GPUs (the
  * size of the out-of-core runs of doc/performance.md) and 256 without (batched
- * through libxsmm: 1.5-1.7x one OpenBLAS call on the development machine, ibid.).
+ * through libxsmm, faster than one OpenBLAS call on the development machine: ibid.,
+ * "Host call").
  */
 #include <errno.h>
+#include <math.h>
 #include <stdint.h>
 
 #include "internal.h"
@@ -120,12 +122,12 @@ static int check_call(const struct host_call *h)
 int stargemm__host_tile(int64_t *nb)
 {
 	double value;
-	int ret = stargemm__env_setting("STARGEMM_HOST_TILE",
-					stargemm_ncuda_workers() > 0 ? HOST_TILE_GPU
-								     : HOST_TILE_CPU, &value);
+	int ret = stargemm__setting(STARGEMM__HOST_TILE, &value);
 
 	if (ret)
 		return ret;
+	if (isnan(value))   /* unset */
+		value = stargemm_ncuda_workers() > 0 ? HOST_TILE_GPU : HOST_TILE_CPU;
 	if (value < 1 || value > 65536)
 		return stargemm__error(-EINVAL, "STARGEMM_HOST_TILE=%g: expected a tile side "
 				       "from 1 to 65536", value);

@@ -12,13 +12,13 @@
  * Out of core, Algorithm 3 of Herault et al. 2019: blocks of C (b x c local tiles per
  * rank) one after the other, y (columns) outer and x (rows) inner; inside a block, k
  * runs in chunks of depth d. With a block-sparse operand on GPUs (its loads predicted
- * from this list) the walk is serpentine (block_at(), chunk_k()): x runs backwards in
+ * from this list) the walk is serpentine (stargemm__block_at(), chunk_k()): x runs backwards in
  * every other column of blocks, so that consecutive blocks share their rows or their
  * columns, and k backwards in every other block, so that a block starts with the k
- * its predecessor ended with, whose shared tiles are still loaded and kept (mark_kept()).
- * Simulated H100, 36,000^3, tiles 512-2048, density 0.5, 4000 MiB: 1,685 loads for
- * 1,650 predicted without, 1,597 for 1,634 with (doc/performance.md). Dense products
- * keep the plain order, which Eq. 1's predictions count. What the list says, and why:
+ * its predecessor ended with, whose shared tiles are still loaded and kept (mark_kept()):
+ * fewer loads than in the plain order (doc/design.md, Decisions, "Serpentine walk, and
+ * C tiles released once finished"). Dense products keep the plain order, which Eq. 1's
+ * predictions count. What the list says, and why:
  *  - Devices (deal_block()): local column t of a block of L local columns goes to
  *    device t' mod G where t' is its local column index (the paper's cyclic rule),
  *    except the last L mod G local columns, whose tiles are dealt out column by column
@@ -50,16 +50,17 @@
  *    last k are held on the devices that read them for the whole block, and not
  *    prefetched (class HELD). StarPU 1.3, allocating on a full device, first reuses a
  *    free buffer of the same shape; the ragged tiles, the only ones of their shape,
- *    took each other's buffers and were loaded again almost once per task (simulated
- *    N = 70,000: 8-13% more loads than the model; held: 1.000).
+ *    took each other's buffers and were loaded again almost once per task (more loads
+ *    than the model; held, as many: doc/out-of-core.md, "A ragged last K tile is held
+ *    on its devices").
  *
  * In core (no plan): one chunk with every product, k outer, devices by column
  * (local column mod G), nothing prefetched, released or held by the executor.
  *
  * Small tiles (an average tile product below batch_below flops) run as batches, many
- * tile products per task: in core the list is made again as batches (rebatch()); out
- * of core each chunk's products are regrouped into batches inside the chunk, which
- * keeps everything else of the list (batch_ooc()).
+ * tile products per task (src/batchlist.c): in core the list is made again as batches;
+ * out of core each chunk's products are regrouped into batches inside the chunk, which
+ * keeps everything else of the list.
  *
  * Pure: no MPI, no StarPU. Unit-tested in tests/test_inspect.c.
  */
@@ -69,8 +70,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "internal.h"
-#include "worklist.h"
+#include "inspector.h"
 
 int stargemm__operand_owner(const struct stargemm__operand *x, int64_t r, int64_t c)
 {
@@ -121,13 +121,6 @@ int stargemm__operand_columns(const struct stargemm__operand *x, int64_t rows, i
 	return 0;
 }
 
-/* Growable arrays of the list under construction. */
-struct builder {
-	struct stargemm__worklist *wl;
-	const struct stargemm__request *r;
-	int64_t cap_products, cap_refs;
-	uint8_t *started;       /* per C tile: a product was listed */
-};
 
 /* Whether C(i, j) += op(A)(i, k) op(B)(k, j) exists: its three tiles do. */
 static int product_exists(const struct stargemm__request *r, int64_t i, int64_t j,
@@ -151,7 +144,7 @@ static int listed(const struct stargemm__request *r, int64_t i, int64_t j, int64
 }
 
 /* Flops of one multiply-add of the request's elements. */
-static double fma_flops(const struct stargemm__request *r)
+double stargemm__fma_flops(const struct stargemm__request *r)
 {
 	return r->is_complex ? 8.0 : 2.0;
 }
@@ -159,14 +152,14 @@ static double fma_flops(const struct stargemm__request *r)
 double stargemm__product_flops(const struct stargemm__request *r, int64_t i, int64_t j,
 			       int64_t k)
 {
-	return fma_flops(r) * (double)(r->row_off[i + 1] - r->row_off[i]) *
+	return stargemm__fma_flops(r) * (double)(r->row_off[i + 1] - r->row_off[i]) *
 	       (double)(r->col_off[j + 1] - r->col_off[j]) *
 	       (double)(r->k_off[k + 1] - r->k_off[k]);
 }
 
 /* Append the product if it exists; the first of its C tile's chain applies beta
  * (@p started: a flag per C tile). */
-static int add_product(struct builder *bd, int64_t i, int64_t j, int64_t k, int device,
+int stargemm__add_product(struct builder *bd, int64_t i, int64_t j, int64_t k, int device,
 		       int prefetch, int64_t block, int64_t chunk)
 {
 	struct stargemm__worklist *wl = bd->wl;
@@ -193,7 +186,7 @@ static int add_product(struct builder *bd, int64_t i, int64_t j, int64_t k, int 
 	return 0;
 }
 
-static int add_ref(struct builder *bd, int operand, int64_t r, int64_t c, int device,
+int stargemm__add_ref(struct builder *bd, int operand, int64_t r, int64_t c, int device,
 		   int priority)
 {
 	struct stargemm__worklist *wl = bd->wl;
@@ -208,16 +201,11 @@ static int add_ref(struct builder *bd, int operand, int64_t r, int64_t c, int de
 
 /* ---- the device deal of a block ------------------------------------------------- */
 
-/* One block being inspected: its global rows and columns, and per tile the device. */
-struct block {
-	int64_t *rows, *cols, nrows, ncols;
-	int *device;            /* nrows x ncols (ii * ncols + jj); -1: not this rank's */
-};
 
 /* Global tile indices covered by block @p blk of @p size local indices along one
  * axis of C's distribution: local index l of every process p (cyclic: l * nproc + p).
  * Every rank's share is listed, so that all ranks insert the same tasks. */
-static int64_t block_indices(int64_t blk, int64_t size, const struct stargemm__axis *ax,
+int64_t stargemm__block_indices(int64_t blk, int64_t size, const struct stargemm__axis *ax,
 			     int64_t *out)
 {
 	int64_t count = 0;
@@ -248,7 +236,7 @@ static int owned(const struct stargemm__operand *x, int me, int64_t row, int64_t
 }
 
 /* Whether C(i, j) exists and is this rank's. */
-static int is_local(const struct stargemm__request *r, int64_t i, int64_t j)
+int stargemm__is_local(const struct stargemm__request *r, int64_t i, int64_t j)
 {
 	return owned(&r->c, r->me, i, j);
 }
@@ -284,7 +272,7 @@ static int64_t split_area(const struct stargemm__request *r, const struct starge
 /* The device of each C tile of the block that rank @p rank owns (see the top of the
  * file), into @p dev (ii * ncols + jj; the other tiles' entries are left as they are);
  * @p cols: C's column axis. */
-static void deal_rank(const struct stargemm__request *r, const struct stargemm__axis *cols,
+void stargemm__deal_rank(const struct stargemm__request *r, const struct stargemm__axis *cols,
 		      const struct block *b, int rank, int *dev)
 {
 	int v = column_of(r, rank), G = r->ndevices;
@@ -321,23 +309,11 @@ static void deal_block(const struct stargemm__request *r, const struct stargemm_
 {
 	for (int64_t e = 0; e < b->nrows * b->ncols; e++)
 		b->device[e] = -1;
-	deal_rank(r, cols, b, r->me, b->device);
+	stargemm__deal_rank(r, cols, b, r->me, b->device);
 }
 
 /* ---- the lists of a chunk ------------------------------------------------------- */
 
-struct inspector {
-	const struct stargemm__request *r;
-	const struct stargemm_plan *plan;
-	struct builder bd;
-	struct block blk;
-	int64_t pinned_k;       /* the held K tile, or -1 */
-	int serpentine;         /* walk blocks and chunks back and forth (block_at()) */
-	int reverse;            /* the current block walks its k chunks backwards */
-	/* C's distribution: the request's, or the cyclic one built in own_rows/own_cols */
-	const struct stargemm__axis *crow, *ccol;
-	struct stargemm__axis own_rows, own_cols;
-};
 
 /* The k chunk that the current block walks @p z-th (a block walked backwards also
  * walks each chunk's steps backwards, chunk_step()). */
@@ -391,7 +367,7 @@ static int add_products(struct inspector *in, int64_t block, int64_t z, int64_t 
 
 		for (int64_t jj = 0; jj < b->ncols; jj++)
 			for (int64_t ii = 0; ii < b->nrows; ii++)
-				if (add_product(&in->bd, b->rows[ii], b->cols[jj], k,
+				if (stargemm__add_product(&in->bd, b->rows[ii], b->cols[jj], k,
 						b->device[ii * b->ncols + jj],
 						k == in->pinned_k ? STARGEMM_PREFETCH_HELD
 								  : STARGEMM_PREFETCH_READY,
@@ -432,7 +408,7 @@ static int add_to_devices(struct inspector *in, int operand, int64_t row, int64_
 	if (!own(in, operand, row, col))
 		return 0;
 	for (int g = 0; g < nd; g++)
-		if (add_ref(&in->bd, operand, row, col, devs[g], priority))
+		if (stargemm__add_ref(&in->bd, operand, row, col, devs[g], priority))
 			return -ENOMEM;
 	return 0;
 }
@@ -440,9 +416,9 @@ static int add_to_devices(struct inspector *in, int operand, int64_t row, int64_
 /* The devices (bit g) whose listed products of step @p k of the block read A(rows[x], k)
  * (@p row set) or B(k, cols[x]): in a block-sparse product a tile of the block's rows
  * or columns may meet no tile of the other operand at that k, and a tile no product
- * reads is neither prefetched nor held (16384^3, tiles 512-2048, 30%, one simulated
- * V100 of 600 MiB: 7.5% more loads than the model when they were). Dense: every device
- * with C tiles in the row or column. */
+ * reads is neither prefetched nor held (when they were, the loads exceeded the model:
+ * doc/design.md, Decisions, "A tile no product of the block reads is not loaded").
+ * Dense: every device with C tiles in the row or column. */
 static uint64_t readers(const struct inspector *in, int64_t k, int64_t x, int row)
 {
 	const struct block *b = &in->blk;
@@ -480,7 +456,7 @@ static int add_chunk_prefetches(struct inspector *in, int64_t z, int64_t n)
 			int64_t i = b->rows[ii];
 
 			if (nd > 0 && own(in, STARGEMM_OP_A, i, k) &&
-			    add_ref(&in->bd, STARGEMM_OP_A, i, k,
+			    stargemm__add_ref(&in->bd, STARGEMM_OP_A, i, k,
 				    devs[(in->crow->local[i] + k) % nd], prio))
 				return -ENOMEM;
 		}
@@ -510,7 +486,7 @@ static int add_first_ref(struct inspector *in, int operand, int64_t row, int64_t
 {
 	int p = first_priority(prio);   /* taken by every tile, prefetched or not */
 
-	return own(in, operand, row, col) ? add_ref(&in->bd, operand, row, col, 0, p) : 0;
+	return own(in, operand, row, col) ? stargemm__add_ref(&in->bd, operand, row, col, 0, p) : 0;
 }
 
 /* The run's first chunk on one GPU: C tile by C tile (see the top of the file), each A
@@ -529,7 +505,7 @@ static int add_first_chunk_prefetches(struct inspector *in)
 		for (int64_t ii = 0; ii < b->nrows && !ret; ii++) {
 			int64_t i = b->rows[ii], j = b->cols[jj];
 
-			if (!is_local(in->r, i, j))
+			if (!stargemm__is_local(in->r, i, j))
 				continue;
 			if (!in->r->beta_zero && reads_own_tiles(in, i, j, k_end))
 				ret = add_first_ref(in, STARGEMM_OP_C, i, j, &prio);
@@ -560,11 +536,11 @@ static int add_chunk_inputs(struct inspector *in, int64_t z)
 
 		for (int64_t ii = 0; ii < b->nrows; ii++)
 			if (stargemm__operand_present(&in->r->a, b->rows[ii], k) &&
-			    add_ref(&in->bd, STARGEMM_OP_A, b->rows[ii], k, 0, 0))
+			    stargemm__add_ref(&in->bd, STARGEMM_OP_A, b->rows[ii], k, 0, 0))
 				return -ENOMEM;
 		for (int64_t jj = 0; jj < b->ncols; jj++)
 			if (stargemm__operand_present(&in->r->b, k, b->cols[jj]) &&
-			    add_ref(&in->bd, STARGEMM_OP_B, k, b->cols[jj], 0, 0))
+			    stargemm__add_ref(&in->bd, STARGEMM_OP_B, k, b->cols[jj], 0, 0))
 				return -ENOMEM;
 	}
 	return 0;
@@ -577,8 +553,8 @@ static int add_block_c(struct inspector *in)
 
 	for (int64_t jj = 0; jj < b->ncols; jj++)
 		for (int64_t ii = 0; ii < b->nrows; ii++)
-			if (is_local(in->r, b->rows[ii], b->cols[jj]) &&
-			    add_ref(&in->bd, STARGEMM_OP_C, b->rows[ii], b->cols[jj], 0, 0))
+			if (stargemm__is_local(in->r, b->rows[ii], b->cols[jj]) &&
+			    stargemm__add_ref(&in->bd, STARGEMM_OP_C, b->rows[ii], b->cols[jj], 0, 0))
 				return -ENOMEM;
 	return 0;
 }
@@ -702,7 +678,7 @@ static int inspect_chunk(struct inspector *in, int64_t block, int64_t z, int64_t
 }
 
 /* Block @p id of the walk: its position (@p x, @p y) among the plan's X x Y blocks. */
-static void block_at(const struct inspector *in, int64_t id, int64_t *x, int64_t *y)
+void stargemm__block_at(const struct inspector *in, int64_t id, int64_t *x, int64_t *y)
 {
 	int64_t X = in->plan->X;
 
@@ -718,10 +694,10 @@ static int inspect_block(struct inspector *in, int64_t id, int64_t *n)
 	int64_t x, y;
 	int ret;
 
-	block_at(in, id, &x, &y);
+	stargemm__block_at(in, id, &x, &y);
 	in->reverse = in->serpentine && id % 2;
-	in->blk.ncols = block_indices(y, pl->c, in->ccol, in->blk.cols);
-	in->blk.nrows = block_indices(x, pl->b, in->crow, in->blk.rows);
+	in->blk.ncols = stargemm__block_indices(y, pl->c, in->ccol, in->blk.cols);
+	in->blk.nrows = stargemm__block_indices(x, pl->b, in->crow, in->blk.rows);
 	deal_block(in->r, in->ccol, &in->blk);
 	bk->first_chunk = *n;
 	bk->nchunks = pl->Z;
@@ -757,9 +733,9 @@ static void free_block(struct block *b)
 /* Whether the walk is serpentine (see the top of the file): a block-sparse operand on
  * GPUs, not a problem over packs, whose pack products src/packlist.c expands with k
  * increasing inside each pack. Not under a RAM budget: on the CPU problem of
- * doc/performance.md (8192^3, tiles 256-1024, 30%, 160 MiB) the host memory kept
- * more of the shared tiles than the prediction counts, 138 loads for 173 predicted
- * (0.80, below the [0.90, 1.05] band), for no gain in time. */
+ * doc/performance.md the host memory kept more of the shared tiles than the prediction
+ * counts, and the loads fell below the [0.90, 1.05] band for no gain in time
+ * (doc/design.md, Decisions, "Under a RAM budget"). */
 static int serpentine(const struct stargemm__request *r)
 {
 	return r->gpus && (r->a.present || r->b.present || r->c.present) &&
@@ -815,7 +791,7 @@ static int inspect_in_core(struct inspector *in)
 	if (!wl->chunks)
 		return -ENOMEM;
 	wl->chunks[0].block = -1;
-	if (r->c.pack)   /* listed by pack, as batches (rebatch()) */
+	if (r->c.pack)   /* listed by pack, as batches (stargemm__rebatch()) */
 		return 0;
 	if (stargemm__operand_columns(&r->a, r->mt, r->kt, &start, &rows))
 		return -ENOMEM;
@@ -826,8 +802,8 @@ static int inspect_in_core(struct inspector *in)
 			for (int64_t e = start[k]; e < start[k + 1] && !ret; e++) {
 				int64_t i = rows[e];
 
-				ret = add_product(&in->bd, i, j, k,
-						  is_local(r, i, j)
+				ret = stargemm__add_product(&in->bd, i, j, k,
+						  stargemm__is_local(r, i, j)
 							  ? (int)(in->ccol->local[j] % r->ndevices)
 							  : -1,
 						  STARGEMM_PREFETCH_READY, -1, 0);
@@ -837,603 +813,6 @@ static int inspect_in_core(struct inspector *in)
 	free(rows);
 	wl->chunks[0].count = wl->nproducts;
 	return ret;
-}
-
-/* ---- in core, small tiles: batches ---------------------------------------------- */
-
-/* Side s of the batches: s x s local C tiles of one rank and s steps of k, the
- * smallest whose expected flops (at the list's density of products) reach the target,
- * and at most what leaves every worker 8 batches. 1: no batching (products of
- * batch_below flops or more on average, or too few to share). */
-/* Flops of the request's average tile product (over every triple of tiles). */
-static double average_product(const struct stargemm__request *r)
-{
-	double cube = (double)r->mt * (double)r->nt * (double)r->kt;
-
-	return cube < 1 ? 0.0 : fma_flops(r) * (double)r->row_off[r->mt] *
-				(double)r->col_off[r->nt] * (double)r->k_off[r->kt] / cube;
-}
-
-static int64_t batch_side(const struct stargemm__request *r, double products)
-{
-	double cube = (double)r->mt * (double)r->nt * (double)r->kt, avg, share, target;
-	int64_t s = 1;
-
-	if (r->batch_below <= 0 || r->batch_flops <= 0 || products < 1 || cube < 1)
-		return 1;
-	avg = average_product(r);
-	share = avg * products / (8.0 * (r->workers > 0 ? r->workers : 1));
-	target = r->batch_flops < share ? r->batch_flops : share;
-	if (avg >= r->batch_below || avg >= target)
-		return 1;
-	while ((double)s * (double)s * (double)s * avg * (products / cube) < target &&
-	       (s < r->mt || s < r->nt || s < r->kt))
-		s++;
-	return s;
-}
-
-/* Rows of op(A) present in each column k, in grid order: by C's process row p, then
- * by local index (row i has key p L + l, l its local index, L the most rows of one
- * process row), so that the rows of one rank's run of s local rows are a contiguous
- * range of keys. */
-struct grid_columns {
-	int64_t *start, *key;
-	int64_t L;
-};
-
-static int grid_columns(const struct stargemm__request *r, const struct stargemm__axis *crow,
-			struct grid_columns *gc)
-{
-	int P = crow->nproc;
-	int64_t n = 0;
-
-	gc->L = crow->maxlocal;
-	gc->start = malloc((size_t)(r->kt + 1) * sizeof(int64_t));
-	gc->key = malloc((size_t)(r->mt * r->kt > 0 ? r->mt * r->kt : 1) * sizeof(int64_t));
-	if (!gc->start || !gc->key)
-		return -ENOMEM;
-	for (int64_t k = 0; k < r->kt; k++) {
-		gc->start[k] = n;
-		for (int p = 0; p < P; p++)
-			for (int64_t l = 0; crow->start[p] + l < crow->start[p + 1]; l++)
-				if (stargemm__operand_present(&r->a, crow->at[crow->start[p] + l], k))
-					gc->key[n++] = p * gc->L + l;
-	}
-	gc->start[r->kt] = n;
-	return 0;
-}
-
-/* First entry of column k with key >= @p key. */
-static int64_t lower_bound(const struct grid_columns *gc, int64_t k, int64_t key)
-{
-	return stargemm__first_at_least(gc->key, gc->start[k], gc->start[k + 1], key);
-}
-
-/* The unit of tile (r, c) of op(X) — the tile, or the pack holding it — in op(X)'s
- * coordinates, as a linear index over op(X)'s units (@p rows tiles per column). */
-static int64_t operand_unit(const struct stargemm__operand *x, int64_t rows, int64_t r,
-			    int64_t c, int64_t *ur, int64_t *uc)
-{
-	const struct stargemm__packing *pk = x->pack;
-
-	if (!pk) {
-		*ur = r;
-		*uc = c;
-		return r + c * rows;
-	}
-	*ur = x->trans ? pk->col_group[r] : pk->row_group[r];
-	*uc = x->trans ? pk->row_group[c] : pk->col_group[c];
-	return *ur + *uc * (x->trans ? pk->gnt : pk->gmt);
-}
-
-/* Units of op(X) of @p rows x @p cols tiles. */
-static int64_t operand_units(const struct stargemm__operand *x, int64_t rows, int64_t cols)
-{
-	return x->pack ? x->pack->gmt * x->pack->gnt : rows * cols;
-}
-
-/* Batches under construction: per operand and unit, its slot in the current batch,
- * valid when its stamp is the batch's number. */
-struct batcher {
-	int64_t s;
-	int32_t *slot[3];
-	int64_t *stamp[3];
-	int64_t id;                  /* the current batch */
-	int64_t kg, i0, j0;          /* k of its first step; local row, column of its corner */
-	int device;                  /* of its products on this rank */
-	const struct stargemm__axis *rows, *cols;   /* C's distribution */
-};
-
-static int batcher_init(struct batcher *bt, const struct stargemm__request *r)
-{
-	const struct stargemm__operand *x[3] = { &r->a, &r->b, &r->c };
-	const int64_t rows[3] = { r->mt, r->kt, r->mt }, cols[3] = { r->kt, r->nt, r->nt };
-
-	bt->id = 0;
-	for (int o = 0; o < 3; o++) {
-		int64_t n = operand_units(x[o], rows[o], cols[o]);
-
-		bt->slot[o] = malloc((size_t)(n > 0 ? n : 1) * sizeof(int32_t));
-		bt->stamp[o] = malloc((size_t)(n > 0 ? n : 1) * sizeof(int64_t));
-		if (!bt->slot[o] || !bt->stamp[o])
-			return -ENOMEM;
-		for (int64_t u = 0; u < n; u++)
-			bt->stamp[o][u] = -1;
-	}
-	return 0;
-}
-
-static void batcher_free(struct batcher *bt)
-{
-	for (int o = 0; o < 3; o++) {
-		free(bt->slot[o]);
-		free(bt->stamp[o]);
-	}
-}
-
-/* The buffer of a tile of the batch (its unit's), appended to its refs the first
- * time. */
-static int batch_slot(struct inspector *in, struct batcher *bt, struct stargemm__batch *b,
-		      int operand, int64_t row, int64_t col, int32_t *out)
-{
-	const struct stargemm__request *r = in->r;
-	const struct stargemm__operand *x = operand == STARGEMM_OP_A ? &r->a
-					    : operand == STARGEMM_OP_B ? &r->b : &r->c;
-	int64_t ur, uc, u = operand_unit(x, operand == STARGEMM_OP_B ? r->kt : r->mt, row, col,
-					 &ur, &uc);
-
-	if (bt->stamp[operand][u] != bt->id) {
-		bt->stamp[operand][u] = bt->id;
-		bt->slot[operand][u] = (int32_t)b->nrefs++;
-		if (add_ref(&in->bd, operand, ur, uc, 0, 0))
-			return -ENOMEM;
-	}
-	*out = bt->slot[operand][u];
-	return 0;
-}
-
-/* Products [b->first, end) get their slots; the next batch starts afresh. */
-static int close_batch(struct inspector *in, struct batcher *bt, struct stargemm__batch *b,
-		       int64_t end, int64_t *cap_slots)
-{
-	struct stargemm__worklist *wl = in->bd.wl;
-	int ret = 0;
-
-	b->count = end - b->first;
-	if (b->count == 0)
-		return 0;
-	if (stargemm__grow((void **)&wl->slots, cap_slots, 3 * wl->nproducts, sizeof(int32_t)))
-		return -ENOMEM;
-	for (int64_t p = b->first; p < end && !ret; p++) {
-		const struct stargemm__product *x = &wl->products[p];
-		int32_t *sl = &wl->slots[3 * p];
-
-		ret = batch_slot(in, bt, b, STARGEMM_OP_A, x->i, x->k, &sl[0]);
-		ret = ret ? ret : batch_slot(in, bt, b, STARGEMM_OP_B, x->k, x->j, &sl[1]);
-		ret = ret ? ret : batch_slot(in, bt, b, STARGEMM_OP_C, x->i, x->j, &sl[2]);
-	}
-	bt->id++;
-	return ret;
-}
-
-/* The products of one batch: steps [kg, kg + s) of k, local columns [j0, j0 + s) of
- * process column q, local rows [i0, i0 + s) of process row p; k outer. */
-static int batch_products(struct inspector *in, const struct grid_columns *gc,
-			  const struct batcher *bt, int p, int q)
-{
-	const struct stargemm__request *r = in->r;
-	int ret = 0;
-
-	/* the keys of this rank's rows [i0, i0 + s), not past its last local row */
-	int64_t first = p * gc->L + bt->i0;
-	int64_t end = p * gc->L + (bt->i0 + bt->s < gc->L ? bt->i0 + bt->s : gc->L);
-
-	for (int64_t k = bt->kg; k < bt->kg + bt->s && k < r->kt && !ret; k++) {
-		int64_t e0 = lower_bound(gc, k, first);
-
-		for (int64_t lj = bt->j0; lj < bt->j0 + bt->s && !ret; lj++) {
-			const struct stargemm__axis *cols = bt->cols;
-			int64_t j;
-
-			if (cols->start[q] + lj >= cols->start[q + 1])
-				break;
-			j = cols->at[cols->start[q] + lj];
-			if (!stargemm__operand_present(&r->b, k, j))
-				continue;
-			for (int64_t e = e0; e < gc->start[k + 1] && !ret; e++) {
-				int64_t key = gc->key[e], i;
-
-				if (key >= end)
-					break;
-				i = bt->rows->at[bt->rows->start[p] + key % gc->L];
-				ret = add_product(&in->bd, i, j, k, is_local(r, i, j) ? bt->device : -1,
-						  STARGEMM_PREFETCH_ALL, -1, 0);
-			}
-		}
-	}
-	return ret;
-}
-
-/* Products [b->first, end) become a batch of the list (none: no batch). */
-static int end_batch(struct inspector *in, struct batcher *bt, struct stargemm__batch *b,
-		     int64_t end, int64_t *cap_batches, int64_t *cap_slots)
-{
-	struct stargemm__worklist *wl = in->bd.wl;
-	int ret = close_batch(in, bt, b, end, cap_slots);
-
-	if (ret || b->count == 0)
-		return ret;
-	if (stargemm__grow((void **)&wl->batches, cap_batches, wl->nbatches + 1, sizeof(*b)))
-		return -ENOMEM;
-	wl->batches[wl->nbatches++] = *b;
-	return 0;
-}
-
-static int add_batch(struct inspector *in, const struct grid_columns *gc, struct batcher *bt,
-		     int p, int q, int64_t *cap_batches, int64_t *cap_slots)
-{
-	struct stargemm__worklist *wl = in->bd.wl;
-	struct stargemm__batch b = { .first = wl->nproducts, .ref_first = wl->nrefs };
-	int ret = batch_products(in, gc, bt, p, q);
-
-	return ret ? ret : end_batch(in, bt, &b, wl->nproducts, cap_batches, cap_slots);
-}
-
-/* In core with batches of side s. The devices (GPUs) are dealt runs of s local C
- * columns in turn, so that the batches of a C tile, one per s steps of k, run on one
- * device, and the devices share the columns as in the in-core list. */
-static int inspect_batched(struct inspector *in, int64_t s)
-{
-	const struct stargemm__request *r = in->r;
-	struct stargemm__worklist *wl = in->bd.wl;
-	struct grid_columns gc = { NULL, NULL, 0 };
-	struct batcher bt = { .s = s, .rows = in->crow, .cols = in->ccol };
-	int64_t cap_batches = 0, cap_slots = 0, nloc = in->ccol->maxlocal;
-	int ret = grid_columns(r, in->crow, &gc);
-
-	if (!ret)
-		ret = batcher_init(&bt, r);
-	for (bt.kg = 0; bt.kg < r->kt && !ret; bt.kg += s)
-		for (int q = 0; q < r->c.grid.Q && !ret; q++)
-			for (bt.j0 = 0; bt.j0 < nloc && !ret; bt.j0 += s) {
-				bt.device = (int)((bt.j0 / s) % r->ndevices);
-				for (int p = 0; p < r->c.grid.P && !ret; p++)
-					for (bt.i0 = 0; bt.i0 < gc.L && !ret; bt.i0 += s)
-						ret = add_batch(in, &gc, &bt, p, q, &cap_batches,
-								&cap_slots);
-			}
-	wl->chunks[0].count = wl->nproducts;
-	batcher_free(&bt);
-	free(gc.start);
-	free(gc.key);
-	return ret;
-}
-
-/* ---- in core, C packed: one batch per C pack ---------------------------------- */
-
-/* The products of C pack (I, J): k outer, then C's columns, then op(A)'s present rows
- * of the pack (@p start, @p rows: by column, increasing). */
-static int pack_products(struct inspector *in, int64_t I, int64_t J, const int64_t *start,
-			 const int64_t *rows, int device)
-{
-	const struct stargemm__request *r = in->r;
-	const struct stargemm__packing *pk = r->c.pack;
-	int64_t i0 = pk->row_first[I], i1 = pk->row_first[I + 1];
-	int local = stargemm__operand_owner(&r->c, i0, pk->col_first[J]) == r->me;
-	int ret = 0;
-
-	for (int64_t k = 0; k < r->kt && !ret; k++) {
-		int64_t e0 = start[k];
-
-		while (e0 < start[k + 1] && rows[e0] < i0)   /* few rows per column: linear */
-			e0++;
-		for (int64_t j = pk->col_first[J]; j < pk->col_first[J + 1] && !ret; j++) {
-			if (!stargemm__operand_present(&r->b, k, j))
-				continue;
-			for (int64_t e = e0; e < start[k + 1] && rows[e] < i1 && !ret; e++)
-				ret = add_product(&in->bd, rows[e], j, k, local ? device : -1,
-						  STARGEMM_PREFETCH_ALL, -1, 0);
-		}
-	}
-	return ret;
-}
-
-static int add_pack_batch(struct inspector *in, struct batcher *bt, int64_t I, int64_t J,
-			  const int64_t *start, const int64_t *rows, int64_t *cap_batches,
-			  int64_t *cap_slots)
-{
-	struct stargemm__worklist *wl = in->bd.wl;
-	struct stargemm__batch b = { .first = wl->nproducts, .ref_first = wl->nrefs };
-	int ret = pack_products(in, I, J, start, rows, bt->device);
-
-	return ret ? ret : end_batch(in, bt, &b, wl->nproducts, cap_batches, cap_slots);
-}
-
-/* In core with C packed: one batch per C pack (every rank's) with all its products,
- * k outer: as many tasks as C packs, which is what can run in parallel (the products of
- * a pack all write its one handle). Ranges of k per batch made tasks of a few products
- * each (2000^2, tiles 20-60, 10%: 512 batches of 2 products). A C tile's first update
- * applies beta, except in the packs add_pack_scales() scales. With several devices (GPUs),
- * a process column's C pack columns are dealt to them in turn. */
-static int inspect_packed(struct inspector *in)
-{
-	const struct stargemm__request *r = in->r;
-	const struct stargemm__packing *pk = r->c.pack;
-	struct stargemm__worklist *wl = in->bd.wl;
-	struct batcher bt = { .s = 1 };
-	int64_t cap_batches = 0, cap_slots = 0, *start = NULL, *rows = NULL;
-	int64_t *seen = calloc((size_t)r->c.grid.Q, sizeof(*seen));
-	int ret = seen ? stargemm__operand_columns(&r->a, r->mt, r->kt, &start, &rows) : -ENOMEM;
-
-	if (!ret)
-		ret = batcher_init(&bt, r);
-	for (int64_t J = 0; J < pk->gnt && !ret; J++) {
-		int q = in->ccol->proc[pk->col_first[J]];
-
-		bt.device = (int)(seen[q]++ % r->ndevices);
-		for (int64_t I = 0; I < pk->gmt && !ret; I++)
-			ret = add_pack_batch(in, &bt, I, J, start, rows, &cap_batches, &cap_slots);
-	}
-	free(seen);
-	wl->chunks[0].count = wl->nproducts;
-	batcher_free(&bt);
-	free(start);
-	free(rows);
-	return ret;
-}
-
-/* With several devices per rank, at most the side that gives each device of every
- * rank a run of local C columns (inspect_batched() deals the runs to the devices), but
- * not below 2 (below, batches of one product: none). */
-static int64_t device_side(const struct inspector *in, int64_t s)
-{
-	const struct stargemm__axis *cols = in->ccol;
-	int64_t fewest = INT64_MAX, cap;
-	int G = in->r->ndevices;
-
-	if (G < 2)
-		return s;
-	for (int q = 0; q < cols->nproc; q++)
-		if (cols->start[q + 1] - cols->start[q] < fewest)
-			fewest = cols->start[q + 1] - cols->start[q];
-	cap = fewest / G > 2 ? fewest / G : 2;
-	return s < cap ? s : cap;
-}
-
-/* ---- out of core, small tiles: batches within each chunk ------------------------- */
-
-/* Batches per worker and chunk, out of core (each at most batch_flops). Measured on the
- * simulated H100 of 40 MiB (4000^3, tiles 20-60, 30%), product time for 1, 4 and 16
- * batches per worker and chunk: 1 GPU 0.411 / 0.422 / 0.490 s, 4 GPUs 0.130 / 0.140 /
- * 0.161 s, loads 1.001 / 1.020 / 1.115 of the prediction on 4 GPUs: fewer, larger
- * batches cost less; four keep the CPU workers of a host RAM device balanced within a
- * chunk and let a GPU fetch one batch while it runs the one before. */
-#define CHUNK_BATCHES 4.0
-
-/* Out of core, the chunks stay as inspected (the same products, prefetches, releases and
- * holds); when tile products are small they are regrouped inside each chunk into
- * batches: the C tiles of each rank's device, walked as the block (columns outer, rows
- * inner), are cut into runs of about the target flops, and a run's batch holds all the
- * chunk's products of its tiles, k outer. The batches of a chunk write distinct C
- * tiles and may run side by side; a C tile's chain goes from its batch in one chunk to
- * its batch in the next. Every rank deals every rank's tiles (deal_rank()), so that all
- * list the same batches. */
-struct chunk_batcher {
-	struct batcher bt;
-	int *dev;              /* per block tile (ii * ncols + jj): its owner's device */
-	int64_t *run;          /* per block tile: its batch in the chunk */
-	double *flops;         /* per block tile: its products' flops in the chunk */
-	int64_t *row_pos, *col_pos;   /* ii of each row of C, jj of each column, in the block */
-	int64_t *open;         /* per (rank, device): the batch being filled, or -1 */
-	double *open_flops;    /* ... and its flops */
-	int64_t *start;        /* per batch of the chunk: where its products go */
-	struct stargemm__product *sorted;
-	int64_t cap_batches, cap_slots, cap_start, cap_sorted;
-	int groups;            /* ranks x devices */
-};
-
-/* Out of core: whether tile products are batched: an average one below batch_below,
- * and an average chunk's batches (chunk_runs()) would hold two of them or more. */
-static int ooc_batched(const struct stargemm__request *r, const struct stargemm__worklist *wl)
-{
-	double avg = average_product(r), share;
-
-	if (r->batch_below <= 0 || r->batch_flops <= 0 || avg <= 0 || avg >= r->batch_below ||
-	    wl->nchunks < 1)
-		return 0;
-	share = wl->flops / (double)wl->nchunks /
-		(CHUNK_BATCHES * (r->workers > 0 ? r->workers : 1));
-	return 2.0 * avg <= (share < r->batch_flops ? share : r->batch_flops);
-}
-
-static int chunk_batcher_init(struct inspector *in, struct chunk_batcher *cb)
-{
-	const struct stargemm__request *r = in->r;
-	int64_t tiles = in->plan->b * r->c.grid.P * in->plan->c * r->c.grid.Q;
-
-	tiles = tiles > 0 ? tiles : 1;
-	cb->groups = r->c.grid.P * r->c.grid.Q * r->ndevices;
-	cb->dev = malloc((size_t)tiles * sizeof(*cb->dev));
-	cb->run = malloc((size_t)tiles * sizeof(*cb->run));
-	cb->flops = calloc((size_t)tiles, sizeof(*cb->flops));
-	cb->row_pos = malloc((size_t)(r->mt > 0 ? r->mt : 1) * sizeof(*cb->row_pos));
-	cb->col_pos = malloc((size_t)(r->nt > 0 ? r->nt : 1) * sizeof(*cb->col_pos));
-	cb->open = malloc((size_t)cb->groups * sizeof(*cb->open));
-	cb->open_flops = malloc((size_t)cb->groups * sizeof(*cb->open_flops));
-	if (!cb->dev || !cb->run || !cb->flops || !cb->row_pos || !cb->col_pos || !cb->open ||
-	    !cb->open_flops)
-		return -ENOMEM;
-	return batcher_init(&cb->bt, r);
-}
-
-static void chunk_batcher_free(struct chunk_batcher *cb)
-{
-	batcher_free(&cb->bt);
-	free(cb->dev);
-	free(cb->run);
-	free(cb->flops);
-	free(cb->row_pos);
-	free(cb->col_pos);
-	free(cb->open);
-	free(cb->open_flops);
-	free(cb->start);
-	free(cb->sorted);
-}
-
-/* Block @p id's rows and columns in in->blk, their positions, and every rank's deal. */
-static void batch_block(struct inspector *in, struct chunk_batcher *cb, int64_t id)
-{
-	const struct stargemm__request *r = in->r;
-	struct block *b = &in->blk;
-	int64_t x, y;
-
-	block_at(in, id, &x, &y);
-	b->ncols = block_indices(y, in->plan->c, in->ccol, b->cols);
-	b->nrows = block_indices(x, in->plan->b, in->crow, b->rows);
-	for (int64_t ii = 0; ii < b->nrows; ii++)
-		cb->row_pos[b->rows[ii]] = ii;
-	for (int64_t jj = 0; jj < b->ncols; jj++)
-		cb->col_pos[b->cols[jj]] = jj;
-	for (int64_t e = 0; e < b->nrows * b->ncols; e++)
-		cb->dev[e] = -1;
-	for (int p = 0; p < r->c.grid.P; p++)
-		for (int q = 0; q < r->c.grid.Q; q++)
-			deal_rank(r, in->ccol, b, stargemm__grid_rank(&r->c.grid, p, q), cb->dev);
-}
-
-static int64_t block_tile(const struct chunk_batcher *cb, const struct block *b,
-			  const struct stargemm__product *x)
-{
-	return cb->row_pos[x->i] * b->ncols + cb->col_pos[x->j];
-}
-
-/* The chunk's C tiles cut into runs (see above); returns their number. */
-static int64_t chunk_runs(struct inspector *in, struct chunk_batcher *cb,
-			  const struct stargemm__chunk *ch)
-{
-	const struct stargemm__request *r = in->r;
-	const struct stargemm__worklist *wl = in->bd.wl;
-	const struct block *b = &in->blk;
-	double total = 0.0, target;
-	int64_t nruns = 0;
-
-	for (int64_t q = ch->first; q < ch->first + ch->count; q++) {
-		const struct stargemm__product *x = &wl->products[q];
-		double f = stargemm__product_flops(r, x->i, x->j, x->k);
-
-		cb->flops[block_tile(cb, b, x)] += f;
-		total += f;
-	}
-	/* About CHUNK_BATCHES batches per worker and chunk, none above batch_flops. */
-	target = total / (CHUNK_BATCHES * (r->workers > 0 ? r->workers : 1));
-	target = target < r->batch_flops ? target : r->batch_flops;
-	for (int g = 0; g < cb->groups; g++)
-		cb->open[g] = -1;
-	for (int64_t jj = 0; jj < b->ncols; jj++)
-		for (int64_t ii = 0; ii < b->nrows; ii++) {
-			int64_t t = ii * b->ncols + jj;
-			int g;
-
-			if (cb->flops[t] <= 0.0)
-				continue;
-			g = stargemm__operand_owner(&r->c, b->rows[ii], b->cols[jj]) * r->ndevices +
-			    cb->dev[t];
-			if (cb->open[g] < 0 || cb->open_flops[g] >= target) {
-				cb->open[g] = nruns++;
-				cb->open_flops[g] = 0.0;
-			}
-			cb->run[t] = cb->open[g];
-			cb->open_flops[g] += cb->flops[t];
-			cb->flops[t] = 0.0;
-		}
-	return nruns;
-}
-
-/* The chunk's products in the order of their runs, each run's in list order; the
- * first product of run u at ch->first + cb->start[u] (u < nruns; start[nruns]: the end). */
-static int sort_chunk(struct inspector *in, struct chunk_batcher *cb,
-		      const struct stargemm__chunk *ch, int64_t nruns)
-{
-	struct stargemm__worklist *wl = in->bd.wl;
-	const struct block *b = &in->blk;
-
-	if (stargemm__grow((void **)&cb->start, &cb->cap_start, nruns + 1, sizeof(*cb->start)) ||
-	    stargemm__grow((void **)&cb->sorted, &cb->cap_sorted, ch->count, sizeof(*cb->sorted)))
-		return -ENOMEM;
-	memset(cb->start, 0, (size_t)(nruns + 1) * sizeof(*cb->start));
-	for (int64_t q = ch->first; q < ch->first + ch->count; q++)
-		cb->start[cb->run[block_tile(cb, b, &wl->products[q])] + 1]++;
-	for (int64_t u = 0; u < nruns; u++)
-		cb->start[u + 1] += cb->start[u];
-	for (int64_t q = ch->first; q < ch->first + ch->count; q++) {
-		struct stargemm__product *x = &wl->products[q];
-
-		x->info.prefetch = STARGEMM_PREFETCH_ALL;
-		cb->sorted[cb->start[cb->run[block_tile(cb, b, x)]]++] = *x;
-	}
-	if (ch->count)   /* an empty chunk may have no sort buffer yet */
-		memcpy(wl->products + ch->first, cb->sorted,
-		       (size_t)ch->count * sizeof(*cb->sorted));
-	for (int64_t u = nruns; u > 0; u--)   /* the cursors ended at the next run's start */
-		cb->start[u] = cb->start[u - 1];
-	cb->start[0] = 0;
-	return 0;
-}
-
-/* Chunk @p n's products as its batches. */
-static int batch_chunk(struct inspector *in, struct chunk_batcher *cb, int64_t n)
-{
-	struct stargemm__worklist *wl = in->bd.wl;
-	struct stargemm__chunk *ch = &wl->chunks[n];
-	int64_t nruns = chunk_runs(in, cb, ch);
-	int ret = sort_chunk(in, cb, ch, nruns);
-
-	ch->batch_first = wl->nbatches;
-	for (int64_t u = 0; u < nruns && !ret; u++) {
-		struct stargemm__batch b = { .first = ch->first + cb->start[u],
-					     .ref_first = wl->nrefs };
-
-		ret = end_batch(in, &cb->bt, &b, ch->first + cb->start[u + 1], &cb->cap_batches,
-				&cb->cap_slots);
-	}
-	ch->batch_count = wl->nbatches - ch->batch_first;
-	return ret;
-}
-
-/* Out of core, small tiles: every chunk's products as batches. */
-static int batch_ooc(struct inspector *in)
-{
-	struct stargemm__worklist *wl = in->bd.wl;
-	struct chunk_batcher cb = { 0 };
-	int ret = chunk_batcher_init(in, &cb);
-
-	for (int64_t id = 0; id < wl->nblocks && !ret; id++) {
-		const struct stargemm__block *bk = &wl->blocks[id];
-
-		batch_block(in, &cb, id);
-		for (int64_t n = bk->first_chunk; n < bk->first_chunk + bk->nchunks && !ret; n++)
-			ret = batch_chunk(in, &cb, n);
-	}
-	chunk_batcher_free(&cb);
-	return ret;
-}
-
-/* Small tiles: the in-core list again, as batches (its product count sets their size);
- * always when an operand is packed (its tiles have no handle of their own). */
-static int rebatch(struct inspector *in)
-{
-	const struct stargemm__request *r = in->r;
-	struct stargemm__worklist *wl = in->bd.wl;
-	int packed = r->a.pack || r->b.pack || r->c.pack;
-	int64_t s = device_side(in, batch_side(r, (double)wl->nproducts));
-
-	if (s <= 1 && !packed)
-		return 0;
-	wl->nproducts = 0;
-	wl->nskipped = 0;
-	wl->flops = 0.0;
-	memset(in->bd.started, 0, (size_t)(r->mt * r->nt));
-	return r->c.pack ? inspect_packed(in) : inspect_batched(in, s);
 }
 
 void stargemm__worklist_geometry(const struct stargemm__request *r,
@@ -1468,7 +847,7 @@ static int pack_has_idle_tile(const struct inspector *in, int64_t I, int64_t J)
 	return 0;
 }
 
-/* In core with C packed (one batch per C pack, inspect_packed()): a C pack with a
+/* In core with C packed (one batch per C pack, stargemm__inspect_packed()): a C pack with a
  * present tile that no product updates is scaled first, and none of its products
  * applies beta; in the other packs every tile's chain applies beta at its first
  * update, so that with beta = 0 (a symbolic C) no pack is zeroed before its products
@@ -1486,7 +865,7 @@ static int add_pack_scales(struct inspector *in)
 			if (!pack_has_idle_tile(in, I, J))
 				continue;
 			scaled[I + J * pk->gmt] = 1;
-			if (add_ref(&in->bd, STARGEMM_OP_C, I, J, 0, 0)) {
+			if (stargemm__add_ref(&in->bd, STARGEMM_OP_C, I, J, 0, 0)) {
 				free(scaled);
 				return -ENOMEM;
 			}
@@ -1522,7 +901,7 @@ static int add_scales(struct inspector *in)
 	for (int64_t j = 0; j < r->nt; j++)
 		for (int64_t i = 0; i < r->mt; i++)
 			if (stargemm__operand_present(&r->c, i, j) && !in->bd.started[i + j * r->mt] &&
-			    add_ref(&in->bd, STARGEMM_OP_C, i, j, 0, 0))
+			    stargemm__add_ref(&in->bd, STARGEMM_OP_C, i, j, 0, 0))
 				return -ENOMEM;
 	wl->scale_count = wl->nrefs - wl->scale_first;
 	return 0;
@@ -1571,14 +950,15 @@ int stargemm__inspect(const struct stargemm__request *r,
 				      "planned over packs out of core (src/packlist.c), not "
 				      "by the tile");
 	if (ret == 0 && !r->plan)
-		ret = rebatch(&in);
-	if (ret == 0 && r->plan && ooc_batched(r, wl))
-		ret = batch_ooc(&in);
+		ret = stargemm__rebatch(&in);
+	if (ret == 0 && r->plan && stargemm__ooc_batched(r, wl))
+		ret = stargemm__batch_ooc(&in);
 	if (ret == 0)
 		ret = mark_last(r, wl);
 	if (ret == 0 && !r->plan)
 		wl->chunks[0].batch_count = wl->nbatches;
 	stargemm__worklist_geometry(r, wl);
+	stargemm__worklist_decide(r, wl);
 	if (ret == 0)
 		ret = add_scales(&in);
 	free(in.bd.started);

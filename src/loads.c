@@ -17,10 +17,10 @@
  * caller leaves its room to the pump under way, which looks again before it stops.
  * The mutex is not held while StarPU is called.
  *
- * Simulated H100, 36,000^3, tiles 512-2048, half of them present, 4000 MiB: 76.1% of
- * the model peak with every load of the window asked for at once, 81.8% metered; the
- * window's bytes, 16, 32 or 64 MiB, moved the cases of tests/sim_bsgemm.sh by at most
- * 3.6 points, 32 the best overall (doc/performance.md, "Metered loads").
+ * Every load of the window asked for at once ran slower than metered: the running
+ * task's own requests waited behind later chunks' loads. Of windows of 16, 32 and 64
+ * MiB, 32 did best over the cases of tests/sim_bsgemm.sh (doc/design.md, Decisions,
+ * "Loads metered").
  */
 #include <errno.h>
 #include <stdlib.h>

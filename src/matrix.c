@@ -28,6 +28,7 @@
 #include <string.h>
 
 #include "internal.h"
+#include "worklist.h"
 
 /* Largest number of tiles in one matrix: keeps tile indices and tags far from int64
  * overflow and the descriptor arrays allocatable. */
@@ -126,16 +127,6 @@ static int register_tile(struct stargemm_matrix *A, int64_t i, int64_t j,
 	return 0;
 }
 
-int64_t stargemm__largest_tile(const int64_t *off, int64_t count)
-{
-	int64_t max = 0;
-
-	for (int64_t i = 0; i < count; i++)
-		if (off[i + 1] - off[i] > max)
-			max = off[i + 1] - off[i];
-	return max;
-}
-
 /* The pattern of a block-sparse matrix from its list of present tiles, checked. */
 static int set_pattern(struct stargemm_matrix *A, int64_t npresent, const int64_t *present,
 		       const char *fn)
@@ -170,8 +161,8 @@ static int set_pattern(struct stargemm_matrix *A, int64_t npresent, const int64_
  * for its present tiles (src/pack.c). StarPU allocates it on its owner at the first
  * write: matrices made one after the other (a symbolic product per iteration) then
  * reuse the memory the previous one freed, where buffers allocated here with
- * starpu_malloc() touched fresh pages each time (1000^2, tiles of 5: 7 ms -> 0.3 ms to
- * create and zero C). */
+ * starpu_malloc() touched fresh pages each time, which made creating and zeroing C
+ * far slower (doc/design.md, Decisions, "Packs below a mean extent of 64"). */
 static int register_pack(struct stargemm_matrix *A, int64_t I, int64_t J)
 {
 	const struct stargemm__packing *pk = A->pack;
@@ -572,6 +563,17 @@ int stargemm__matrix_create_pattern(struct stargemm_matrix **out, int type, int6
 	return create(out, &sh, dist, NULL, fn);
 }
 
+int stargemm__matrix_create_tiled_in_place(struct stargemm_matrix **out, int type, int64_t mt,
+					   const int64_t *row_sizes, int64_t nt,
+					   const int64_t *col_sizes,
+					   const struct stargemm_distribution *dist,
+					   const struct stargemm__local *local, const char *fn)
+{
+	struct shape sh = { mt, row_sizes, nt, col_sizes, 0, 0, NULL, type };
+
+	return create(out, &sh, dist, local, fn);
+}
+
 int64_t stargemm_matrix_present_count(const struct stargemm_matrix *A)
 {
 	return A ? A->npresent : 0;
@@ -634,219 +636,6 @@ int stargemm_matrix_create_type(struct stargemm_matrix **out, stargemm_type type
 	return ret;
 }
 
-/* The tiles of a submatrix axis on one process whose blocks are merged (src/internal.h,
- * merge > 1): the submatrix's part of its first block, then merge blocks per tile. Two
- * submatrices cut alike (same block size, same first part) are merged alike. */
-static int merged_tiling(const struct stargemm__block_axis *ax, int64_t **sizes, int **proc,
-			 int64_t *count)
-{
-	int64_t head = ax->b - ax->first % ax->b, wide = ax->merge * ax->b;
-
-	head = head < ax->n ? head : ax->n;
-	*count = ax->n > 0 ? 1 + (ax->n - head + wide - 1) / wide : 0;
-	*sizes = malloc((size_t)(*count > 0 ? *count : 1) * sizeof(**sizes));
-	*proc = calloc((size_t)(*count > 0 ? *count : 1), sizeof(**proc));
-	if (!*sizes || !*proc)
-		return -ENOMEM;
-	for (int64_t t = 0; t < *count; t++) {
-		int64_t left = ax->n - head - (t - 1) * wide;   /* after tile t - 1 */
-
-		(*sizes)[t] = t == 0 ? head : left < wide ? left : wide;
-	}
-	return 0;
-}
-
-/* The tiling of a submatrix axis before its further cuts: its blocks (or merged blocks),
- * as block_axis_tiling(). */
-static int blocks_tiling(const struct stargemm__block_axis *ax, int nproc, int me,
-			 int64_t **sizes, int **proc, int64_t *count, int64_t *start)
-{
-	int64_t b0 = ax->first / ax->b, skip = ax->first % ax->b;
-
-	*start = 0;
-	for (int64_t t = 0; t <= b0; t++)   /* whole blocks before, then the cut part */
-		if ((ax->src + t) % nproc == me)
-			*start += t < b0 ? ax->b : skip;
-	if (ax->src % nproc == me)          /* block 0's missing head is not stored */
-		*start -= ax->lead;
-	if (nproc == 1 && ax->merge > 1)
-		return merged_tiling(ax, sizes, proc, count);
-	*count = ax->n > 0 ? (skip + ax->n + ax->b - 1) / ax->b : 0;
-	*sizes = malloc((size_t)(*count > 0 ? *count : 1) * sizeof(**sizes));
-	*proc = malloc((size_t)(*count > 0 ? *count : 1) * sizeof(**proc));
-	if (!*sizes || !*proc)
-		return -ENOMEM;
-	for (int64_t t = 0; t < *count; t++) {
-		int64_t lo = t * ax->b > skip ? t * ax->b : skip;
-		int64_t hi = (t + 1) * ax->b < skip + ax->n ? (t + 1) * ax->b : skip + ax->n;
-
-		(*sizes)[t] = hi - lo;
-		(*proc)[t] = (int)((ax->src + b0 + t) % nproc);
-	}
-	return 0;
-}
-
-/* Split the *count tiles of *sizes and *proc (replaced) where the axis's cuts cross
- * them; the pieces stay on their tile's process. */
-static int split_tiles(const struct stargemm__block_axis *ax, int64_t **sizes, int **proc,
-		       int64_t *count)
-{
-	int64_t *ns = malloc((size_t)(*count + ax->ncuts + 1) * sizeof(*ns)), n = 0, lo = 0;
-	int *np = malloc((size_t)(*count + ax->ncuts + 1) * sizeof(*np));
-
-	if (!ns || !np) {
-		free(ns);
-		free(np);
-		return -ENOMEM;
-	}
-	for (int64_t t = 0, c = 0; t < *count; lo += (*sizes)[t], t++) {
-		int64_t at = lo;   /* the start of the tile's next piece */
-
-		for (; c < ax->ncuts && ax->cuts[c] <= lo; c++)
-			;
-		for (; c < ax->ncuts && ax->cuts[c] < lo + (*sizes)[t]; c++) {
-			ns[n] = ax->cuts[c] - at;
-			np[n++] = (*proc)[t];
-			at = ax->cuts[c];
-		}
-		ns[n] = lo + (*sizes)[t] - at;
-		np[n++] = (*proc)[t];
-	}
-	free(*sizes);
-	free(*proc);
-	*sizes = ns;
-	*proc = np;
-	*count = n;
-	return 0;
-}
-
-/* The tiling of a submatrix axis (src/internal.h): its tile sizes and their processes
- * (*count of each, to free), and how many of process @p me's local elements precede the
- * submatrix. -ENOMEM (no message) when out of memory. */
-static int block_axis_tiling(const struct stargemm__block_axis *ax, int nproc, int me,
-			     int64_t **sizes, int **proc, int64_t *count, int64_t *start)
-{
-	int ret = blocks_tiling(ax, nproc, me, sizes, proc, count, start);
-
-	return ret || !ax->ncuts ? ret : split_tiles(ax, sizes, proc, count);
-}
-
-/* The elements of an axis this process holds in its local array, up to the end of
- * the submatrix: what precedes it, and its own tiles. */
-static int64_t local_extent(int64_t start, const int64_t *sizes, const int *proc,
-			    int64_t count, int me)
-{
-	for (int64_t t = 0; t < count; t++)
-		start += proc[t] == me ? sizes[t] : 0;
-	return start;
-}
-
-int stargemm__matrix_create_in_place(struct stargemm_matrix **out, int type,
-				     const struct stargemm__block_axis *rows,
-				     const struct stargemm__block_axis *cols, int P, int Q,
-				     const int *grid, void *base, int64_t ld, const char *fn)
-{
-	struct stargemm__grid g = { 0 };
-	int64_t *rsize = NULL, *csize = NULL, mt = 0, nt = 0, r0 = 0, c0 = 0, lr = 0, lc = 0;
-	int *rproc = NULL, *cproc = NULL, me = stargemm_rank(), p = 0, q = 0, ret = 0;
-
-	*out = NULL;
-	if (P < 1 || Q < 1 || (int64_t)P * Q != stargemm_nranks())
-		ret = stargemm__error(-EINVAL, "%s: the %d x %d grid must have the %d processes "
-				      "of the communicator", fn, P, Q, stargemm_nranks());
-	else if (!(ret = stargemm__grid_init(&g, P, Q, grid, fn)))   /* this rank's (p, q) */
-		stargemm__grid_coords(&g, me, &p, &q);
-	if (!ret && (block_axis_tiling(rows, P, p, &rsize, &rproc, &mt, &r0) ||
-		     block_axis_tiling(cols, Q, q, &csize, &cproc, &nt, &c0)))
-		ret = stargemm__error(-ENOMEM, "%s: out of memory", fn);
-	if (!ret) {
-		lr = local_extent(r0, rsize, rproc, mt, p);
-		lc = local_extent(c0, csize, cproc, nt, q);
-	}
-	if (!ret && lr > r0 && lc > c0 && !base)
-		ret = stargemm__error(-EINVAL, "%s: the local array is NULL on rank %d, which "
-				      "holds %" PRId64 " x %" PRId64 " elements", fn, me, lr - r0,
-				      lc - c0);
-	if (!ret && ld < (lr > 1 ? lr : 1))
-		ret = stargemm__error(-EINVAL, "%s: the local leading dimension %" PRId64 " on "
-				      "rank %d is below its %" PRId64 " local rows", fn, ld, me, lr);
-	/* Agreed: a bad local array is one rank's alone. */
-	if (!(ret = stargemm__agree(ret))) {
-		struct shape sh = { mt, rsize, nt, csize, 0, 0, NULL, type };
-		struct stargemm_distribution dist = { P, Q, rproc, cproc, grid };
-		struct stargemm__local local = { base, ld, r0, c0 };
-
-		ret = create(out, &sh, &dist, &local, fn);
-	}
-	stargemm__grid_free(&g);
-	free(rsize);
-	free(csize);
-	free(rproc);
-	free(cproc);
-	return ret;
-}
-
-int stargemm_matrix_create_local(struct stargemm_matrix **out, int64_t m, int64_t n,
-				 int64_t mb, int64_t nb, int P, int Q, double *local,
-				 int64_t lld)
-{
-	return stargemm_matrix_create_local_type(out, STARGEMM_D, m, n, mb, nb, P, Q, local,
-						 lld);
-}
-
-int stargemm_matrix_create_local_type(struct stargemm_matrix **out, stargemm_type type,
-				      int64_t m, int64_t n, int64_t mb, int64_t nb, int P, int Q,
-				      void *local, int64_t lld)
-{
-	static const char fn[] = "stargemm_matrix_create_local";
-
-	stargemm__clear_error();
-	if (!out)
-		return stargemm__error(-EINVAL, "%s: the output pointer is NULL", fn);
-	*out = NULL;
-	if (!stargemm__initialized())
-		return stargemm__error(-EINVAL, "%s: call stargemm_init() first", fn);
-	if (m <= 0 || n <= 0 || mb <= 0 || nb <= 0)
-		return stargemm__error(-EINVAL, "%s: sizes must be > 0, got M=%" PRId64 " N=%"
-				       PRId64 " mb=%" PRId64 " nb=%" PRId64, fn, m, n, mb, nb);
-	if (!stargemm__element(type))
-		return stargemm__error(-EINVAL, "%s: unknown element type %d (expected "
-				       "STARGEMM_S, _D, _C or _Z)", fn, (int)type);
-	return stargemm__matrix_create_in_place(out, (int)type, &(struct stargemm__block_axis){
-							m, mb, 0, 0, 0, 0, NULL, 0 },
-						&(struct stargemm__block_axis){ n, nb, 0, 0, 0, 0, NULL, 0 },
-						P, Q, NULL, local, lld, fn);
-}
-
-int stargemm_matrix_create_submatrix(struct stargemm_matrix **out, stargemm_type type,
-				     int64_t m, int64_t n, int64_t ia, int64_t ja, int64_t mb,
-				     int64_t nb, int rsrc, int csrc, int P, int Q, void *local,
-				     int64_t lld)
-{
-	static const char fn[] = "stargemm_matrix_create_submatrix";
-	struct stargemm__block_axis rows = { m, mb, ia, rsrc, 0, 0, NULL, 0 };
-	struct stargemm__block_axis cols = { n, nb, ja, csrc, 0, 0, NULL, 0 };
-
-	stargemm__clear_error();
-	if (!out)
-		return stargemm__error(-EINVAL, "%s: the output pointer is NULL", fn);
-	*out = NULL;
-	if (!stargemm__initialized())
-		return stargemm__error(-EINVAL, "%s: call stargemm_init() first", fn);
-	if (m <= 0 || n <= 0 || mb <= 0 || nb <= 0 || ia < 0 || ja < 0)
-		return stargemm__error(-EINVAL, "%s: sizes must be > 0 and offsets >= 0, got M=%"
-				       PRId64 " N=%" PRId64 " mb=%" PRId64 " nb=%" PRId64 " ia=%"
-				       PRId64 " ja=%" PRId64, fn, m, n, mb, nb, ia, ja);
-	if (rsrc < 0 || rsrc >= P || csrc < 0 || csrc >= Q)
-		return stargemm__error(-EINVAL, "%s: the first block's process (%d, %d) is "
-				       "outside the %d x %d grid", fn, rsrc, csrc, P, Q);
-	if (!stargemm__element(type))
-		return stargemm__error(-EINVAL, "%s: unknown element type %d (expected "
-				       "STARGEMM_S, _D, _C or _Z)", fn, (int)type);
-	return stargemm__matrix_create_in_place(out, (int)type, &rows, &cols, P, Q, NULL, local,
-						lld, fn);
-}
-
 void stargemm__sync_in_place(const struct stargemm_matrix *A)
 {
 	if (!A || !A->local.base || stargemm_ncuda_workers() == 0)
@@ -860,6 +649,23 @@ void stargemm__sync_in_place(const struct stargemm_matrix *A)
 				continue;
 			starpu_data_release_on_node(h, STARPU_MAIN_RAM);
 		}
+}
+
+/* The deferred bring-back of an in-place matrix written on GPUs (src/wait.h). */
+static void sync_deferred(void *A)
+{
+	stargemm__sync_in_place(A);
+}
+
+void stargemm__written_in_place(const struct stargemm_matrix *A)
+{
+	if (A->local.base && starpu_cuda_worker_get_count() > 0)
+		stargemm__defer_to_wait(sync_deferred, (void *)A);
+}
+
+void stargemm__forget_in_place(const struct stargemm_matrix *A)
+{
+	stargemm__drop_deferred(sync_deferred, A);
 }
 
 static void free_tile(struct stargemm_matrix *A, int64_t idx)
@@ -929,7 +735,7 @@ void stargemm_matrix_destroy(struct stargemm_matrix *A)
 {
 	if (!A)
 		return;
-	stargemm__forget_in_place(A);
+	stargemm__forget_in_place(A);   /* its unregistration brings its tiles back */
 	for (int64_t idx = 0; A->tiles && idx < A->mt * A->nt; idx++)
 		if (A->tiles[idx])
 			starpu_data_unregister(A->tiles[idx]);

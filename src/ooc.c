@@ -12,6 +12,7 @@
 #include <stdlib.h>
 
 #include "internal.h"
+#include "worklist.h"
 
 void stargemm_ooc_options_init(struct stargemm_ooc_options *opt)
 {

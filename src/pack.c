@@ -1,12 +1,12 @@
 /*
  * pack.c — several small tiles per StarPU handle.
  *
- * A StarPU handle costs about a microsecond to register and again each time a task
- * acquires it; with tiles of a few rows (the shells of quantum chemistry: 5 to 30) that
- * is more than the tile's arithmetic, and no batching of products removes it
- * (doc/performance.md). So a block-sparse matrix whose tiles are small along an axis
- * groups consecutive tile rows (columns) into row (column) groups of at least
- * STARGEMM_PACK_EXTENT rows; the present tiles of one row group x column group — a
+ * A StarPU handle costs time to register and again each time a task acquires it; with
+ * tiles of a few rows (the shells of quantum chemistry: 5 to 30) that is more than the
+ * tile's arithmetic, and no batching of products removes it (doc/design.md, Decisions,
+ * "Packs below a mean extent of 64"). So a block-sparse matrix whose tiles are small
+ * along an axis groups consecutive tile rows (columns) into row (column) groups of at
+ * least STARGEMM_PACK_EXTENT rows; the present tiles of one row group x column group — a
  * pack — are stored one after the other in one buffer, registered as one StarPU handle
  * (a matrix of E x 1 elements, E the elements of its present tiles), with one owner.
  * Inside a pack, tiles come column by column of tiles and, in a column, by increasing
@@ -23,14 +23,15 @@
 #include <errno.h>
 #include <stdlib.h>
 
-#include "internal.h"
+#include "error.h"
+#include "pack.h"
+#include "settings.h"
 
 int stargemm__pack_settings(double *below, double *extent)
 {
-	int ret = stargemm__env_setting("STARGEMM_PACK_BELOW", STARGEMM_PACK_BELOW, below);
+	int ret = stargemm__setting(STARGEMM__PACK_BELOW, below);
 
-	return ret ? ret : stargemm__env_setting("STARGEMM_PACK_EXTENT", STARGEMM_PACK_EXTENT,
-						 extent);
+	return ret ? ret : stargemm__setting(STARGEMM__PACK_EXTENT, extent);
 }
 
 /* Groups of one axis of @p n tiles (offsets @p off): consecutive tiles, at least
@@ -138,19 +139,4 @@ void stargemm__pack_cyclic(const int64_t *group, int64_t n, int nproc, int *proc
 {
 	for (int64_t t = 0; t < n; t++)
 		proc[t] = (int)(group[t] % nproc);
-}
-
-void stargemm__pack_walk(const struct stargemm_matrix *A, int64_t I, int64_t J, void *base,
-			 stargemm__tile_visit visit, void *arg)
-{
-	const struct stargemm__packing *pk = A->pack;
-
-	for (int64_t j = pk->col_first[J]; j < pk->col_first[J + 1]; j++)
-		for (int64_t i = pk->row_first[I]; i < pk->row_first[I + 1]; i++) {
-			int64_t idx = stargemm__tile_index(A, i, j);
-
-			if (stargemm__present(A, i, j))
-				visit((char *)base + (size_t)pk->offset[idx] * A->elem_size, i, j,
-				      arg);
-		}
 }

@@ -38,4 +38,10 @@ void stargemm__pack_free(struct stargemm__packing *pk);
 /* proc[t] of each tile of an axis whose groups (group[t]) are dealt cyclically. */
 void stargemm__pack_cyclic(const int64_t *group, int64_t n, int nproc, int *proc);
 
+/* Packs: small tiles stored several per StarPU handle (src/pack.c). An axis (tile rows
+ * or columns) of a block-sparse matrix is packed when its mean tile extent is below
+ * STARGEMM_PACK_BELOW elements, into groups of consecutive tiles of at least
+ * STARGEMM_PACK_EXTENT elements (src/settings.c; STARGEMM_PACK_BELOW=0: never pack). */
+int stargemm__pack_settings(double *below, double *extent);
+
 #endif /* STARGEMM_PACK_H */

@@ -20,16 +20,15 @@
  * device, block and chunk; its buffers are the op(A) and op(B) packs of each pack
  * product, then the C pack. A batch of one pack product keeps its prefetch class (its
  * buffers A, B, C, as a single product's are); one of several takes the class ALL.
- * One task per pack product made the out-of-core product with small tiles spend about
- * a third of its time inserting tasks (2,442 tasks per repetition for 2000^3, tiles
- * 20-60, 16 MiB; the chunks are 2 k groups deep there). The list's chunks, blocks
- * and references stay as inspected (pack references are what a list over packed
- * operands names anyway, src/worklist.h). A C tile's chain runs in k order (the pack
- * products of a C pack come in k-group order, a batch's products k outer) and its
- * first update applies beta, except in a C pack with a present tile that no product
- * updates: that pack is scaled first (C = beta C) and none of its products applies
- * beta. The first batch over each other C pack opens it (opens_c): with beta = 0 it
- * only writes the pack (src/pdgemm.c), since a tile that batch leaves is overwritten
+ * One task per pack product made the out-of-core product with small tiles spend much
+ * of its time inserting tasks (doc/design.md, Decisions, "One batch per C pack"). The
+ * list's chunks, blocks and references stay as inspected (pack references are what a
+ * list over packed operands names anyway, src/worklist.h). A C tile's chain runs in k
+ * order (the pack products of a C pack come in k-group order, a batch's products k
+ * outer) and its first update applies beta, except in a C pack with a present tile that
+ * no product updates: that pack is scaled first (C = beta C) and none of its products
+ * applies beta. The first batch over each other C pack opens it (opens_c): with beta = 0
+ * it only writes the pack (src/insert.c), since a tile that batch leaves is overwritten
  * by its own first update later, and the load model counts no read of C; but on GPUs
  * (stargemm__worklist_opens_write()).
  *
@@ -43,7 +42,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "internal.h"
+#include "error.h"
 #include "worklist.h"
 
 /* The groups of axis @p cols (0: rows, 1: columns) of op(X) as tile boundaries, or
@@ -518,6 +517,7 @@ int stargemm__pack_expand(const struct stargemm__request *r, const struct starge
 	free(x.rows);
 	if (!ret) {
 		stargemm__worklist_geometry(r, wl);
+		stargemm__worklist_decide(r, wl);
 		wl->units = malloc(sizeof(*wl->units));
 		ret = wl->units ? 0 : -ENOMEM;
 	}

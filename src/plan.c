@@ -25,11 +25,14 @@
  *
  * Pure: no MPI, no StarPU. Unit-tested in tests/test_plan.c.
  */
+#include <errno.h>
 #include <inttypes.h>
 #include <stdint.h>
 #include <string.h>
 
-#include "internal.h"
+#include "error.h"
+#include "plan.h"
+#include "stargemm.h"
 
 static int64_t cdiv(int64_t a, int64_t b)
 {
@@ -121,8 +124,8 @@ static int choose_block(const struct stargemm_plan_request *r, struct stargemm_p
 	} else {
 		/* Square on each device (b x c/G), as the paper's b x c block per GPU: a
 		 * device loads b + c/G tiles of A and B per k step for its b c/G tiles of C,
-		 * the fewest at b = c/G. Square per rank (b = c) loaded 49% more on 3
-		 * simulated V100s (N = 35,184, 3855 MiB: 3716 against 2490 per GPU). */
+		 * the fewest at b = c/G. Square per rank (b = c) loaded far more on 3
+		 * simulated GPUs (doc/out-of-core.md, "Planner", "C block"). */
 		while ((s + 1) * (s + 1) <= budget)
 			s++;
 		p->b = s < p->mloc ? s : p->mloc;

@@ -4,10 +4,11 @@
  * Why: StarPU 1.3 gives a load a device buffer freed by another tile only when both
  * tiles have the same shape (memalloc.c: the data footprint must match; registering a
  * common allocsize does not change that). Otherwise, on a full GPU, it frees buffers
- * (cudaFree, which synchronises the device; 750 us in its simulation) and allocates
- * one (cudaMalloc, 175 us), on the GPU worker's thread, which meanwhile gives its GPU
- * no task. With the irregular tiles of block-sparse products nearly every load does
- * that (doc/performance.md, "Block-sparse products with irregular tiles").
+ * (cudaFree, which synchronises the device) and allocates one (cudaMalloc), on the GPU
+ * worker's thread, which meanwhile gives its GPU no task. With the irregular tiles of
+ * block-sparse products nearly every load does that (their simulated cost, and the
+ * rates with and without the pool: doc/design.md, Decisions, "Device buffers from one
+ * allocation per GPU").
  *
  * How: tiles are registered with a copy of StarPU's matrix interface whose allocate
  * and free methods, on a CUDA memory node, take and give back blocks of one slab per
@@ -226,7 +227,7 @@ static void build_ops(void)
 int stargemm__pool_init(void)
 {
 	double setting;
-	int ret = stargemm__env_setting("STARGEMM_DEVICE_POOL", 1, &setting);
+	int ret = stargemm__setting(STARGEMM__DEVICE_POOL, &setting);
 
 	pool.on = 0;
 	if (ret || setting == 0 || starpu_cuda_worker_get_count() == 0)

@@ -14,48 +14,6 @@
 #include "internal.h"
 #include "worklist.h"
 
-static int cmp_int64(const void *x, const void *y)
-{
-	int64_t a = *(const int64_t *)x, b = *(const int64_t *)y;
-
-	return (a > b) - (a < b);
-}
-
-/* The distinct extents of an axis's @p count tiles (tile t spans off[t] to
- * off[t + 1]); -1 when out of memory. */
-static int64_t distinct_extents(const int64_t *off, int64_t count)
-{
-	int64_t *e = malloc((size_t)(count > 0 ? count : 1) * sizeof(*e)), n = 0;
-
-	if (!e)
-		return -1;
-	for (int64_t t = 0; t < count; t++)
-		e[t] = off[t + 1] - off[t];
-	qsort(e, (size_t)count, sizeof(*e), cmp_int64);
-	for (int64_t t = 0; t < count; t++)
-		n += t == 0 || e[t] != e[t - 1];
-	free(e);
-	return n;
-}
-
-int stargemm__kernel_choice(struct stargemm__request *r)
-{
-	const int64_t *off[3] = { r->row_off, r->col_off, r->k_off };
-	const int64_t count[3] = { r->mt, r->nt, r->kt };
-	double most, shapes = 1.0;
-	int ret = stargemm__env_setting("STARGEMM_XSMM_SHAPES", STARGEMM_XSMM_SHAPES, &most);
-
-	for (int a = 0; a < 3 && !ret; a++) {
-		int64_t d = distinct_extents(off[a], count[a]);
-
-		if (d < 0)
-			return stargemm__error(-ENOMEM, "stargemm: out of memory");
-		shapes *= (double)d;
-	}
-	r->one_kernel = !ret && shapes > most && stargemm__dgemm_any_usable();
-	return ret;
-}
-
 /* The inspector request of a problem: tilings of C and of the inner dimension, the
  * owners and patterns of op(A), op(B) and C tiles, and this rank's devices. */
 static int make_request(const struct stargemm__gemm *g, struct stargemm__request *r)
@@ -83,38 +41,24 @@ static int make_request(const struct stargemm__gemm *g, struct stargemm__request
 	/* With beta = 0 a C tile's first update only writes it, and so does the batch
 	 * that opens a C pack (struct stargemm__batch), but out of core on GPUs
 	 * (stargemm__worklist_opens_write()): there a C pack is read, and counted read by
-	 * the load model (beta_zero only matters out of core). Simulated H100 of 40 MiB,
-	 * 4000^3, tiles 20-60: 0.182 s with the pack only written, 0.158 s read. */
+	 * the load model (beta_zero only matters out of core): there the product ran
+	 * slower with the pack only written (doc/design.md, Decisions, "The opening
+	 * batch only writes its C pack"). */
 	r->beta_zero = g->beta == 0.0 && (!C->pack || !r->gpus);
 	r->is_complex = g->type->is_complex;
 	/* Small tiles: many tile products per task (codelets/batch.c), on the CPU workers
 	 * or on each GPU. */
 	r->workers = (r->gpus ? r->ndevices : stargemm_ncpu_workers()) * stargemm_nranks();
+	r->any_kernel = stargemm__dgemm_any_usable();
 	ret = stargemm__batch_settings(&r->batch_below, &r->batch_flops);
 	return ret ? ret : stargemm__kernel_choice(r);
 }
 
-int stargemm__env_setting(const char *name, double dflt, double *value)
-{
-	const char *env = getenv(name);
-	char *end;
-
-	*value = dflt;
-	if (!env)
-		return 0;
-	errno = 0;
-	*value = strtod(env, &end);
-	if (errno || end == env || *end || !(*value >= 0.0) || !isfinite(*value))
-		return stargemm__error(-EINVAL, "environment variable %s='%s': expected a "
-				       "number >= 0", name, env);
-	return 0;
-}
-
 int stargemm__batch_settings(double *below, double *flops)
 {
-	int ret = stargemm__env_setting("STARGEMM_BATCH_BELOW", STARGEMM_BATCH_BELOW, below);
+	int ret = stargemm__setting(STARGEMM__BATCH_BELOW, below);
 
-	return ret ? ret : stargemm__env_setting("STARGEMM_BATCH_FLOPS", STARGEMM_BATCH_FLOPS, flops);
+	return ret ? ret : stargemm__setting(STARGEMM__BATCH_FLOPS, flops);
 }
 
 static double now(void)
@@ -251,6 +195,13 @@ int stargemm__product_plan(struct stargemm__gemm *g, const struct stargemm_plan_
 	return ret;
 }
 
+/* An in-core work list, freed at the next wait (src/wait.h). */
+static void free_list(void *wl)
+{
+	stargemm__worklist_free(wl);
+	free(wl);
+}
+
 /* Inspect the problem and run its work list. In core the list is kept until
  * stargemm_wait(), as the tasks read it. */
 int stargemm__run_product(struct stargemm__gemm *g, const struct stargemm_plan_request *pr,
@@ -317,7 +268,7 @@ int stargemm__run_product(struct stargemm__gemm *g, const struct stargemm_plan_r
 		stargemm__worklist_free(wl);
 		free(wl);
 	} else {
-		stargemm__keep_until_wait(wl);
+		stargemm__defer_to_wait(free_list, wl);   /* its tasks read it */
 	}
 	return ret;
 }

@@ -24,8 +24,14 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <errno.h>
+#include <starpu.h>
 
-#include "internal.h"
+#include "error.h"
+#include "process.h"
+#include "progress.h"
+#include "settings.h"
+#include "stargemm.h"
 
 /* Microseconds between two updates of the line. */
 #define PROGRESS_PERIOD_US 250000LL
@@ -46,7 +52,7 @@ static struct {
 
 int stargemm_set_progress(int on)
 {
-	const char *env = getenv("STARGEMM_PROGRESS");
+	const char *env = stargemm__setting_text(STARGEMM__PROGRESS);
 
 	stargemm__clear_error();
 	if (on != 0 && on != 1)

@@ -30,7 +30,7 @@
  *     program's BLACS calls do. With MPICH, this library asks for it when it is loaded
  *     (MPIR_CVAR_DEFAULT_THREAD_LEVEL, unless the environment sets it).
  * It also sends ScaLAPACK the calls too small to gain from it: fewer flops per process
- * than STARGEMM_SCALAPACK_MIN_FLOPS (MIN_FLOPS by default), silently.
+ * than STARGEMM_SCALAPACK_MIN_FLOPS (src/settings.c), silently.
  * stargemm starts at the first call it runs (stargemm_init() on the grid's processes,
  * each with its share of the node's cores unless STARPU_NCPU is set), its workers
  * paused between calls (start()), and stops in MPI_Finalize(), which this library
@@ -106,12 +106,6 @@ struct pgemm_call {
 	const int *ia, *ja, *desca, *ib, *jb, *descb, *ic, *jc, *descc;
 	struct desc da, db, dc;      /* the descriptors, read (once checked) */
 };
-
-/* Calls of fewer flops per process than this go to ScaLAPACK: stargemm's cost per call
- * (registering the tiles, inserting and waiting for the tasks, synchronising the ranks)
- * exceeds what it gains below it. Measured on CPUs (doc/performance.md, "Where the
- * drop-in starts to pay"); STARGEMM_SCALAPACK_MIN_FLOPS sets another (0: every call). */
-#define MIN_FLOPS 3e9
 
 /* The tag of MPI_Comm_create_group() for the communicator of a grid of some of the
  * processes (grid_comm()). */
@@ -274,7 +268,7 @@ static int world_size(void)
 static int tracing(void)
 {
 #ifdef STARPU_USE_FXT
-	const char *env = getenv("STARPU_FXT_TRACE");
+	const char *env = stargemm__setting_text(STARGEMM__STARPU_FXT_TRACE);
 
 	return env && atoi(env) != 0;
 #else
@@ -367,7 +361,7 @@ static int is_small(const struct pgemm_call *p, int nprocs)
 	const struct stargemm__element *e = stargemm__element(p->type);
 	double least, flops = e->fma_flops * (double)p->m * (double)p->n * (double)p->k;
 
-	if (stargemm__env_setting("STARGEMM_SCALAPACK_MIN_FLOPS", MIN_FLOPS, &least))
+	if (stargemm__setting(STARGEMM__SCALAPACK_MIN_FLOPS, &least))
 		return -1;
 	return flops / nprocs < least;
 }
@@ -377,7 +371,7 @@ static int is_small(const struct pgemm_call *p, int nprocs)
  * can make alone come first; grid_of(), collective over the grid, last. */
 static int route(const struct pgemm_call *p, int nprocs, struct blacs_grid *g)
 {
-	const char *env = getenv("STARGEMM_SCALAPACK");
+	const char *env = stargemm__setting_text(STARGEMM__SCALAPACK);
 	int provided, small;
 
 	if (env && !strcmp(env, "off"))
@@ -402,7 +396,7 @@ static int cpu_share(MPI_Comm comm)
 	int local = 1;
 	long cores = sysconf(_SC_NPROCESSORS_ONLN);
 
-	if (getenv("STARPU_NCPU"))
+	if (stargemm__setting_text(STARGEMM__STARPU_NCPU))
 		return -1;
 	if (MPI_Comm_split_type(comm, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL,
 				&node) == MPI_SUCCESS) {
@@ -448,10 +442,10 @@ static void grid_comm(const struct blacs_grid *g)
  * it), and g->rank filled for its communicator (grid_of() fills it on later calls).
  * Between calls StarPU's workers are paused (pgemm() resumes them for the call it
  * runs): an idle StarPU 1.3 keeps a worker polling for tasks, on the cores the program
- * computes on between its calls (tests/test_scalapack.c: 0.100 s of CPU over a 0.2 s
- * sleep of the program, 0.002 s paused). The processes agree on the outcome: where
- * stargemm_init() failed on one, the calls go to ScaLAPACK on all (lib.failed), those
- * that started stopping in MPI_Finalize(). */
+ * computes on between its calls (measured with tests/test_scalapack.c: doc/design.md,
+ * Decisions, "Workers paused between calls"). The processes agree on the outcome:
+ * where stargemm_init() failed on one, the calls go to ScaLAPACK on all (lib.failed),
+ * those that started stopping in MPI_Finalize(). */
 static int start(struct blacs_grid *g)
 {
 	struct stargemm_config cfg;
@@ -685,7 +679,7 @@ void pzgemm_(const char *ta, const char *tb, const int *m, const int *n, const i
  * the others join it here. */
 int MPI_Finalize(void)
 {
-	const char *env = getenv("STARGEMM_SCALAPACK");
+	const char *env = stargemm__setting_text(STARGEMM__SCALAPACK);
 	long long most[NFALLBACKS + 2];
 
 	most[0] = lib.started;

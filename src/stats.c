@@ -13,8 +13,17 @@
 #include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
+#include <errno.h>
+#include <starpu.h>
+#include <starpu_mpi.h>
 
-#include "internal.h"
+#include "../sched/ooc.h"
+#include "collective.h"
+#include "contract.h"
+#include "error.h"
+#include "process.h"
+#include "stargemm.h"
+#include "stats.h"
 
 static struct stargemm_transfer_stats acc;
 static size_t *mpi_base;   /* StarPU-MPI's cumulative sent bytes at the last reset */

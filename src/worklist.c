@@ -328,15 +328,54 @@ int stargemm__worklist_opens_write(const struct stargemm__worklist *wl)
  * and keeps released tiles on the device until a fetch needs their room. With equal
  * tiles the next chunks' tiles take the buffers of the finished ones; with irregular
  * tiles their prefetches waited on a full device, and each chunk's tiles arrived as its
- * tasks started them (simulated H100, tiles of 512-2048, density 1: idle 21% of the
- * time, 77.0% of the model peak; as fetches, which evict the released tiles, 92.9%;
- * doc/performance.md). Not with equal tiles, where the prefetches keep up and fetches
- * evict tiles the next tasks read (simulated H100, tiles of 2048: 94.2% of the model
- * peak, 83.6% as fetches), nor for batches, whose hundreds of buffers a fetch may not
- * find room for (src/execute.c, release_block()). One GPU per rank only: with two
- * (simulated V100s) the time was the same within half a point and the loads 1.5-2.7%
- * higher, fewer of them from the peer. */
+ * tasks started them, the GPU idle meanwhile; fetches evict the released tiles and
+ * arrive ahead. Not with equal tiles, where the prefetches keep up and fetches evict
+ * tiles the next tasks read, nor for batches, whose hundreds of buffers a fetch may not
+ * find room for (src/execute.c, release_block()). One GPU per rank only: with two the
+ * time was the same and the loads higher, fewer of them from the peer (doc/design.md,
+ * Decisions, "A chunk's loads as fetches"). */
 int stargemm__worklist_fetches_ahead(const struct stargemm__worklist *wl)
 {
 	return wl->gpus && wl->ndevices == 1 && wl->mixed_shapes && wl->nbatches == 0;
+}
+
+/* C tiles copied back by requests of their own, not only as idle requests, when an
+ * operand is block-sparse: there the loads can keep the device busy all the time
+ * (fewer products per tile loaded), the finished block's C tiles then stay, and the
+ * next block's loads evict tiles its tasks are about to read. Dense products keep the
+ * idle copies, which keep up and go faster. Batches copy back by fetch requests: StarPU
+ * 1.3 serves a device's prefetch and idle requests only when none of its fetches has
+ * just failed for want of memory, and a batch opening the next block needs hundreds of
+ * buffers at once; behind its failing fetch, prefetched write-backs that would free the
+ * memory waited for ever. Figures: doc/design.md, "Decisions".
+ *
+ * Early release: in a block-sparse block on GPUs a C tile's chain ends at its last k
+ * with both inputs present, spread over the block's last chunks; the next block's first
+ * chunks need that room. Dense chains all end in the last chunk; batches and lists
+ * under a RAM budget release at the end of the block only.
+ *
+ * Reserve: with one C block on GPUs, the memory the plan does not use is kept from
+ * StarPU's allocator for the call, which otherwise allocates a new buffer for every
+ * copy until the device is full (allocations cost); not when C blocks change, since
+ * the next block's C tiles are prefetched into the free memory. */
+void stargemm__worklist_decide(const struct stargemm__request *r,
+			       struct stargemm__worklist *wl)
+{
+	int sparse = r->a.present || r->b.present || r->c.present;
+
+	wl->write_back = wl->nbatches > 0 ? STARGEMM__BACK_FETCH
+			 : sparse        ? STARGEMM__BACK_PREFETCH
+					 : STARGEMM__BACK_IDLE;
+	wl->early_release = wl->gpus && sparse && wl->nbatches == 0;
+	wl->reserve_unplanned = wl->gpus && wl->nblocks == 1;
+}
+
+int64_t stargemm__largest_tile(const int64_t *off, int64_t count)
+{
+	int64_t max = 0;
+
+	for (int64_t i = 0; i < count; i++)
+		if (off[i + 1] - off[i] > max)
+			max = off[i + 1] - off[i];
+	return max;
 }

@@ -66,7 +66,7 @@ struct stargemm__block {
 /* Small tiles: tile products run many per task. Products [first, first + count) of the
  * list are one task, whose buffers are the tiles (or packs) refs[ref_first .. ref_first
  * + nrefs) (each once, the others in R, C's in RW, or in W when the tile's chain starts
- * in the batch with beta = 0: src/pdgemm.c); the list's slots[3p], [3p + 1],
+ * in the batch with beta = 0: src/insert.c); the list's slots[3p], [3p + 1],
  * [3p + 2] are the buffers of product p's op(A), op(B) and C tiles. The products of a
  * batch write C tiles of one rank, on one device, in list order (a C tile's chain
  * stays in k order), and lie in one chunk; a chunk's batches are consecutive. When the
@@ -96,6 +96,13 @@ struct stargemm__batch_geometry {
 	int64_t a_tile_max;     /* elements of op(A)'s largest tile: most rows x most k */
 };
 
+/* How a C tile that no task of the list writes again goes back to host memory, once
+ * its last writer is done (src/execute.c, release_c()): marked "won't use" only, and
+ * StarPU copies it back as an idle request; also copied back by a prefetch request;
+ * or by a fetch request. */
+enum stargemm__write_back { STARGEMM__BACK_IDLE, STARGEMM__BACK_PREFETCH,
+			    STARGEMM__BACK_FETCH };
+
 struct stargemm__worklist {
 	int64_t nproducts, nchunks, nblocks, nrefs;
 	struct stargemm__product *products;
@@ -116,6 +123,11 @@ struct stargemm__worklist {
 	int throttled;          /* 0: insert every product and return (in core) */
 	int holds;              /* blocks hold tiles (see execute.c, hold_block()) */
 	int mixed_shapes;       /* an axis has tiles of several sizes before its last */
+	/* What becomes of C tiles that no task writes again, and of the device memory the
+	 * plan leaves: decided by stargemm__worklist_decide(), done by src/execute.c. */
+	enum stargemm__write_back write_back;
+	int early_release;      /* C tiles go when their last update is done (GPU, sparse) */
+	int reserve_unplanned;  /* one C block on GPUs: keep the unused memory from StarPU */
 	/* Device memory the plan fills and may fill, in bytes (0: unknown): with one C
 	 * block, the executor keeps the rest away from StarPU's allocator. */
 	int64_t need_bytes, budget_bytes;
@@ -181,9 +193,11 @@ struct stargemm__request {
 	 * workers, or one per GPU). */
 	double batch_below, batch_flops;
 	int workers;
-	/* CPU batches multiply every tile shape with one kernel (codelets/smallkernel.c)
-	 * rather than libxsmm's kernel per shape: the tilings give more tile shapes than
-	 * STARGEMM_XSMM_SHAPES (src/product.c). */
+	/* The CPU has the one kernel for every shape (codelets/smallkernel.c; set by the
+	 * caller, src/product.c). CPU batches multiply every tile shape with it rather
+	 * than libxsmm's kernel per shape when the tilings give more tile shapes than
+	 * STARGEMM_XSMM_SHAPES (stargemm__kernel_choice() sets one_kernel). */
+	int any_kernel;
 	int one_kernel;
 };
 
@@ -201,6 +215,15 @@ int stargemm__product_filtered(const struct stargemm__request *r, int64_t i, int
 				int64_t k);
 double stargemm__product_flops(const struct stargemm__request *r, int64_t i, int64_t j,
 			       int64_t k);
+
+/* The list's decisions beyond its products, for request @p r (wl->write_back,
+ * early_release, reserve_unplanned): set by the inspector once the list is complete
+ * (stargemm__inspect(), stargemm__pack_expand()), so that the executor adds none. */
+void stargemm__worklist_decide(const struct stargemm__request *r,
+			       struct stargemm__worklist *wl);
+
+/* Largest extent of the @p count tiles described by offsets @p off (count + 1). */
+int64_t stargemm__largest_tile(const int64_t *off, int64_t count);
 
 /* Where a list's batches find their tiles (wl->geometry) for request @p r. */
 void stargemm__worklist_geometry(const struct stargemm__request *r,
@@ -269,10 +292,12 @@ int stargemm__worklist_opens_write(const struct stargemm__worklist *wl);
  * several shapes and a task per tile product (src/worklist.c says why). */
 int stargemm__worklist_fetches_ahead(const struct stargemm__worklist *wl);
 
-/* Which CPU kernel multiplies @p r's batched tiles (codelets/smallgemm.c): libxsmm's,
+/* Which CPU kernel multiplies @p r's batched tiles (codelets/smallgemm.c; in
+ * src/batchlist.c): libxsmm's,
  * one per tile shape, while the tilings give at most STARGEMM_XSMM_SHAPES shapes
  * (distinct extents of C's rows x C's columns x k; default 64, the measured crossover);
- * the one kernel for every shape beyond, where the CPU has it (sets r->one_kernel).
+ * the one kernel for every shape beyond, where the CPU has it (r->any_kernel; sets
+ * r->one_kernel).
  * Returns 0, or -EINVAL for a setting that is not a number >= 0, -ENOMEM (with a
  * message). */
 int stargemm__kernel_choice(struct stargemm__request *r);

@@ -56,8 +56,6 @@
 #include "error.h"
 #include "worklist.h"
 
-int stargemm__dgemm_any_usable(void);   /* codelets/smallkernel.c */
-
 static int ntests, nfailed;
 
 static void ok(int cond, const char *name, const char *detail)
@@ -358,6 +356,22 @@ static int same_sequence(const struct stargemm__worklist *a, const struct starge
 
 /* ---- cases ---------------------------------------------------------------------- */
 
+/* The list's decisions beyond its products (stargemm__worklist_decide()): how C
+ * tiles go back, whether they go early, whether the unplanned memory is reserved. */
+static void decisions(const char *label, const struct stargemm__worklist *wl,
+		      enum stargemm__write_back back, int early, int reserve)
+{
+	char name[200], why[200];
+
+	snprintf(name, sizeof(name), "%s: C back by %s, %s early release, %s reserve", label,
+		 back == STARGEMM__BACK_FETCH ? "fetches" : back == STARGEMM__BACK_PREFETCH
+		 ? "prefetches" : "idle copies", early ? "with" : "no", reserve ? "a" : "no");
+	snprintf(why, sizeof(why), "list: write_back %d, early_release %d, reserve %d",
+		 (int)wl->write_back, wl->early_release, wl->reserve_unplanned);
+	ok(wl->write_back == back && wl->early_release == early &&
+	   wl->reserve_unplanned == reserve, name, why);
+}
+
 static void dense_case(const char *label, struct problem *p, int me, int ta, int tb,
 		       int eq1)
 {
@@ -384,6 +398,8 @@ static void dense_case(const char *label, struct problem *p, int me, int ta, int
 	snprintf(name, sizeof(name), "%s rank %d: release lists complete, keep = reread", label,
 		 me);
 	ok(check_releases(p, &wl, why, sizeof(why)), name, why);
+	snprintf(name, sizeof(name), "%s rank %d (dense, GPUs)", label, me);
+	decisions(name, &wl, STARGEMM__BACK_IDLE, 0, wl.nblocks == 1);
 	if (eq1) {
 		double loads[64], mean = 0.0;
 
@@ -758,6 +774,12 @@ static void sparse_case(int ooc, int ta, int tb, double density, unsigned seed, 
 	ok(good && wl.nproducts == expect, name, "");
 	ok(first_ok, "  the first product of each chain applies beta, no other", "");
 	ok(wl.scale_count == scaled, "  C tiles without a product are scaled, alone", "");
+	if (wl.nbatches == 0)
+		decisions("  sparse on GPUs", &wl, STARGEMM__BACK_PREFETCH, 1,
+			  ooc && wl.nblocks == 1);
+	else
+		decisions("  sparse on GPUs, batched", &wl, STARGEMM__BACK_FETCH, 0,
+			  ooc && wl.nblocks == 1);
 	ok(refs_ok, "  no prefetch, hold, release or write-back names an absent tile", "");
 	if (ooc)
 		ok(loads_read(&wl), "  every tile prefetched or held is read in its block, on "
@@ -880,6 +902,7 @@ static void batched_case(int P, int Q, double density, unsigned seed, int dist, 
 	}
 	if (!(chain = inspect_batched(&r, &wl, p.mt * p.nt, "batched: inspected")))
 		return;
+	decisions("batched in core", &wl, STARGEMM__BACK_FETCH, 0, 0);
 	for (int64_t e = 0; e < wl.nbatches; e++) {
 		const struct stargemm__batch *b = &wl.batches[e];
 		const struct stargemm__product *x0 = &wl.products[b->first];
@@ -2586,7 +2609,7 @@ static void kernel_choice(void)
 					   48, 49, 50, 51, 52, 53, 54, 55, 56, 57, 58, 59, 60 };
 	struct problem ragged = { .P = 1, .Q = 1, .G = 1 }, odd = { .P = 1, .Q = 1, .G = 1 };
 	struct stargemm__request r;
-	const int any = stargemm__dgemm_any_usable();
+	const int any = 1;   /* the CPU has the one kernel (r.any_kernel) */
 	const char *bad[3] = { "abc", "-1", "5x" };
 	int refused = 1, ret;
 	char name[160];
@@ -2602,21 +2625,27 @@ static void kernel_choice(void)
 	odd.k_off = irregular(50, sizes, 41);
 	unsetenv("STARGEMM_XSMM_SHAPES");
 	request(&ragged, 0, 0, 0, 0, 0, &r);
+	r.any_kernel = any;
 	r.one_kernel = -1;
 	ret = stargemm__kernel_choice(&r);
 	ok(ret == 0 && r.one_kernel == 0, "kernel choice: tiles of 7, ragged (8 shapes): "
 	   "libxsmm's kernel per shape", "");
 	request(&odd, 0, 0, 0, 0, 0, &r);
 	ret = stargemm__kernel_choice(&r);
-	snprintf(name, sizeof(name), "kernel choice: tiles of 20-60 (68,921 shapes): %s",
-		 any ? "the one kernel (AVX-512F here)" : "libxsmm's (no AVX-512F here)");
-	ok(ret == 0 && r.one_kernel == any, name, "");
+	ok(ret == 0 && r.one_kernel == 0, "kernel choice: tiles of 20-60 (68,921 shapes) on "
+	   "a CPU without the one kernel: libxsmm's", "");
+	r.any_kernel = any;
+	ret = stargemm__kernel_choice(&r);
+	snprintf(name, sizeof(name), "kernel choice: tiles of 20-60 (68,921 shapes): the one "
+		 "kernel");
+	ok(ret == 0 && r.one_kernel == 1, name, "");
 	setenv("STARGEMM_XSMM_SHAPES", "1e9", 1);
 	ret = stargemm__kernel_choice(&r);
 	ok(ret == 0 && r.one_kernel == 0, "kernel choice: STARGEMM_XSMM_SHAPES=1e9 keeps "
 	   "libxsmm's for tiles of 20-60", "");
 	setenv("STARGEMM_XSMM_SHAPES", "0", 1);
 	request(&ragged, 0, 0, 0, 0, 0, &r);
+	r.any_kernel = any;
 	ret = stargemm__kernel_choice(&r);
 	ok(ret == 0 && r.one_kernel == any, "kernel choice: STARGEMM_XSMM_SHAPES=0 takes the "
 	   "one kernel (where usable) for tiles of 7", "");

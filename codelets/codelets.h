@@ -1,0 +1,125 @@
+/*
+ * codelets.h — the kernels floor's face (codelets/, doc/design.md, "Layers"): the
+ * StarPU codelets, their performance models, the small tile kernels and the batches'
+ * calls.
+ */
+#ifndef STARGEMM_CODELETS_H
+#define STARGEMM_CODELETS_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <starpu.h>
+
+#include "element.h"
+
+/* Codelets (codelets/). */
+extern struct starpu_codelet stargemm_gemm_cl;            /* C = a op(A) op(B) + b C, C in RW */
+extern struct starpu_codelet stargemm_gemm_overwrite_cl;  /* same with beta = 0, C in W */
+extern struct starpu_codelet stargemm_fill_cl;            /* tile filled by a user function */
+extern struct starpu_codelet stargemm_scale_cl;           /* C = beta C, C in RW */
+extern struct starpu_codelet stargemm_zero_cl;            /* C = 0, C in W */
+extern struct starpu_codelet stargemm_norm_cl;            /* *out = ||A||_F, A in R */
+extern struct starpu_codelet stargemm_copy_cl;            /* B = A, A in R, B in W */
+extern struct starpu_codelet stargemm_batch_cl;           /* many tile products */
+extern struct starpu_codelet stargemm_pack_fill_cl;       /* a pack's tiles, user function */
+extern struct starpu_codelet stargemm_pack_norm_cl;       /* a pack's tile norms */
+extern struct starpu_codelet stargemm_pack_copy_cl;       /* a pack from another's */
+extern struct starpu_codelet stargemm_noop_cl;            /* nothing: a skipped task */
+/* The tile-wise codelets' models, shared with their pack versions (a regression on the
+ * elements of the buffer: a pack's are its tiles'). */
+extern struct starpu_perfmodel stargemm_fill_model, stargemm_norm_model, stargemm_copy_model;
+
+
+/* What the codelets' regression models are indexed by (codelets/model.c): the default
+ * footprint (tile shapes), and the work as size: m n k for a tile product (weighed by
+ * the element type's model_weight), the elements of the last tile for a tile-wise
+ * codelet. */
+uint32_t stargemm__model_footprint(struct starpu_task *task);
+/* The same with the element type of the task (its first argument) mixed in, for the
+ * typed codelets (gemm, batch); equal to the default for double. */
+uint32_t stargemm__model_typed_footprint(struct starpu_task *task);
+size_t stargemm__model_gemm_work(struct starpu_task *task, unsigned nimpl);
+size_t stargemm__model_tile_elements(struct starpu_task *task, unsigned nimpl);
+
+/* One small tile product of type @p t on the CPU (codelets/smallgemm.c), by the kernel
+ * stargemm__small_choice() names (below): the one kernel for every shape, libxsmm's JIT
+ * kernel, or the type's BLAS; op(A) = A^T or A^H is copied out to the cache's buffer
+ * first for the first two. The cache holds the last shape's libxsmm kernel for each
+ * beta and that buffer; start it zeroed, one per thread, and free it with
+ * stargemm__small_cache_free(). */
+struct stargemm__small_cache {
+	int key[2][8];          /* the last shape with beta 0, with beta 1 */
+	void (*fn[2])(void);
+	int one_kernel;   /* the batch's geometry's: the one kernel for every shape first */
+	void *opa;        /* op(A) copied out for op(A) = A^T or A^H (codelets/transpose.c) */
+	size_t opa_bytes;
+};
+/* What a cache allocated (its op(A) buffer), freed; the cache can be used again. */
+void stargemm__small_cache_free(struct stargemm__small_cache *cache);
+void stargemm__small_gemm(struct stargemm__small_cache *cache,
+			  const struct stargemm__element *t, char ta, char tb, int m, int n,
+			  int k, double _Complex alpha, const void *a, int lda, const void *b,
+			  int ldb, double _Complex beta, void *c, int ldc);
+void stargemm__small_init(void);   /* before StarPU's threads start (stargemm_init) */
+/* The kernel stargemm__small_gemm() takes for a product (@p one_kernel: the cache's):
+ * the one kernel for every shape, libxsmm's (which falls back to the one kernel, or to
+ * BLAS where that does not apply, when libxsmm has no kernel for the shape), or BLAS.
+ * The kernels take op(A) = A: for A^T or A^H, op(A) is copied out first. */
+enum stargemm__small_kernel { STARGEMM__SMALL_ONE, STARGEMM__SMALL_XSMM, STARGEMM__SMALL_BLAS };
+enum stargemm__small_kernel stargemm__small_choice(const struct stargemm__element *t, char ta,
+						   int m, int n, int k, double _Complex alpha,
+						   int one_kernel);
+
+/* One kernel for double-precision products of every shape, C = alpha A op(B) + beta C
+ * (codelets/smallkernel.c: codelets/smallkernel_algo_real.c on doubles); only where
+ * stargemm__dgemm_any_usable() (AVX-512F), which holds for the four kernels. The element
+ * table's any_gemm (struct stargemm__element) calls them. */
+void stargemm__dgemm_any(char tb, int m, int n, int k, double alpha, const double *a,
+			 int lda, const double *b, int ldb, double beta, double *c, int ldc);
+int stargemm__dgemm_any_usable(void);
+/* The same on floats (codelets/smallkernel_single.c). */
+void stargemm__sgemm_any(char tb, int m, int n, int k, float alpha, const float *a, int lda,
+			 const float *b, int ldb, float beta, float *c, int ldc);
+/* Double complex (codelets/smallkernel_complex.c: codelets/smallkernel_algo_complex.c on
+ * doubles), op(B) = B, B^T or B^H ('C'); alpha and beta as (re, im) pairs, the arrays
+ * of interleaved complex doubles. */
+void stargemm__zgemm_any(char tb, int m, int n, int k, const double *alpha, const void *a,
+			 int lda, const void *b, int ldb, const double *beta, void *c, int ldc);
+/* And single complex (codelets/smallkernel_complex_single.c). */
+void stargemm__cgemm_any(char tb, int m, int n, int k, const float *alpha, const void *a,
+			 int lda, const void *b, int ldb, const float *beta, void *c, int ldc);
+
+/* op(A) of an A of @p size-byte elements stored k x m (leading dimension @p lda) copied
+ * to @p at as an m x k array (leading dimension m): A^T, or A^H with @p conj (complex
+ * sizes 8 and 16 only). codelets/transpose.c. */
+void stargemm__op_copy(size_t size, int conj, int m, int k, const void *a, int lda, void *at);
+
+/* One tile product of a batch, where its tiles lie (codelets/batch.c): C (m x n) =
+ * alpha op(A) op(B) + (first ? beta : 1) C, inner dimension k. Products with the same
+ * @p c update the same C tile. */
+struct stargemm__batch_item {
+	int m, n, k;
+	int lda, ldb, ldc;
+	int first;
+	const void *a, *b;
+	void *c;
+};
+/* A batched call: the products items[order[start .. start + count)], all of this shape
+ * and beta (first: beta, else 1), none updating the same C tile. */
+struct stargemm__batch_call {
+	int m, n, k, lda, ldb, ldc, first;
+	int64_t start, count;
+};
+/* The batched calls that run the @p n items of a batch in a correct order
+ * (codelets/batch_calls.c): fills order[] (n entries: the items, call after call) and
+ * calls[] (at most n), in the order they must run. The updates of one C tile go to
+ * successive calls, in list order. Returns the number of calls, or -ENOMEM. */
+int64_t stargemm__batch_calls(const struct stargemm__batch_item *items, int64_t n,
+			      int64_t *order, struct stargemm__batch_call *calls);
+
+/* Once the CUDA workers run (stargemm_init()): what the batches' CUDA codelet needs
+ * of each device (codelets/batch.c: its memory pool keeps the tile addresses' arrays).
+ * Nothing without CUDA workers or in SimGrid mode. */
+void stargemm__batch_cuda_setup(void);
+
+#endif

@@ -1,0 +1,43 @@
+/*
+ * collective.h — sums over the ranks, blocking or not, and the agreement on a failure
+ * (src/collective.c). Runtime-services floor (doc/design.md, "Layers").
+ */
+#ifndef STARGEMM_COLLECTIVE_H
+#define STARGEMM_COLLECTIVE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+/* Element-wise sum of @p n values over all ranks into @p out (collective; works at any
+ * MPI thread level, also in simulation) (collective.c). */
+int stargemm__sum_u64(const uint64_t *in, uint64_t *out, int n);
+/* The same sum without blocking: begin posts it (a copy of @p in is taken; NULL: out
+ * of memory, message set), end waits for it, writes it to @p out and frees it.
+ * Collective: every rank begins and ends its sums in the same order. */
+struct stargemm__sum;
+struct stargemm__sum *stargemm__sum_begin(const uint64_t *in, int n);
+int stargemm__sum_end(struct stargemm__sum *s, uint64_t *out);
+/* Error agreement, for a collective call whose failure may be one rank's only (memory,
+ * environment): every rank passes its status; returns it, or -ECANCELED with the
+ * message of the lowest failing rank when this rank succeeded and another did not, so
+ * that all ranks give up together instead of some waiting for the others' messages.
+ * Collective. */
+int stargemm__agree(int ret);
+/* What the ranks learn of a failure: how many failed, the lowest one and its message. */
+#define STARGEMM__FAILURE_MSG 512
+struct stargemm__failure {
+	uint64_t count;
+	int rank;                         /* the lowest failing rank, -1 if none */
+	char msg[STARGEMM__FAILURE_MSG];  /* its message (truncated) */
+};
+/* Every rank passes whether it failed and its message; every rank gets @p f.
+ * Collective; returns 0 or an error of the reduction itself. */
+int stargemm__share_failure(int failed, const char *msg, struct stargemm__failure *f);
+/* Give every rank the @p n values of which each rank knows its own entries and holds
+ * +0.0 for the others' (non-negative values, one owner per entry). Collective. */
+int stargemm__share_owned_f64(double *v, int64_t n);
+/* Take the reductions' own StarPU-MPI traffic out of per-destination byte counts. */
+void stargemm__reduction_bytes(size_t *sent);
+void stargemm__reduction_shutdown(void);
+
+#endif

@@ -1,0 +1,125 @@
+/*
+ * problem.h — a GEMM problem C = alpha op(A) op(B) + beta C (struct stargemm__gemm), its
+ * checks (src/problem.c), the insertion of its tasks (src/insert.c), the executor
+ * (src/execute.c) and a product from problem to run (src/product.c, src/ooc.c).
+ * Executor floor (doc/design.md, "Layers").
+ */
+#ifndef STARGEMM_PROBLEM_H
+#define STARGEMM_PROBLEM_H
+
+#include <starpu.h>
+
+#include "matrix.h"
+
+/* A GEMM problem C = alpha op(A) op(B) + beta C (problem.c). */
+struct stargemm__gemm {
+	char ta, tb;
+	double _Complex alpha, beta;   /* widened from the matrices' type */
+	const struct stargemm_matrix *A, *B;
+	struct stargemm_matrix *C;
+	/* The public call, for messages ("stargemm_pdgemm" if NULL), and the element type
+	 * it takes alpha and beta in: 'd' for the double calls, 0 for any type (then the
+	 * scalars are read by stargemm__gemm_scalars() once the matrices are checked); a
+	 * double call refusing other types names its call of any type, @p typed
+	 * ("stargemm_gemm()" if NULL). */
+	const char *fn;
+	char want;
+	const char *typed;
+	const struct stargemm__element *type;  /* the matrices', set by stargemm__gemm_check() */
+	int64_t kt;   /* tiles of the inner dimension, set by stargemm__gemm_check() */
+	/* Workers that may run the GEMMs (STARPU_CPU | STARPU_CUDA, set by
+	 * stargemm__gemm_check(); the out-of-core executor narrows it to STARPU_CUDA). */
+	uint32_t where;
+	/* Norm filtering (src/bsgemm.c): every rank's tile norms of A and B (layout of the
+	 * tiles array), NULL = none, and the threshold. */
+	const double *norm_a, *norm_b;
+	double eps;
+	/* Set by the executor once one of the product's insertions failed on this rank: the
+	 * inserts then insert the tasks as no-ops (codelets/noop.c, src/execute.c). */
+	int skip;
+};
+
+/* Batches of small tile products (src/inspect.c, codelets/batch.c): the thresholds
+ * STARGEMM_BATCH_BELOW and STARGEMM_BATCH_FLOPS (src/settings.c); 0 turns batching
+ * off. */
+int stargemm__batch_settings(double *below, double *flops);
+
+/* Whether an operand of the problem is packed (src/pack.c): it is then multiplied in
+ * core, by batches on CPU workers, also when out of core was asked for. */
+static inline int stargemm__gemm_packed(const struct stargemm__gemm *g)
+{
+	return g->A->pack || g->B->pack || g->C->pack;
+}
+
+/* Validate a problem (sizes, tilings, grids, aliasing, element types); sets p->kt and
+ * p->type. */
+int stargemm__gemm_check(struct stargemm__gemm *p);
+/* Read the scalars at @p alpha and @p beta in the type of the checked problem @p p
+ * (-EINVAL when one is NULL). */
+int stargemm__gemm_scalars(struct stargemm__gemm *p, const void *alpha, const void *beta);
+/* The op letter the kernels get for op(X) = @p t of problem @p p: 'N', 'T', or 'C' for
+ * a complex conjugate transpose. */
+char stargemm__kernel_op(const struct stargemm__gemm *p, char t);
+
+/* The k-th tile of row i of op(A), and of column j of op(B). */
+starpu_data_handle_t stargemm__gemm_a_tile(const struct stargemm__gemm *p, int64_t i, int64_t k);
+starpu_data_handle_t stargemm__gemm_b_tile(const struct stargemm__gemm *p, int64_t k, int64_t j);
+
+/* The handle a work list's reference names: tile (r, c) of op(A) (@p operand
+ * STARGEMM_OP_A), op(B) or C, or for a packed operand its pack (r, c) in op(X)'s
+ * coordinates (src/worklist.h). */
+starpu_data_handle_t stargemm__ref_handle(const struct stargemm__gemm *p, int operand,
+					  int64_t r, int64_t c);
+
+/* Whether a transposition character means op(X) = X^T. */
+int stargemm__is_trans(char t);
+
+/* Insert the update of C(i, j) by the k-th tiles of op(A) and op(B) (beta applied when
+ * @p first: the first update of the tile's chain), with a StarPU priority, the policy's task info (src/contract.h; may be NULL)
+ * and an optional callback run on the rank that executes it. */
+int stargemm__gemm_insert(const struct stargemm__gemm *p, int64_t i, int64_t j, int64_t k,
+			  int first, int priority, struct stargemm_task_info *info,
+			  void (*callback)(void *), void *callback_arg);
+/* Insert one batch of tile products of a work list (the products' op(A), op(B) and C
+ * tiles are the batch's refs, the buffers of the task, described in @p descr: room for
+ * the largest batch's refs), with a StarPU priority (the task info is its first
+ * product's) and an optional callback run on the rank that executes it. */
+struct stargemm__worklist;
+int stargemm__batch_insert(const struct stargemm__gemm *p, const struct stargemm__worklist *wl,
+			   int64_t batch, struct starpu_data_descr *descr, int priority,
+			   void (*callback)(void *), void *callback_arg);
+/* Insert C(i, j) = beta C(i, j), for a C tile that no product updates (for a packed C:
+ * its pack (i, j), every tile).
+ * The three inserts return -EIO with a message when the task cannot be inserted (or
+ * STARGEMM_FAULT injects that); with p->skip they insert the task as a no-op. */
+int stargemm__scale_insert(const struct stargemm__gemm *p, int64_t i, int64_t j);
+
+/* The executor (src/execute.c). new: what the walk of the work list @p wl of problem
+ * @p gemm needs, allocated before the product's agreement (-ENOMEM, or -EINVAL for a
+ * bad STARGEMM_AGREE_FLOPS); execute: walk it, returning when the tasks are inserted
+ * (in core: 0) or done (out of core: stargemm_wait()'s status). A task that cannot be
+ * inserted is reported by the next stargemm_wait() on every rank. The executor may be
+ * freed once execute returns. */
+struct stargemm__worklist;
+struct stargemm__executor;
+int stargemm__executor_new(struct stargemm__gemm *gemm, const struct stargemm__worklist *wl,
+			   struct stargemm__executor **out);
+int stargemm__execute(struct stargemm__executor *ex);
+void stargemm__executor_free(struct stargemm__executor *ex);
+/* A product (dense or block-sparse operands) through the inspector and the executor
+ * (src/product.c); @p pr NULL: in core, else out of core with the plan of that request
+ * fitted to the list (src/fit.c), which @p plan (may be NULL) receives. @p info (may
+ * be NULL) receives the list's products, skips, flops and the inspection time. */
+int stargemm__run_product(struct stargemm__gemm *g, const struct stargemm_plan_request *pr,
+			  struct stargemm_plan *plan, struct stargemm_bsgemm_info *info);
+/* The plan stargemm__run_product() would run request @p pr with (collective when it
+ * inspects, see src/fit.c). */
+int stargemm__product_plan(struct stargemm__gemm *g, const struct stargemm_plan_request *pr,
+			   struct stargemm_plan *plan);
+/* The out-of-core plan request of a problem on this rank's devices (src/ooc.c):
+ * tilings, grid, the largest tile, the device budget and @p opt's overrides; checks
+ * the problem first. */
+int stargemm__ooc_request(struct stargemm__gemm *g, const struct stargemm_ooc_options *opt,
+			  struct stargemm_plan_request *pr);
+
+#endif

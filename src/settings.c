@@ -1,0 +1,114 @@
+/*
+ * settings.c — the table of every environment variable stargemm reads: its name, its
+ * default and its meaning, and the two functions that read one.
+ *
+ * Every default here is a choice that does not depend on the machine (a period, an
+ * on/off switch) or one whose reason is given beside it; each row's meaning is what
+ * the README's "Settings" table says. Nothing else in the library calls getenv().
+ */
+#include <errno.h>
+#include <math.h>
+#include <stdlib.h>
+
+#include "error.h"
+#include "settings.h"
+
+static const struct stargemm__setting_row table[STARGEMM__NSETTINGS] = {
+	/* Out of core, the ranks agree whether a task failed about every this many flops
+	 * of each rank's work (src/execute.c): a tenth of a second of a 100 GFLOP/s rank,
+	 * so that a failure stops every rank soon while the sums stay well under 1% of the
+	 * time. */
+	[STARGEMM__AGREE_FLOPS] = { "STARGEMM_AGREE_FLOPS", 1, 1e10,
+		"flops of each rank's work between two agreements on task failures out of "
+		"core (0: at every lookahead + 1 chunks)" },
+	/* Tile products below 2 * 256^3 flops are batched (many products per task,
+	 * codelets/batch.c); a batch holds about 5 ms of one core's work, so that a task
+	 * costs under 0.1% of it (doc/design.md, "Batches"). */
+	[STARGEMM__BATCH_BELOW] = { "STARGEMM_BATCH_BELOW", 1, 3.4e7,
+		"tile products below this many flops are batched (0: no batches)" },
+	[STARGEMM__BATCH_FLOPS] = { "STARGEMM_BATCH_FLOPS", 1, 5e8,
+		"flops of one batch task (0: no batches)" },
+	[STARGEMM__DEVICE_POOL] = { "STARGEMM_DEVICE_POOL", 1, 1,
+		"GPU tile buffers come from stargemm's pool of device memory (0: StarPU's "
+		"allocator)" },
+	[STARGEMM__DISK_ONE_FILE] = { "STARGEMM_DISK_ONE_FILE", 1, 1,
+		"a disk node keeps its tiles in one file (src/disk.c; 0: StarPU's unistd "
+		"backend, a file per tile)" },
+	/* Chosen by src/host.c: 256 without GPUs, 2048 with. */
+	[STARGEMM__HOST_TILE] = { "STARGEMM_HOST_TILE", 1, NAN,
+		"tile side of the host call stargemm_?gemm() (1 to 65536; default 256 "
+		"without GPUs, 2048 with)" },
+	[STARGEMM__KEEP_MEMORY] = { "STARGEMM_KEEP_MEMORY", 1, 1,
+		"freed buffers below 32 MiB are kept in glibc's heaps, and up to 1 GiB of free "
+		"heap top (0: glibc's defaults; also off when the user set glibc's malloc "
+		"tunables)" },
+	/* An axis of a block-sparse matrix is packed (several tiles per StarPU handle,
+	 * src/pack.c) below a mean tile extent of 64, into groups of at least 256. */
+	[STARGEMM__PACK_BELOW] = { "STARGEMM_PACK_BELOW", 1, 64,
+		"an axis of a block-sparse matrix whose mean tile extent is below this is "
+		"packed (0: never)" },
+	[STARGEMM__PACK_EXTENT] = { "STARGEMM_PACK_EXTENT", 1, 256,
+		"least extent of a pack's tile rows or columns, in elements" },
+	/* Below it, stargemm's cost per call exceeds what it gains (doc/performance.md,
+	 * "ScaLAPACK drop-in"). */
+	[STARGEMM__SCALAPACK_MIN_FLOPS] = { "STARGEMM_SCALAPACK_MIN_FLOPS", 1, 3e9,
+		"drop-in calls of fewer flops per process go to ScaLAPACK (0: every call to "
+		"stargemm)" },
+	/* Beyond this many tile shapes the per-shape JIT kernels no longer stay in cache
+	 * and the one kernel for every shape is faster (doc/design.md, "Small kernels"). */
+	[STARGEMM__XSMM_SHAPES] = { "STARGEMM_XSMM_SHAPES", 1, 64,
+		"batched products take libxsmm's kernels while the tilings give at most this "
+		"many (m, n, k) shapes, else the one kernel for every shape" },
+	[STARGEMM__FAULT] = { "STARGEMM_FAULT", 0, NAN,
+		"WHAT:RANK:N makes the N-th event WHAT (insert, kernel or scratch) fail on "
+		"rank RANK, for the fault tests (unset: none)" },
+	[STARGEMM__PROGRESS] = { "STARGEMM_PROGRESS", 0, NAN,
+		"'force': stargemm_set_progress(1) prints its line even when stderr is not a "
+		"terminal" },
+	[STARGEMM__SCALAPACK] = { "STARGEMM_SCALAPACK", 0, NAN,
+		"'off': every drop-in call goes to ScaLAPACK; 'count': rank 0 prints at "
+		"MPI_Finalize how the calls went" },
+	[STARGEMM__STARPU_COMM_STATS] = { "STARPU_COMM_STATS", 0, NAN,
+		"StarPU's; when unset and transfers are counted, stargemm sets it and hides "
+		"StarPU's report" },
+	[STARGEMM__STARPU_FXT_TRACE] = { "STARPU_FXT_TRACE", 0, NAN,
+		"StarPU's; stargemm sets 0 unless set (no trace unless asked for)" },
+	[STARGEMM__STARPU_NCPU] = { "STARPU_NCPU", 0, NAN,
+		"StarPU's; when set, the drop-in leaves the CPU worker count to it" },
+	[STARGEMM__STARPU_SCHED] = { "STARPU_SCHED", 0, NAN,
+		"StarPU's; when set (and stargemm_config.sched_policy is not), its policy "
+		"replaces stargemm's out-of-core policy" },
+	[STARGEMM__GLIBC_TUNABLES] = { "GLIBC_TUNABLES", 0, NAN,
+		"glibc's; with a glibc.malloc. tunable, STARGEMM_KEEP_MEMORY does nothing" },
+	[STARGEMM__MALLOC_MMAP_THRESHOLD] = { "MALLOC_MMAP_THRESHOLD_", 0, NAN,
+		"glibc's; when set, STARGEMM_KEEP_MEMORY does nothing" },
+	[STARGEMM__MALLOC_TRIM_THRESHOLD] = { "MALLOC_TRIM_THRESHOLD_", 0, NAN,
+		"glibc's; when set, STARGEMM_KEEP_MEMORY does nothing" },
+};
+
+const struct stargemm__setting_row *stargemm__setting_row(enum stargemm__setting s)
+{
+	return (int)s >= 0 && s < STARGEMM__NSETTINGS ? &table[s] : NULL;
+}
+
+int stargemm__setting(enum stargemm__setting s, double *value)
+{
+	const struct stargemm__setting_row *row = &table[s];
+	const char *env = getenv(row->name);
+	char *end;
+
+	*value = row->dflt;
+	if (!env)
+		return 0;
+	errno = 0;
+	*value = strtod(env, &end);
+	if (errno || end == env || *end || !(*value >= 0.0) || !isfinite(*value))
+		return stargemm__error(-EINVAL, "environment variable %s='%s': expected a "
+				       "number >= 0", row->name, env);
+	return 0;
+}
+
+const char *stargemm__setting_text(enum stargemm__setting s)
+{
+	return getenv(table[s].name);
+}
