@@ -20,9 +20,14 @@
 #     Before the device pool, 0.1567 s against 0.1574 s: what lookahead 2 hid was
 #     StarPU's simulated cudaMalloc; without it (STARPU_SIMGRID_CUDA_MALLOC_COST=0) both
 #     took 0.1555 s (doc/out-of-core.md, "Lookahead, measured");
-#   * on 2 simulated nodes (StarPU-MPI over SMPI), tiles received per rank = the
-#     model's count, and GPU loads within the band, with 1 GPU per node and with 3
-#     (a split column on each rank);
+#   * on 2 simulated nodes (StarPU-MPI over SMPI), the tiles each rank received within
+#     [0.90, 1.05] of the model's count per rank (src/plan.c: the same on every rank,
+#     both grids splitting C evenly), and GPU loads within the band, with 1 GPU per
+#     node and with 3 (a split column on each rank). Every rank's figure: StarPU-MPI's
+#     bytes sent per destination, which each rank prints as it stops when
+#     STARPU_COMM_STATS=1 is set (stargemm counts with them, and leaves them on stderr
+#     when the user asks), summed over the senders; rank 0's must equal the
+#     benchmark's mpi_tiles, which is rank 0's own;
 #   * loads within the band when K ends with a ragged tile and GPU memory is full, on 1
 #     and on 6 GPUs (the ragged tiles are held on the devices, src/execute.c);
 #   * on that 6-GPU problem, stargemm-ooc finishes sooner and moves fewer tiles than
@@ -86,12 +91,29 @@ runnp() { # label nodes ncuda limit_mib args...
 	shift 4
 	echo "== $label: $np node(s), $ncuda GPU(s) each, GPU memory limit ${limit:-none} MiB" |
 		tee -a "$out"
+	# On several nodes, each rank's StarPU-MPI byte counts per destination
+	# ([starpu_comm_stats][SRC:DST] lines on stderr): what each rank received, as
+	# "recv,LABEL,RANK,BYTES" lines of $out.
+	stats=
+	[ "$np" = 1 ] || stats=1
+	err="$BUILDDIR/tests/sim_ooc.err"
 	# No early write-back of dirty tiles (StarPU's clean-buffer targets), so that every
 	# GPU -> host copy is a C tile leaving its GPU.
 	env STARPU_NCPU=1 STARPU_NCUDA="$ncuda" ${limit:+STARPU_LIMIT_CUDA_MEM=$limit} \
 		STARPU_MINIMUM_CLEAN_BUFFERS=0 STARPU_TARGET_CLEAN_BUFFERS=0 \
-		"$SRCDIR/tests/simrun.sh" "$host" "$np" "$bench" $common "$@" |
+		${stats:+STARPU_COMM_STATS=1} \
+		"$SRCDIR/tests/simrun.sh" "$host" "$np" "$bench" $common "$@" 2>"$err" |
 		grep -v '^\[starpu_comm' | sed "s/^stargemm,/$label,/" | tee -a "$out"
+	grep -v '^\[starpu_comm_stats\]' "$err" | grep -v '^$' >&2 || true
+	[ -z "$stats" ] || awk -v label="$label" '
+		/^\[starpu_comm_stats\]\[[0-9]+:[0-9]+\]/ {
+			s = $0; sub(/^\[starpu_comm_stats\]\[/, "", s)
+			split(s, f, /[]:[:space:]]+/)   # SRC, DST, BYTES, "B", ...
+			got[f[2]] += f[3]
+		}
+		END { for (r in got) printf "recv,%s,%d,%.0f\n", label, r, got[r] }' "$err" |
+		sort -t, -k3n | tee -a "$out"
+	rm -f "$err"
 }
 
 # 8 x 8 x 8 tiles of 1024: 64 C tiles, 512 GEMMs.
@@ -139,6 +161,7 @@ host=summit
 awk -F, '
 	/^impl,/ { for (i = 1; i <= NF; i++) col[$i] = i; next }
 	/^==/ { next }
+	/^recv,/ { recv[$2, $3] = $4; next }
 	{
 		label = $1; n[label]++
 		t[label] = $col["time_s"]; r = $col["loads_ratio"]
@@ -175,11 +198,11 @@ awk -F, '
 			if ($col["pct_peak"] < 90) { print "  below 90% of the model peak"; bad = 1 }
 			if (r > 1.01) { print "  loads more than 1% above the model"; bad = 1 }
 		}
-		if (label ~ /^mpi/) {
-			mr = $col["mpi_ratio"]
-			printf "       rank %d: MPI tiles %s / model %s = %s\n", n[label] - 1,
-				$col["mpi_tiles"], $col["pred_mpi_tiles"], mr
-			if (mr < 0.90 || mr > 1.05) { print "  MPI tiles outside [0.90, 1.05]"; bad = 1 }
+		if (label ~ /^mpi/) {   # checked at the end, with every rank'"'"'s figure
+			ranks[label] = $col["ranks"]; pred[label] = $col["pred_mpi_tiles"]
+			mine[label] = $col["mpi_tiles"]
+			size = $col["prec"] == "s" ? 4 : $col["prec"] == "z" ? 16 : 8
+			tile[label] = $col["nb"] * $col["nb"] * size
 		}
 	}
 	END {
@@ -189,6 +212,24 @@ awk -F, '
 		runs += n["small"]
 		if (runs != 16 || n["mpi"] < 1 || n["mpi3g"] < 1) {
 			print "missing runs"; exit 1
+		}
+		# Tiles received over MPI, every rank against the model (per rank).
+		for (label in ranks) {
+			if (ranks[label] < 2) { print label ": not on several ranks"; bad = 1 }
+			for (r = 0; r < ranks[label]; r++) {
+				if (!((label, r) in recv)) {
+					printf "%-6s rank %d: no StarPU-MPI figures\n", label, r; bad = 1
+					continue
+				}
+				got = recv[label, r] / tile[label]; mr = got / pred[label]
+				printf "%-6s rank %d: MPI tiles %.1f / model %s = %.3f\n", label, r, got,
+					pred[label], mr
+				if (mr < 0.90 || mr > 1.05) { print "  MPI tiles outside [0.90, 1.05]"; bad = 1 }
+				if (r == 0 && (got - mine[label] > 0.5 || mine[label] - got > 0.5)) {
+					printf "  not the benchmark'"'"'s mpi_tiles on rank 0 (%s)\n", mine[label]
+					bad = 1
+				}
+			}
 		}
 		printf "lookahead 2: %.4f s, lookahead 1: %.4f s (c2): %.1f%% sooner\n", t["c2"],
 			t["c2-l1"], 100 * (t["c2-l1"] - t["c2"]) / t["c2-l1"]
