@@ -9,11 +9,14 @@
  *                     the next product's operands
  *   libxsmm_dispatch  libxsmm_dmmdispatch() before every call (registry lookup cost)
  *   loop              naive j-p-i triple loop, as a floor
- *   any               codelets/smallkernel.c: one AVX-512 kernel for every shape
- *                     (-DHAVE_ANY with codelets/smallkernel.c on the command line)
+ *   any               stargemm's one kernel for every shape (codelets/smallkernel.h), of
+ *                     the instruction set --isa names: avx512 or avx2 (AVX2 + FMA);
+ *                     by default the widest the CPU has, the one stargemm takes
+ *                     (-DHAVE_ANY with codelets/smallkernel.c and
+ *                     codelets/smallkernel_avx*.c on the command line)
  * or, with --complex, the same products in double complex with cblas_zgemm
- * ("openblas"), a complex triple loop ("loop") and codelets/smallkernel_complex.c
- * ("any", with that file on the command line too); libxsmm has no complex kernels.
+ * ("openblas"), a complex triple loop ("loop") and stargemm's complex kernel ("any");
+ * libxsmm has no complex kernels.
  * With --trans-a, op(A) = A^T (A stored k x m): OpenBLAS takes it as it is, the other
  * kernels after op(A) is copied out (codelets/transpose.c, on the command line), as
  * stargemm's batches do.
@@ -42,7 +45,7 @@
  *   gcc -std=c99 -O2 -Wall -Wextra -o /tmp/kernels-work/kernels bench/kernels.c \
  *       -lopenblas -lm
  *   gcc -std=gnu11 -O2 -Wall -Wextra -DHAVE_LIBXSMM -DHAVE_ANY -o /tmp/kernels-work/kernels \
- *       bench/kernels.c codelets/smallkernel.c codelets/smallkernel_complex.c \
+ *       bench/kernels.c codelets/smallkernel.c codelets/smallkernel_avx*.c \
  *       codelets/transpose.c \
  *       $(pkg-config --cflags libxsmm) $(pkg-config --libs libxsmm) -lopenblas -lm
  *   P=$(ls -d ~/.cache/stargemm/starpu-1.3.10-native-*)
@@ -58,6 +61,7 @@
  * Run (one core, one thread):
  *   OPENBLAS_NUM_THREADS=1 taskset -c 1 ./kernels --csv
  *   OPENBLAS_NUM_THREADS=1 taskset -c 1 ./kernels --csv --mix 5,13,23,26 --per-shape
+ *   OPENBLAS_NUM_THREADS=1 taskset -c 1 ./kernels --csv --kernels any --isa avx2
  *   STARPU_NCPU=1 STARPU_NCUDA=0 STARPU_FXT_TRACE=0 STARPU_HOME=/tmp/kernels-work \
  *       OPENBLAS_NUM_THREADS=1 taskset -c 1 ./kernels --csv --starpu --sched eager,lws
  */
@@ -79,13 +83,16 @@
 #include <starpu.h>
 #endif
 #ifdef HAVE_ANY
-/* codelets/smallkernel.c and codelets/smallkernel_complex.c, given on the command line */
-void stargemm__dgemm_any(char tb, int m, int n, int k, double alpha, const double *a,
-			 int lda, const double *b, int ldb, double beta, double *c, int ldc);
-void stargemm__zgemm_any(char tb, int m, int n, int k, const double *alpha, const void *a,
-			 int lda, const void *b, int ldb, const double *beta, void *c, int ldc);
+/* codelets/smallkernel.c and codelets/smallkernel_avx*.c, given on the command line */
+#include "../codelets/smallkernel.h"
 /* codelets/transpose.c */
 void stargemm__op_copy(size_t size, int conj, int m, int k, const void *a, int lda, void *at);
+
+/* The kernels "any" times: those of the instruction set --isa names (set_isa()). */
+static void (*any_dgemm)(char tb, int m, int n, int k, double alpha, const double *a,
+			 int lda, const double *b, int ldb, double beta, double *c, int ldc);
+static void (*any_zgemm)(char tb, int m, int n, int k, const double *alpha, const void *a,
+			 int lda, const void *b, int ldb, const double *beta, void *c, int ldc);
 #endif
 
 #define HOT_BYTES (32u << 10)
@@ -298,8 +305,7 @@ static void call_complex(enum kern kern, const struct slot *s)
 	case K_ANY: {
 		static const double one[2] = { 1.0, 0.0 };
 
-		stargemm__zgemm_any('N', s->m, s->n, s->k, one, s->a, s->m, s->b, s->k, one,
-				    s->c, s->m);
+		any_zgemm('N', s->m, s->n, s->k, one, s->a, s->m, s->b, s->k, one, s->c, s->m);
 		break;
 	}
 #endif
@@ -361,8 +367,7 @@ static void call_kernel(enum kern kern, const struct slot *s, const struct slot 
 		break;
 #ifdef HAVE_ANY
 	case K_ANY:
-		stargemm__dgemm_any('N', s->m, s->n, s->k, 1.0, s->a, s->m, s->b, s->k, 1.0,
-				    s->c, s->m);
+		any_dgemm('N', s->m, s->n, s->k, 1.0, s->a, s->m, s->b, s->k, 1.0, s->c, s->m);
 		break;
 #endif
 #ifdef HAVE_LIBXSMM
@@ -955,6 +960,8 @@ static void usage(FILE *f)
 		"  --min-time SEC    seconds per repetition at least (default 0.2)\n"
 		"  --complex         the products in double complex (8 flops per multiply-add;\n"
 		"                    kernels openblas, loop, any)\n"
+		"  --isa avx512|avx2 the instruction set of the kernel any (default: the\n"
+		"                    widest this CPU has, stargemm's choice)\n"
 		"  --trans-a         op(A) = A^T (A stored k x m): OpenBLAS as it is, the\n"
 		"                    others after op(A) is copied out (sides up to 256)\n"
 		"  --mix SPEC        random shape per product: a set \"5,13,23,26\" (all\n"
@@ -1067,6 +1074,36 @@ static void set_clock(const char *arg, const char *const *names)
 	bench_clock = set == 2 ? CLOCK_THREAD_CPUTIME_ID : CLOCK_MONOTONIC;
 }
 
+/* --isa: the kernels any times (@p arg NULL: those of the widest instruction set this
+ * CPU has); 0 when it has none. */
+static int set_isa(const char *arg)
+{
+#ifdef HAVE_ANY
+	int isa = stargemm__small_isa();
+
+	if (arg && strcmp(arg, "avx512") == 0)
+		isa = STARGEMM__ISA_AVX512;
+	else if (arg && strcmp(arg, "avx2") == 0)
+		isa = STARGEMM__ISA_AVX2;
+	else if (arg)
+		bad_option("isa", arg);
+	if (arg && !stargemm__small_isa_usable(isa))
+		die("--isa: this CPU does not have that instruction set");
+	if (!stargemm__small_isa_usable(isa))
+		return 0;
+	any_dgemm = isa == STARGEMM__ISA_AVX512 ? stargemm__dgemm_any_avx512
+						: stargemm__dgemm_any_avx2;
+	any_zgemm = isa == STARGEMM__ISA_AVX512 ? stargemm__zgemm_any_avx512
+						: stargemm__zgemm_any_avx2;
+	fprintf(stderr, "# any: the %s kernels\n", stargemm__small_isa_name(isa));
+	return 1;
+#else
+	if (arg)
+		die("--isa needs -DHAVE_ANY");
+	return 0;
+#endif
+}
+
 static void parse_options(int argc, char **argv, struct opts *o)
 {
 	static const struct option longopts[] = {
@@ -1087,11 +1124,13 @@ static void parse_options(int argc, char **argv, struct opts *o)
 		{ "csv", no_argument, NULL, 'C' },
 		{ "complex", no_argument, NULL, 'Z' },
 		{ "trans-a", no_argument, NULL, 'A' },
+		{ "isa", required_argument, NULL, 'I' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 }
 	};
 	static const char *const mode_names[] = { "hot", "stream" };
 	static const char *const clock_names[] = { "wall", "cpu" };
+	const char *isa_arg = NULL;
 	int c;
 
 	while ((c = getopt_long(argc, argv, "", longopts, NULL)) != -1) {
@@ -1116,6 +1155,7 @@ static void parse_options(int argc, char **argv, struct opts *o)
 		case 'C': o->csv = 1; break;
 		case 'Z': per_element = 2; break;
 		case 'A': trans_a = 1; break;
+		case 'I': isa_arg = optarg; break;
 		case 'h': usage(stdout); exit(EXIT_SUCCESS);
 		default: usage(stderr); exit(EXIT_FAILURE);
 		}
@@ -1134,6 +1174,11 @@ static void parse_options(int argc, char **argv, struct opts *o)
 		die("--complex times kernels, not StarPU tasks");
 	if (o->kernels & ~available_kernels())
 		die("a kernel of --kernels is not compiled in (libxsmm needs -DHAVE_LIBXSMM, any -DHAVE_ANY)");
+	if ((isa_arg || o->kernels & 1u << K_ANY) && !set_isa(isa_arg)) {
+		if (o->kernels_given && o->kernels & 1u << K_ANY)
+			die("--kernels any: this CPU has neither AVX-512F nor AVX2 + FMA");
+		o->kernels &= ~(1u << K_ANY);
+	}
 }
 
 static const char *env_or_unset(const char *name)

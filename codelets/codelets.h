@@ -11,6 +11,7 @@
 #include <starpu.h>
 
 #include "element.h"
+#include "smallkernel.h"
 
 /* Codelets (codelets/). */
 extern struct starpu_codelet stargemm_gemm_cl;            /* C = a op(A) op(B) + b C, C in RW */
@@ -41,6 +42,10 @@ uint32_t stargemm__model_typed_footprint(struct starpu_task *task);
 size_t stargemm__model_gemm_work(struct starpu_task *task, unsigned nimpl);
 size_t stargemm__model_tile_elements(struct starpu_task *task, unsigned nimpl);
 
+/* The kernels of small tile products on the CPU (codelets/smallgemm.c). */
+enum stargemm__small_kernel {
+	STARGEMM__SMALL_ONE, STARGEMM__SMALL_XSMM, STARGEMM__SMALL_BLAS, STARGEMM__SMALL_NKERNELS
+};
 /* One small tile product of type @p t on the CPU (codelets/smallgemm.c), by the kernel
  * stargemm__small_choice() names (below): the one kernel for every shape, libxsmm's JIT
  * kernel, or the type's BLAS; op(A) = A^T or A^H is copied out to the cache's buffer
@@ -60,34 +65,32 @@ void stargemm__small_gemm(struct stargemm__small_cache *cache,
 			  const struct stargemm__element *t, char ta, char tb, int m, int n,
 			  int k, double _Complex alpha, const void *a, int lda, const void *b,
 			  int ldb, double _Complex beta, void *c, int ldc);
-void stargemm__small_init(void);   /* before StarPU's threads start (stargemm_init) */
-/* The kernel stargemm__small_gemm() takes for a product (@p one_kernel: the cache's):
- * the one kernel for every shape, libxsmm's (which falls back to the one kernel, or to
- * BLAS where that does not apply, when libxsmm has no kernel for the shape), or BLAS.
- * The kernels take op(A) = A: for A^T or A^H, op(A) is copied out first. */
-enum stargemm__small_kernel { STARGEMM__SMALL_ONE, STARGEMM__SMALL_XSMM, STARGEMM__SMALL_BLAS };
+/* The same by the kernel @p how, whatever stargemm__small_choice() says: one that does
+ * not take the product falls back to the one kernel, else BLAS (the calibration). */
+void stargemm__small_gemm_by(struct stargemm__small_cache *cache,
+			     enum stargemm__small_kernel how, const struct stargemm__element *t,
+			     char ta, char tb, int m, int n, int k, double _Complex alpha,
+			     const void *a, int lda, const void *b, int ldb,
+			     double _Complex beta, void *c, int ldc);
+/* libxsmm's set-up, then the kernels' calibration (codelets/calibrate.c); before
+ * StarPU's threads start (stargemm_init). */
+void stargemm__small_init(void);
+/* The kernel stargemm__small_gemm() takes for a product (@p one_kernel: the cache's),
+ * of those that take it, the fastest measured on this machine for products of its size
+ * (codelets/calibrate.c), or without measurements the built-in order: the one kernel
+ * for every shape, libxsmm's (which falls back to the one kernel, or to BLAS where that
+ * does not apply, when libxsmm has no kernel for the shape), or BLAS. The kernels take
+ * op(A) = A: for A^T or A^H, op(A) is copied out first. */
 enum stargemm__small_kernel stargemm__small_choice(const struct stargemm__element *t, char ta,
 						   int m, int n, int k, double _Complex alpha,
 						   int one_kernel);
+/* Of the kernels in @p can (a bit 1 << kernel each), the one of highest @p rate
+ * (indexed by kernel); the first of them on a tie; BLAS when @p can is empty. */
+enum stargemm__small_kernel stargemm__small_pick(const double *rate, unsigned can);
 
-/* One kernel for double-precision products of every shape, C = alpha A op(B) + beta C
- * (codelets/smallkernel.c: codelets/smallkernel_algo_real.c on doubles); only where
- * stargemm__dgemm_any_usable() (AVX-512F), which holds for the four kernels. The element
- * table's any_gemm (struct stargemm__element) calls them. */
-void stargemm__dgemm_any(char tb, int m, int n, int k, double alpha, const double *a,
-			 int lda, const double *b, int ldb, double beta, double *c, int ldc);
-int stargemm__dgemm_any_usable(void);
-/* The same on floats (codelets/smallkernel_single.c). */
-void stargemm__sgemm_any(char tb, int m, int n, int k, float alpha, const float *a, int lda,
-			 const float *b, int ldb, float beta, float *c, int ldc);
-/* Double complex (codelets/smallkernel_complex.c: codelets/smallkernel_algo_complex.c on
- * doubles), op(B) = B, B^T or B^H ('C'); alpha and beta as (re, im) pairs, the arrays
- * of interleaved complex doubles. */
-void stargemm__zgemm_any(char tb, int m, int n, int k, const double *alpha, const void *a,
-			 int lda, const void *b, int ldb, const double *beta, void *c, int ldc);
-/* And single complex (codelets/smallkernel_complex_single.c). */
-void stargemm__cgemm_any(char tb, int m, int n, int k, const float *alpha, const void *a,
-			 int lda, const void *b, int ldb, const float *beta, void *c, int ldc);
+/* The kernels for small tile products of every shape, stargemm__dgemm_any() and the
+ * others, each instruction set's, and stargemm__small_isa(): codelets/smallkernel.h
+ * (included above; without StarPU, for the kernel files and bench/kernels.c). */
 
 /* op(A) of an A of @p size-byte elements stored k x m (leading dimension @p lda) copied
  * to @p at as an m x k array (leading dimension m): A^T, or A^H with @p conj (complex

@@ -2,7 +2,9 @@
  * codelets/gemm.c — one tile update C = alpha op(A) op(B) + beta C, on CPU and CUDA, in
  * the element type of the task (codelets/element.c: s, d, c or z).
  *
- * CPU: the type's cblas_?gemm (one BLAS thread per StarPU worker). CUDA: its
+ * CPU: the kernel measured fastest on this machine for a tile of its size
+ * (codelets/smallgemm.c, codelets/calibrate.c): above 256 a side, and wherever it was
+ * measured faster, the type's cblas_?gemm (one BLAS thread per StarPU worker). CUDA: its
  * cublas?gemm on the worker's cuBLAS handle and stream, asynchronous
  * (STARPU_CUDA_ASYNC); every status is checked and a failure is reported to the caller
  * of stargemm_wait() as -EIO rather than aborting. Two codelets share the kernels and
@@ -61,15 +63,17 @@ static int injected_fault(const char *prefix, char letter)
 
 static void gemm_cpu(void *buffers[], void *cl_arg)
 {
+	struct stargemm__small_cache cache = { 0 };   /* a regular tiling: one_kernel 0 */
 	struct gemm_args g;
 
 	unpack(buffers, cl_arg, &g);
 	if (injected_fault("cblas_", g.type->letter))
 		return;
-	g.type->cpu_gemm(g.ta, g.tb, g.m, g.n, g.k, g.alpha,
-			 (const void *)STARPU_MATRIX_GET_PTR(buffers[0]), g.lda,
-			 (const void *)STARPU_MATRIX_GET_PTR(buffers[1]), g.ldb, g.beta,
-			 (void *)STARPU_MATRIX_GET_PTR(buffers[2]), g.ldc);
+	stargemm__small_gemm(&cache, g.type, g.ta, g.tb, g.m, g.n, g.k, g.alpha,
+			     (const void *)STARPU_MATRIX_GET_PTR(buffers[0]), g.lda,
+			     (const void *)STARPU_MATRIX_GET_PTR(buffers[1]), g.ldb, g.beta,
+			     (void *)STARPU_MATRIX_GET_PTR(buffers[2]), g.ldc);
+	stargemm__small_cache_free(&cache);
 }
 
 #if defined(STARPU_SIMGRID)

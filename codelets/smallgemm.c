@@ -1,23 +1,19 @@
 /*
  * codelets/smallgemm.c — one small tile product C = alpha op(A) op(B) + beta C on the
- * CPU, for the batch codelet (codelets/batch.c), by the fastest kernel that takes it.
- * Below ~100 rows a BLAS call spends more time in its interface and packing than in
- * arithmetic; libxsmm's JIT kernels, generated once per shape, do not (bench/kernels.c;
- * doc/performance.md). libxsmm 1.17 generates kernels for alpha = 1, beta in {0, 1},
- * op(A) = A, in single and double precision; other beta values scale C first. Sides
- * above LIBXSMM_SIDE_MAX are not given to libxsmm: it was measured faster up to there
- * (doc/performance.md), not beyond.
+ * CPU, for the batch codelet (codelets/batch.c) and the single tile task
+ * (codelets/gemm.c), by the kernel measured fastest on this machine among those that
+ * take it (codelets/calibrate.c; doc/design.md, "Kernel rates measured on the
+ * machine"). Three kernels: stargemm's one kernel for every shape (the element type's
+ * any_gemm, codelets/smallkernel.c: AVX-512F or AVX2 + FMA), libxsmm's JIT kernel for
+ * the shape (libxsmm 1.17: alpha = 1, beta in {0, 1}, op(A) = A, single and double;
+ * other beta values scale C first), and the type's BLAS, which takes everything. Sides
+ * above 256 (LIBXSMM_SIDE_MAX, SMALL_SIDE_MAX: the largest calibrated) go to BLAS.
  *
  * A kernel per shape is fast while the shapes are few. Irregular tilings give a shape
- * to nearly every product, and then stargemm's one AVX-512 kernel for every shape (the
- * element type's any_gemm: codelets/smallkernel*.c) is faster: a batch whose tilings
- * give more than STARGEMM_XSMM_SHAPES shapes (the geometry's one_kernel, src/product.c)
- * takes it first for what it covers (op(A) = A, sides up to 256). It also takes the
- * real products libxsmm declines (alpha != 1) or all of them without libxsmm
- * (configure), where it beats BLAS, and every complex product it covers (libxsmm has no
- * complex kernels, and a BLAS call per tile was slower from 8^3 to 256^3:
- * bench/kernels.c --complex, doc/performance.md). What none takes goes to the type's
- * BLAS.
+ * to nearly every product, and libxsmm's kernels then run from cold code: a batch whose
+ * tilings give more than STARGEMM_XSMM_SHAPES shapes (the geometry's one_kernel,
+ * src/product.c) leaves libxsmm out where the one kernel takes the product (the
+ * calibration measures libxsmm on one shape repeated, which is not that case).
  *
  * The kernels take op(A) = A: for op(A) = A^T or A^H, op(A) is copied out first
  * (codelets/transpose.c, into the cache's buffer), rather than leaving the product to
@@ -35,9 +31,12 @@
 #endif
 
 #include <complex.h>
+#include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "../src/internal.h"
+#include "calibrate.h"
 
 #ifdef HAVE_LIBXSMM
 #define LIBXSMM_SIDE_MAX 256
@@ -98,8 +97,8 @@ static int by_libxsmm(struct stargemm__small_cache *cache, const struct stargemm
 #endif
 
 /* The one kernel for every shape takes products of every type (op(A) = A, or copied out
- * to it) with sides up to SMALL_SIDE_MAX (measured as fast as libxsmm's kernels up to
- * there, and faster than OpenBLAS: doc/performance.md), on CPUs with AVX-512. */
+ * to it) with sides up to SMALL_SIDE_MAX, the largest calibrated, where the CPU has its
+ * instruction set (AVX-512F or AVX2 + FMA). */
 #define SMALL_SIDE_MAX 256
 
 static int one_kernel_takes(int m, int n, int k)
@@ -108,21 +107,63 @@ static int one_kernel_takes(int m, int n, int k)
 	       stargemm__dgemm_any_usable();
 }
 
+/* The kernels that take a product, a bit (1 << kernel) each. libxsmm's takes real
+ * products with alpha = 1 and sides up to LIBXSMM_SIDE_MAX, but not a batch of
+ * irregular tilings (@p one_kernel) where the one kernel takes it: a JIT kernel per
+ * shape is then fetched cold for nearly every product (STARGEMM_XSMM_SHAPES). BLAS
+ * takes every product. */
+static unsigned takers(const struct stargemm__element *t, int m, int n, int k,
+		       double _Complex alpha, int one_kernel)
+{
+	unsigned can = 1u << STARGEMM__SMALL_BLAS;
+	int one = one_kernel_takes(m, n, k);
+
+	if (one)
+		can |= 1u << STARGEMM__SMALL_ONE;
+#ifdef HAVE_LIBXSMM
+	if (!t->is_complex && alpha == 1.0 && m <= LIBXSMM_SIDE_MAX && n <= LIBXSMM_SIDE_MAX &&
+	    k <= LIBXSMM_SIDE_MAX && !(one_kernel && one))
+		can |= 1u << STARGEMM__SMALL_XSMM;
+#else
+	(void)t, (void)alpha;
+#endif
+	return can;
+}
+
+enum stargemm__small_kernel stargemm__small_pick(const double *rate, unsigned can)
+{
+	int best = -1;
+
+	for (int kn = 0; kn < STARGEMM__SMALL_NKERNELS; kn++)
+		if ((can >> kn & 1u) && (best < 0 || rate[kn] > rate[best]))
+			best = kn;
+	return best < 0 ? STARGEMM__SMALL_BLAS : (enum stargemm__small_kernel)best;
+}
+
+/* Without measurements (SimGrid, STARGEMM_CALIBRATE=0): the one kernel for irregular
+ * tilings and complex products, else libxsmm's, else the one kernel, else BLAS. */
+static enum stargemm__small_kernel built_in_order(const struct stargemm__element *t,
+						  unsigned can, int one_kernel)
+{
+	if ((can >> STARGEMM__SMALL_ONE & 1u) && (one_kernel || t->is_complex))
+		return STARGEMM__SMALL_ONE;
+	if (can >> STARGEMM__SMALL_XSMM & 1u)
+		return STARGEMM__SMALL_XSMM;
+	return can >> STARGEMM__SMALL_ONE & 1u ? STARGEMM__SMALL_ONE : STARGEMM__SMALL_BLAS;
+}
+
 enum stargemm__small_kernel stargemm__small_choice(const struct stargemm__element *t, char ta,
 						   int m, int n, int k, double _Complex alpha,
 						   int one_kernel)
 {
-	int one = one_kernel_takes(m, n, k);
+	const struct stargemm__calibration *cal = stargemm__calibration();
+	unsigned can = takers(t, m, n, k, alpha, one_kernel);
 
 	(void)ta;   /* op(A) = A^T and A^H are copied out to A first */
-	if (one && (one_kernel || t->is_complex))
-		return STARGEMM__SMALL_ONE;
-#ifdef HAVE_LIBXSMM
-	if (!t->is_complex && alpha == 1.0 && m <= LIBXSMM_SIDE_MAX &&
-	    n <= LIBXSMM_SIDE_MAX && k <= LIBXSMM_SIDE_MAX)
-		return STARGEMM__SMALL_XSMM;
-#endif
-	return one ? STARGEMM__SMALL_ONE : STARGEMM__SMALL_BLAS;
+	if (!cal->measured)
+		return built_in_order(t, can, one_kernel);
+	return stargemm__small_pick(
+		cal->small[stargemm__cal_type(t->letter)][stargemm__cal_class(m, n, k)], can);
 }
 
 /* op(A) (@p ta 'T' or 'C') of the k x m A at @p a copied to the cache's buffer as an
@@ -151,13 +192,12 @@ void stargemm__small_cache_free(struct stargemm__small_cache *cache)
 	cache->opa_bytes = 0;
 }
 
-void stargemm__small_gemm(struct stargemm__small_cache *cache,
-			  const struct stargemm__element *t, char ta, char tb, int m, int n,
-			  int k, double _Complex alpha, const void *a, int lda, const void *b,
-			  int ldb, double _Complex beta, void *c, int ldc)
+void stargemm__small_gemm_by(struct stargemm__small_cache *cache,
+			     enum stargemm__small_kernel how, const struct stargemm__element *t,
+			     char ta, char tb, int m, int n, int k, double _Complex alpha,
+			     const void *a, int lda, const void *b, int ldb,
+			     double _Complex beta, void *c, int ldc)
 {
-	enum stargemm__small_kernel how = stargemm__small_choice(t, ta, m, n, k, alpha,
-								 cache->one_kernel);
 	const void *opa = how == STARGEMM__SMALL_BLAS || ta == 'N' ? a
 			  : copied_op(cache, t, ta, m, k, a, lda);
 
@@ -177,13 +217,34 @@ void stargemm__small_gemm(struct stargemm__small_cache *cache,
 		t->cpu_gemm(ta, tb, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc);
 }
 
+void stargemm__small_gemm(struct stargemm__small_cache *cache,
+			  const struct stargemm__element *t, char ta, char tb, int m, int n,
+			  int k, double _Complex alpha, const void *a, int lda, const void *b,
+			  int ldb, double _Complex beta, void *c, int ldc)
+{
+	stargemm__small_gemm_by(cache, stargemm__small_choice(t, ta, m, n, k, alpha,
+							      cache->one_kernel),
+				t, ta, tb, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc);
+}
+
 /* libxsmm initialises itself on first use, and its initialisation calls putenv():
  * from a worker thread, while StarPU-MPI's thread reads the environment inside MPI,
  * that crashed (glibc's environment is not thread-safe). So it is done here, before
  * StarPU starts its threads. */
 void stargemm__small_init(void)
 {
+	const char *isa = stargemm__setting_text(STARGEMM__KERNEL_ISA);
+	int limit = STARGEMM__ISA_AVX512;
+
 #ifdef HAVE_LIBXSMM
 	libxsmm_init();
 #endif
+	for (int i = STARGEMM__ISA_NONE; isa && i <= STARGEMM__ISA_AVX512; i++)
+		if (strcmp(isa, stargemm__small_isa_name(i)) == 0)
+			limit = i;
+	if (isa && strcmp(isa, stargemm__small_isa_name(limit)) != 0)
+		fprintf(stderr, "stargemm: STARGEMM_KERNEL_ISA='%s': expected avx512, avx2 or "
+			"none; the CPU's widest serves\n", isa);
+	stargemm__small_isa_limit(limit);
+	stargemm__calibrate();
 }

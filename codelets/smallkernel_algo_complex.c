@@ -1,10 +1,12 @@
 /*
  * codelets/smallkernel_algo_complex.c — the kernel for small complex tile products of
  * any shape, C (m x n) = alpha A op(B) + beta C, A not transposed, op(B) = B, B^T or
- * B^H, written once for every precision on the vector helpers of a type header. Not
- * compiled alone: a file per precision defines SMALLKERNEL_GEMM (the kernel's name),
- * includes its type header, then this file (codelets/smallkernel_complex.c: double
- * complex, codelets/smallkernel_complex_single.c: single complex).
+ * B^H, written once for every precision and instruction set on the vector helpers of a
+ * type header. Not compiled alone: a file per precision and instruction set defines
+ * SMALLKERNEL_GEMM (the kernel's name), includes its type header, then this file
+ * (codelets/smallkernel_avx512_z.c: double complex on AVX-512F, _avx512_c.c: single
+ * complex, _avx2_z.c and _avx2_c.c: on AVX2 + FMA); codelets/smallkernel.c calls the
+ * one of the widest instruction set the CPU has.
  *
  * Why: libxsmm 1.17 has no complex kernels, so a complex tile product in a batch was one
  * cblas_zgemm or cblas_cgemm call, whose interface and packing cost more than the
@@ -12,36 +14,32 @@
  *
  * How: the real kernel's blocking (codelets/smallkernel_algo_real.c) on interleaved
  * complex numbers, SK_LANES / 2 to a vector (re, im, re, im, ...): C is cut into blocks
- * of at most MAXV vectors of rows (the last vector of a column masked) by 5 to 8
- * columns, one accumulator per vector and column. For each k the block loads its
+ * of at most SK_COMPLEX_MAXV vectors of rows (the last vector of a column masked) by
+ * sk_complex_block_columns() columns, one accumulator per vector and column; the
+ * blocking is the instruction set's, from its header. For each k the block loads its
  * vectors of A's column, a and the pairs swapped and signed, s = (-im, re, ...) (for
  * B^H: (im, -re, ...)), and for each column broadcasts op(B)'s element's real part r
  * and imaginary part i: acc += a r + s i is the complex a b (or a conj(b)) in two fused
  * multiply-adds. alpha and beta multiply the same way at the end. The block's row and
  * column counts are constants at each call site (the switches below), so the loops
- * unroll and the accumulators stay in registers. beta = 0 does not read C. Depends on
- * nothing else in stargemm (bench/kernels.c compiles codelets/smallkernel_complex.c
- * alone); declared in src/internal.h.
+ * unroll and the accumulators stay in registers; a case beyond the instruction set's
+ * blocking is never taken and is compiled as a one-vector or one-column block, not
+ * indexing past the arrays. beta = 0 does not read C. Depends on nothing else in
+ * stargemm (bench/kernels.c compiles the kernel files alone); declared in
+ * codelets/smallkernel.h.
  */
 #ifndef SMALLKERNEL_GEMM
-#error "included by codelets/smallkernel_complex.c and _complex_single.c, after a type header"
+#error "included by codelets/smallkernel_avx*_[zc].c, after a type header"
 #endif
 
 #include <stddef.h>
 
 #ifdef SK_VECTORS
 
-#define MAXV 4	/* vectors in a block's column: blocks of at most 4 SK_LANES / 2 rows */
-#define MAXC 8	/* columns in a block */
+/* The switches below take blocks of up to 4 vectors and 8 columns. */
+_Static_assert(SK_COMPLEX_MAXV <= 4 && SK_MAXC <= 8, "a blocking the switches do not cover");
 
 enum { COMPLEX_LANES = SK_LANES / 2 };   /* complex numbers per vector */
-
-/* The columns of a block of nv vectors: nv * columns accumulators and 2 nv vectors of A
- * (a and s) leave two registers for the broadcasts among AVX-512's 32. */
-static inline __attribute__((always_inline)) int block_columns(int nv)
-{
-	return nv == 4 ? 5 : nv == 3 ? 6 : 8;
-}
 
 /* x's pairs swapped and multiplied by @p sign: (x1 s0, x0 s1, x3 s2, x2 s3, ...). */
 static inline __attribute__((always_inline)) SK_TARGET sk_vec swapped(sk_vec x, sk_vec sign)
@@ -66,7 +64,7 @@ block(int nv, int nc, int rows, int k, const sk_real *alpha, const sk_real *a, i
       sk_real *c, int ldc)
 {
 	sk_mask last = sk_mask_but_last(2 * (COMPLEX_LANES * nv - rows));
-	sk_vec acc[MAXV][MAXC];
+	sk_vec acc[SK_COMPLEX_MAXV][SK_MAXC];
 
 #pragma GCC unroll 8
 	for (int j = 0; j < nc; j++)
@@ -75,7 +73,7 @@ block(int nv, int nc, int rows, int k, const sk_real *alpha, const sk_real *a, i
 			acc[v][j] = sk_zero();
 	for (int p = 0; p < k; p++) {
 		const sk_real *ap = a + 2 * (ptrdiff_t)p * lda, *bp = b + 2 * p * bk;
-		sk_vec av[MAXV], sv[MAXV];
+		sk_vec av[SK_COMPLEX_MAXV], sv[SK_COMPLEX_MAXV];
 
 #pragma GCC unroll 4
 		for (int v = 0; v < nv; v++) {
@@ -117,13 +115,14 @@ block(int nv, int nc, int rows, int k, const sk_real *alpha, const sk_real *a, i
 }
 
 /* Rows [0, rows) of C, all its columns, in blocks of nv vectors (a constant below) by
- * block_columns(nv) columns; the last, narrower block is its own unrolled copy. */
+ * sk_complex_block_columns(nv) columns; the last, narrower block is its own unrolled
+ * copy. */
 static inline __attribute__((always_inline)) SK_TARGET void
 row_block(int nv, int rows, int n, int k, const sk_real *alpha, const sk_real *a, int lda,
 	  const sk_real *b, ptrdiff_t bk, ptrdiff_t bj, sk_vec sign, const sk_real *beta,
 	  sk_real *c, int ldc)
 {
-	const int nc = block_columns(nv);
+	const int nc = sk_complex_block_columns(nv);
 	int j = 0;
 
 	for (; j + nc <= n; j += nc)
@@ -143,8 +142,8 @@ row_block(int nv, int rows, int n, int k, const sk_real *alpha, const sk_real *a
 	}
 }
 
-/* The row blocks' sizes: as few blocks of at most MAXV vectors as cover m, of equal
- * multiples of COMPLEX_LANES rows, each by the copy for its vectors. @p alpha and
+/* The row blocks' sizes: as few blocks of at most SK_COMPLEX_MAXV vectors as cover m, of
+ * equal multiples of COMPLEX_LANES rows, each by the copy for its vectors. @p alpha and
  * @p beta are complex numbers as (re, im) pairs; a, b and c hold interleaved complex
  * numbers. */
 SK_TARGET void SMALLKERNEL_GEMM(char tb, int m, int n, int k, const sk_real *alpha,
@@ -154,7 +153,8 @@ SK_TARGET void SMALLKERNEL_GEMM(char tb, int m, int n, int k, const sk_real *alp
 	/* op(B)(p, j) = B(p, j) = b[p + j ldb], or B(j, p) = b[j + p ldb] (conjugated for 'C') */
 	ptrdiff_t bk = tb == 'N' ? 1 : ldb, bj = tb == 'N' ? ldb : 1;
 	sk_vec sign = sk_alternate(tb == 'C' ? 1 : -1);
-	int nblocks = (m + COMPLEX_LANES * MAXV - 1) / (COMPLEX_LANES * MAXV);
+	int most = COMPLEX_LANES * SK_COMPLEX_MAXV;   /* rows in a block, at most */
+	int nblocks = (m + most - 1) / most;
 	int height = ((m + nblocks - 1) / nblocks + COMPLEX_LANES - 1) / COMPLEX_LANES *
 		     COMPLEX_LANES;
 	const sk_real *ar = a, *br = b;
@@ -166,9 +166,18 @@ SK_TARGET void SMALLKERNEL_GEMM(char tb, int m, int n, int k, const sk_real *alp
 		sk_real *ci = cr + 2 * i;
 
 		switch ((rows + COMPLEX_LANES - 1) / COMPLEX_LANES) {
-		case 4: row_block(4, rows, n, k, alpha, ai, lda, br, bk, bj, sign, beta, ci, ldc); break;
-		case 3: row_block(3, rows, n, k, alpha, ai, lda, br, bk, bj, sign, beta, ci, ldc); break;
-		case 2: row_block(2, rows, n, k, alpha, ai, lda, br, bk, bj, sign, beta, ci, ldc); break;
+		case 4:
+			row_block(4 <= SK_COMPLEX_MAXV ? 4 : 1, rows, n, k, alpha, ai, lda,
+				  br, bk, bj, sign, beta, ci, ldc);
+			break;
+		case 3:
+			row_block(3 <= SK_COMPLEX_MAXV ? 3 : 1, rows, n, k, alpha, ai, lda,
+				  br, bk, bj, sign, beta, ci, ldc);
+			break;
+		case 2:
+			row_block(2 <= SK_COMPLEX_MAXV ? 2 : 1, rows, n, k, alpha, ai, lda,
+				  br, bk, bj, sign, beta, ci, ldc);
+			break;
 		default: row_block(1, rows, n, k, alpha, ai, lda, br, bk, bj, sign, beta, ci, ldc); break;
 		}
 	}

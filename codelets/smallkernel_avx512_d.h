@@ -1,16 +1,17 @@
 /*
  * codelets/smallkernel_avx512_d.h — the vector type the kernels for small tile products
  * are written on, for doubles on AVX-512F: vectors of 8 doubles, masks of 8 bits, and
- * the few operations the kernels use, each a one-line static inline function.
+ * the few operations the kernels use, each a one-line static inline function. Included
+ * by codelets/smallkernel_avx512_d.c and codelets/smallkernel_avx512_z.c.
  *
  * Why: the kernels' algorithms (codelets/smallkernel_algo_real.c and
  * codelets/smallkernel_algo_complex.c) are written once on these names; a file per
- * precision includes one such header, then an algorithm (codelets/smallkernel.c,
- * codelets/smallkernel_complex.c). Another precision or instruction set is another
- * header with the same names (codelets/smallkernel_avx512_s.h; AVX2 + FMA would have
- * 4 doubles a vector and a vector as mask). Functions, not macros, so that a debugger
- * steps through them. The instruction set's part (target attribute, sk_usable()) is
- * codelets/smallkernel_avx512.h.
+ * precision and instruction set includes one such header, then an algorithm. Another
+ * precision or instruction set is another header with the same names
+ * (codelets/smallkernel_avx512_s.h; codelets/smallkernel_avx2_d.h: AVX2 + FMA, 4 doubles
+ * a vector and a vector as mask). Functions, not macros, so that a debugger steps
+ * through them. The instruction set's part (target attribute, sk_usable(), the register
+ * blocking) is codelets/smallkernel_avx512.h.
  */
 #ifndef STARGEMM_SMALLKERNEL_AVX512_D_H
 #define STARGEMM_SMALLKERNEL_AVX512_D_H

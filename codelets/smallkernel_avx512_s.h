@@ -2,7 +2,7 @@
  * codelets/smallkernel_avx512_s.h — the vector type the kernels for small tile products
  * are written on, for floats on AVX-512F: vectors of 16 floats, masks of 16 bits, the
  * same names as codelets/smallkernel_avx512_d.h (which says what and why) for doubles.
- * Included by codelets/smallkernel_single.c and codelets/smallkernel_complex_single.c.
+ * Included by codelets/smallkernel_avx512_s.c and codelets/smallkernel_avx512_c.c.
  */
 #ifndef STARGEMM_SMALLKERNEL_AVX512_S_H
 #define STARGEMM_SMALLKERNEL_AVX512_S_H

@@ -79,10 +79,12 @@ struct stargemm__block_axis {
 	const int64_t *cuts;
 	int64_t ncuts;
 };
-/* The side of the tiles that in-place host arrays are cut into (src/host.c): the
- * environment's STARGEMM_HOST_TILE, else 256 without GPUs and 2048 with; -EINVAL with a
- * message for a bad setting. */
-int stargemm__host_tile(int64_t *nb);
+/* The side of the tiles that in-place host arrays are cut into (src/host.c), for a
+ * product of type @p t with a C of m x n and this @p alpha: the environment's
+ * STARGEMM_HOST_TILE, else 2048 with GPUs, else chosen from the CPU kernels measured on
+ * the machine and the problem's size; -EINVAL with a message for a bad setting. */
+int stargemm__host_tile(const struct stargemm__element *t, int64_t m, int64_t n,
+			double _Complex alpha, int64_t *nb);
 /* That submatrix (rows x cols) of elements of @p type on a P x Q grid whose process
  * (p, q) is rank grid[p Q + q] (@p grid NULL: p Q + q; else checked as a distribution's
  * map, src/distribution.c), whose local tiles are registered in place in the

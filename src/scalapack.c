@@ -528,7 +528,10 @@ static int by_stargemm(const struct pgemm_call *p, const struct blacs_grid *g)
 	struct stargemm_matrix *X[3] = { NULL, NULL, NULL };   /* A, B, C */
 	int64_t tile;
 
-	if ((ret = stargemm__host_tile(&tile)))
+	/* the tile of a host call on each process's share of C */
+	if ((ret = stargemm__host_tile(stargemm__element(p->type), (p->m + P - 1) / P,
+				       (p->n + Q - 1) / Q, stargemm__element(p->type)->load(p->alpha),
+				       &tile)))
 		return ret;
 	/* op(A)'s rows are A's rows, or its columns when transposed; the same for B. C's
 	 * rows join op(A)'s, C's columns op(B)'s, op(A)'s columns op(B)'s rows. */

@@ -28,16 +28,22 @@ static const struct stargemm__setting_row table[STARGEMM__NSETTINGS] = {
 		"tile products below this many flops are batched (0: no batches)" },
 	[STARGEMM__BATCH_FLOPS] = { "STARGEMM_BATCH_FLOPS", 1, 5e8,
 		"flops of one batch task (0: no batches)" },
+	/* Unset: measured when the file is missing or stale (codelets/calibrate.c). */
+	[STARGEMM__CALIBRATE] = { "STARGEMM_CALIBRATE", 1, NAN,
+		"1: stargemm_init() measures the CPU kernels again and rewrites their file; "
+		"0: measures nothing, the built-in kernel order serves (unset: measured when "
+		"the file is missing or stale)" },
 	[STARGEMM__DEVICE_POOL] = { "STARGEMM_DEVICE_POOL", 1, 1,
 		"GPU tile buffers come from stargemm's pool of device memory (0: StarPU's "
 		"allocator)" },
 	[STARGEMM__DISK_ONE_FILE] = { "STARGEMM_DISK_ONE_FILE", 1, 1,
 		"a disk node keeps its tiles in one file (src/disk.c; 0: StarPU's unistd "
 		"backend, a file per tile)" },
-	/* Chosen by src/host.c: 256 without GPUs, 2048 with. */
+	/* Chosen by src/host.c: 2048 with GPUs, else from the kernels measured on the
+	 * machine (codelets/calibrate.c) and the problem's size. */
 	[STARGEMM__HOST_TILE] = { "STARGEMM_HOST_TILE", 1, NAN,
-		"tile side of the host call stargemm_?gemm() (1 to 65536; default 256 "
-		"without GPUs, 2048 with)" },
+		"tile side of the host call stargemm_?gemm() (1 to 65536; default 2048 with "
+		"GPUs, else chosen from the kernels measured on the machine)" },
 	[STARGEMM__KEEP_MEMORY] = { "STARGEMM_KEEP_MEMORY", 1, 1,
 		"freed buffers below 32 MiB are kept in glibc's heaps, and up to 1 GiB of free "
 		"heap top (0: glibc's defaults; also off when the user set glibc's malloc "
@@ -62,6 +68,9 @@ static const struct stargemm__setting_row table[STARGEMM__NSETTINGS] = {
 	[STARGEMM__FAULT] = { "STARGEMM_FAULT", 0, NAN,
 		"WHAT:RANK:N makes the N-th event WHAT (insert, kernel or scratch) fail on "
 		"rank RANK, for the fault tests (unset: none)" },
+	[STARGEMM__KERNEL_ISA] = { "STARGEMM_KERNEL_ISA", 0, NAN,
+		"'avx2' or 'none': stargemm's small kernels use no wider instruction set than "
+		"this, though the CPU has one ('avx512': the default, the CPU's widest)" },
 	[STARGEMM__PROGRESS] = { "STARGEMM_PROGRESS", 0, NAN,
 		"'force': stargemm_set_progress(1) prints its line even when stderr is not a "
 		"terminal" },
@@ -73,8 +82,15 @@ static const struct stargemm__setting_row table[STARGEMM__NSETTINGS] = {
 		"StarPU's report" },
 	[STARGEMM__STARPU_FXT_TRACE] = { "STARPU_FXT_TRACE", 0, NAN,
 		"StarPU's; stargemm sets 0 unless set (no trace unless asked for)" },
+	[STARGEMM__STARPU_HOME] = { "STARPU_HOME", 0, NAN,
+		"StarPU's; the kernels' file is under $STARPU_HOME/.starpu/sampling/stargemm "
+		"(else $HOME's)" },
+	[STARGEMM__STARPU_HOSTNAME] = { "STARPU_HOSTNAME", 0, NAN,
+		"StarPU's; names the kernels' file (else the machine's name)" },
 	[STARGEMM__STARPU_NCPU] = { "STARPU_NCPU", 0, NAN,
 		"StarPU's; when set, the drop-in leaves the CPU worker count to it" },
+	[STARGEMM__STARPU_PERF_MODEL_DIR] = { "STARPU_PERF_MODEL_DIR", 0, NAN,
+		"StarPU's; when set, the kernels' file is under it, in stargemm/" },
 	[STARGEMM__STARPU_SCHED] = { "STARPU_SCHED", 0, NAN,
 		"StarPU's; when set (and stargemm_config.sched_policy is not), its policy "
 		"replaces stargemm's out-of-core policy" },
@@ -84,6 +100,9 @@ static const struct stargemm__setting_row table[STARGEMM__NSETTINGS] = {
 		"glibc's; when set, STARGEMM_KEEP_MEMORY does nothing" },
 	[STARGEMM__MALLOC_TRIM_THRESHOLD] = { "MALLOC_TRIM_THRESHOLD_", 0, NAN,
 		"glibc's; when set, STARGEMM_KEEP_MEMORY does nothing" },
+	[STARGEMM__HOME] = { "HOME", 0, NAN,
+		"the kernels' file is under $HOME/.starpu/sampling/stargemm when STARPU_HOME "
+		"and STARPU_PERF_MODEL_DIR are unset" },
 };
 
 const struct stargemm__setting_row *stargemm__setting_row(enum stargemm__setting s)

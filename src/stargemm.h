@@ -396,8 +396,9 @@ int stargemm_pdgemm(stargemm_trans transa, stargemm_trans transb, double alpha,
  *  (= 'T' for real data), leading dimensions lda, ldb, ldc >= max(1, rows stored), as
  *  in BLAS (beta = 0 overwrites C without reading it; m or n = 0: nothing; k = 0 or
  *  alpha = 0: C = beta C, A and B not read). The arrays are tiled in place, not copied
- *  (tiles of STARGEMM_HOST_TILE elements a side if set, else 2048 with GPUs, 256
- *  without); the product runs on every worker of the process — out of core, with the
+ *  (tiles of STARGEMM_HOST_TILE elements a side if set, else 2048 with GPUs, else a
+ *  side chosen from the CPU kernels measured on the machine and the problem's size:
+ *  README, "Kernels measured on the machine"); the product runs on every worker of the process — out of core, with the
  *  planner's plan, when the three arrays do not fit in the GPUs' memory — and C holds
  *  the result when the call returns. With GPUs, the arrays are page-locked for the
  *  call. Needs stargemm_init() and a communicator of one process (-EINVAL otherwise:

@@ -1,7 +1,8 @@
 #!/bin/sh
 # tests/bench_check.sh — the benchmark's CSV output and --check on small ragged runs:
 # every repetition line must end in PASS, and the peers must run when built (the GPU
-# peers exit 77 where no GPU is visible, as on CI).
+# peers exit 77 where no GPU is visible, as on CI); bench/sweep_cpu.sh --quick prints
+# its summaries.
 set -e
 out="$BUILDDIR/tests/bench_check.out"
 : >"$out"
@@ -92,4 +93,14 @@ for peer in cublas:$cublas:2 cublasxt:$cublasxt:1; do
 	fi
 done
 rm -f "$out.cublas" "$out.cublasxt"
+# The CPU sweep (bench/sweep_cpu.sh) at its small sizes, dense and host parts: its
+# summaries name every tile and size with a ratio.
+sweep="$BUILDDIR/tests/bench_check.sweep"
+rm -rf "$sweep"
+BENCH_DIR="$BUILDDIR/bench" bash "$SRCDIR/bench/sweep_cpu.sh" --quick --rounds 1 \
+	--parts dense,host --out "$sweep" >"$out.sweep" 2>&1 || { cat "$out.sweep"; exit 1; }
+[ "$(grep -c '^dense N=512 nb=[0-9]*: stargemm [0-9.]* GFLOP/s.*ratio [0-9.]*$' "$out.sweep")" -eq 2 ] &&
+	[ "$(grep -c '^host N=[0-9]*: stargemm_dgemm [0-9.]* GFLOP/s.*ratio [0-9.]*$' "$out.sweep")" -eq 2 ] ||
+	{ cat "$out.sweep"; echo "bench/sweep_cpu.sh --quick: summaries missing"; exit 1; }
+rm -rf "$sweep" "$out.sweep"
 echo "benchmark output OK"

@@ -1,19 +1,28 @@
 /*
  * tests/test_smallkernel.c — the kernels for small tile products of every shape, double
- * (codelets/smallkernel.c) and single (codelets/smallkernel_single.c), against a plain
- * triple loop in double: no MPI, no StarPU run. TAP output; skipped (exit 77 through
- * the driver: "1..0 # SKIP") on a CPU without AVX-512F, where stargemm never calls them.
+ * and single (codelets/smallkernel_algo_real.c), of every instruction set the CPU running
+ * the test has (AVX-512F: codelets/smallkernel_avx512_[ds].c; AVX2 + FMA:
+ * codelets/smallkernel_avx2_[ds].c), each called by its name, against a plain triple loop
+ * in double: no MPI, no StarPU run. TAP output; skipped (exit 77 through the driver:
+ * "1..0 # SKIP") only on a CPU with neither, where stargemm never calls them.
  *
- * Properties checked, in both precisions, for op(B) = B and B^T:
- *  - every m in 1..40 (double: the row blocks of 8, 16, 24 and 32 rows; single: of 16
- *    and 32; their masked last vectors), single up to 72 rows too (its blocks of 48 and
- *    64 rows), with every n in 1..24 (every column remainder of the blocks of 6 and 8
- *    columns, up to four blocks) and k in 1..5, 11, 17, ..., 35, and a random sample up
- *    to 256 (the sweep kept small enough for AddressSanitizer's build: about 30 s);
- *  - alpha = 1 and -0.75, beta = 0, 1 and 0.5; beta = 0 overwrites a C of NaN;
- *  - leading dimensions larger than the rows: the elements between (C's padding) are
- *    left as they were;
- *  - k = 0: C = beta C.
+ * Properties checked, for each instruction set, in both precisions, for op(B) = B and
+ * B^T (one TAP line per instruction set, precision, op(B) and sweep, the first failure
+ * named):
+ *  - every m and n in 1..64 with k = 1, 2, 7 and 16 (the row blocks of every blocking,
+ *    their masked last vectors, several blocks; every column remainder of the blocks of
+ *    4, 6 and 8 columns), every k in 1..64 on a few m x n, every m in 65..256 (several
+ *    row blocks of equal height) on a few n, and a random sample up to 256;
+ *  - alpha = 1 and -0.75, beta = 0, 1 and 0.5 in turn over the shapes; beta = 0
+ *    overwrites a C of NaN;
+ *  - leading dimensions equal to the rows or larger, odd and even: the elements of C
+ *    between (its padding) are left as they were;
+ *  - k = 0: C = beta C;
+ *  - stargemm__small_isa() is the widest instruction set the CPU has, its name, and
+ *    stargemm__dgemm_any() and stargemm__sgemm_any() give what its kernels give, to the
+ *    bit.
+ * The sweeps take about 3 s of a -O2 build (dev, both instruction sets).
+ *
  * And the kernel a batched product takes (stargemm__small_choice()): the one kernel for
  * irregular tilings in every type, for every complex product, and for real ones libxsmm
  * declines (alpha != 1, or no libxsmm); libxsmm's on regular real tilings; BLAS for
@@ -49,11 +58,24 @@ static double uniform(void)
 	return (double)(rng >> 11) / 9007199254740992.0 - 0.5;
 }
 
+/* The instruction sets with kernels, widest first, and their kernels by name. */
+static const struct isa_kernels {
+	enum stargemm__isa isa;
+	void (*d)(char, int, int, int, double, const double *, int, const double *, int,
+		  double, double *, int);
+	void (*s)(char, int, int, int, float, const float *, int, const float *, int, float,
+		  float *, int);
+} isas[] = {
+	{ STARGEMM__ISA_AVX512, stargemm__dgemm_any_avx512, stargemm__sgemm_any_avx512 },
+	{ STARGEMM__ISA_AVX2, stargemm__dgemm_any_avx2, stargemm__sgemm_any_avx2 },
+};
+
 struct gemm_case {
 	char tb;
 	int m, n, k, lda, ldb, ldc;
 	double alpha, beta;
-	int single;   /* stargemm__sgemm_any(), on the same values rounded to float */
+	int single;   /* stargemm__sgemm_any_*(), on the same values rounded to float */
+	const struct isa_kernels *kern;   /* NULL: stargemm__dgemm_any() or _sgemm_any() */
 };
 
 /* An element of an operand: a double, or one that a float holds exactly. */
@@ -62,16 +84,17 @@ static double element(const struct gemm_case *g)
 	return g->single ? (double)(float)uniform() : uniform();
 }
 
-/* The kernel of g's precision on a, b, c (doubles; in single, copied to floats and C
- * back, exactly). */
+/* The kernel of g's precision and instruction set on a, b, c (doubles; in single, copied
+ * to floats and C back, exactly). */
 static int run_kernel(const struct gemm_case *g, const double *a, size_t na, const double *b,
 		      size_t nb, double *c, size_t nc)
 {
 	float *af, *bf, *cf;
 
 	if (!g->single) {
-		stargemm__dgemm_any(g->tb, g->m, g->n, g->k, g->alpha, a, g->lda, b, g->ldb,
-				    g->beta, c, g->ldc);
+		(g->kern ? g->kern->d : stargemm__dgemm_any)(g->tb, g->m, g->n, g->k, g->alpha,
+							      a, g->lda, b, g->ldb, g->beta, c,
+							      g->ldc);
 		return 0;
 	}
 	af = malloc(na * sizeof(*af));
@@ -84,8 +107,9 @@ static int run_kernel(const struct gemm_case *g, const double *a, size_t na, con
 			bf[e] = (float)b[e];
 		for (size_t e = 0; e < nc; e++)
 			cf[e] = (float)c[e];
-		stargemm__sgemm_any(g->tb, g->m, g->n, g->k, (float)g->alpha, af, g->lda, bf,
-				    g->ldb, (float)g->beta, cf, g->ldc);
+		(g->kern ? g->kern->s : stargemm__sgemm_any)(g->tb, g->m, g->n, g->k,
+							      (float)g->alpha, af, g->lda, bf,
+							      g->ldb, (float)g->beta, cf, g->ldc);
 		for (size_t e = 0; e < nc; e++)
 			c[e] = cf[e];
 	}
@@ -95,6 +119,9 @@ static int run_kernel(const struct gemm_case *g, const double *a, size_t na, con
 	return af && bf && cf ? 0 : -1;
 }
 
+/* Elements after C's last column, which the kernel must not write either. */
+enum { GUARD = 16 };
+
 /* Runs one case; 0 when C matches the loop (and the padding is untouched). */
 static int check_case(const struct gemm_case *g, char *why, size_t len)
 {
@@ -102,7 +129,8 @@ static int check_case(const struct gemm_case *g, char *why, size_t len)
 	size_t na = (size_t)g->lda * (g->k > 0 ? g->k : 1), nb = (size_t)g->ldb * bcols;
 	size_t nc = (size_t)g->ldc * g->n;
 	double *a = malloc(na * sizeof(*a)), *b = malloc((nb ? nb : 1) * sizeof(*b));
-	double *c = malloc(nc * sizeof(*c)), *ref = malloc(nc * sizeof(*ref));
+	double *c = malloc((nc + GUARD) * sizeof(*c));
+	double *ref = malloc((nc + GUARD) * sizeof(*ref));
 	int bad = !a || !b || !c || !ref;
 
 	double eps = g->single ? 6.0e-8 : 1.1e-16;   /* unit roundoff */
@@ -111,11 +139,16 @@ static int check_case(const struct gemm_case *g, char *why, size_t len)
 		a[e] = element(g);
 	for (size_t e = 0; e < nb && !bad; e++)
 		b[e] = element(g);
-	for (size_t e = 0; e < nc && !bad; e++)
-		c[e] = (int)(e % (size_t)g->ldc) < g->m && g->beta == 0.0 ? NAN : element(g);
+	for (size_t e = 0; e < nc + GUARD && !bad; e++)
+		c[e] = e < nc && (int)(e % (size_t)g->ldc) < g->m && g->beta == 0.0 ? NAN
+										 : element(g);
 	if (!bad) {
-		memcpy(ref, c, nc * sizeof(*c));
-		bad = run_kernel(g, a, na, b, nb, c, nc);
+		memcpy(ref, c, (nc + GUARD) * sizeof(*c));
+		bad = run_kernel(g, a, na, b, nb, c, nc + GUARD);
+	}
+	if (!bad && memcmp(c + nc, ref + nc, GUARD * sizeof(*c)) != 0) {
+		snprintf(why, len, "an element after C's last column written");
+		bad = 1;
 	}
 	for (int j = 0; j < g->n && !bad; j++)
 		for (int i = 0; i < g->ldc && !bad; i++) {
@@ -150,31 +183,143 @@ static int check_case(const struct gemm_case *g, char *why, size_t len)
 
 static void name_of(const struct gemm_case *g, char *buf, size_t len)
 {
-	snprintf(buf, len, "%s tb=%c m=%d n=%d k=%d ld=%d,%d,%d alpha=%g beta=%g",
+	snprintf(buf, len, "%s %s tb=%c m=%d n=%d k=%d ld=%d,%d,%d alpha=%g beta=%g",
+		 g->kern ? stargemm__small_isa_name(g->kern->isa) : "dispatched",
 		 g->single ? "single" : "double", g->tb, g->m, g->n, g->k, g->lda, g->ldb, g->ldc,
 		 g->alpha, g->beta);
 }
 
-/* Every m up to @p rows, n up to 24, k up to 35 (all to 5, then every 6th), one TAP
- * line per (precision, tb, alpha, beta) with the first failure named. */
-static void exhaustive(int single, char tb, double alpha, double beta, int rows)
+static const double alphas[2] = { 1.0, -0.75 }, betas[3] = { 0.0, 1.0, 0.5 };
+
+/* A case of shape m x n x k: the scalars the @p turn-th of the 6 pairs (alpha, beta),
+ * leading dimensions m to m + 3 and rows to rows + 2 by @p turn too (odd and even). */
+static struct gemm_case shape_case(const struct isa_kernels *kern, int single, char tb,
+				   int m, int n, int k, int turn)
 {
-	char name[200], why[96] = "", first[160] = "";
-	int bad = 0;
+	struct gemm_case g = { tb, m, n, k, m + turn % 4, (tb == 'N' ? k : n) + turn % 3,
+			       m + (turn + 1) % 4, alphas[turn % 2], betas[turn / 2 % 3],
+			       single, kern };
 
-	for (int m = 1; m <= rows; m++)
-		for (int n = 1; n <= 24; n++)
-			for (int k = 1; k <= 35; k += (k < 5 ? 1 : 6)) {
-				struct gemm_case g = { tb, m, n, k, m + 3, (tb == 'N' ? k : n) + 1,
-						       m + 2, alpha, beta, single };
+	return g;
+}
 
-				if (check_case(&g, why, sizeof(why)) && !bad++)
-					name_of(&g, first, sizeof(first));
+/* One TAP line: the cases of a sweep, the first failure named. */
+struct sweep {
+	int count, bad;
+	char first[240];
+};
+
+static void sweep_case(struct sweep *w, const struct gemm_case *g)
+{
+	char why[96] = "";
+
+	w->count++;
+	if (check_case(g, why, sizeof(why)) && !w->bad++) {
+		name_of(g, w->first, sizeof(w->first));
+		strncat(w->first, ": ", sizeof(w->first) - strlen(w->first) - 1);
+		strncat(w->first, why, sizeof(w->first) - strlen(w->first) - 1);
+	}
+}
+
+static void sweep_line(const struct sweep *w, const struct isa_kernels *kern, int single,
+		       char tb, const char *what)
+{
+	char name[400];
+
+	snprintf(name, sizeof(name), "%s %s tb=%c, %s: %d cases%s%s",
+		 stargemm__small_isa_name(kern->isa), single ? "single" : "double", tb, what,
+		 w->count, w->bad ? ", first failure " : "", w->bad ? w->first : "");
+	ok(!w->bad, name);
+}
+
+/* The sweeps of one instruction set's kernel of one precision and op(B), a TAP line
+ * each. */
+static void sweeps(const struct isa_kernels *kern, int single, char tb)
+{
+	static const int grid_k[4] = { 1, 2, 7, 16 };
+	static const int k_shapes[4][2] = { { 1, 1 }, { 13, 7 }, { 37, 22 }, { 64, 64 } };
+	static const int tall_n[3] = { 1, 5, 11 };
+	struct sweep grid = { 0 }, ks = { 0 }, tall = { 0 }, sample = { 0 }, empty = { 0 };
+	struct gemm_case g;
+
+	for (int m = 1; m <= 64; m++)
+		for (int n = 1; n <= 64; n++)
+			for (int x = 0; x < 4; x++) {
+				g = shape_case(kern, single, tb, m, n, grid_k[x], m + n + x);
+				sweep_case(&grid, &g);
 			}
-	snprintf(name, sizeof(name), "%s, every shape up to %d x 24 x 35, tb=%c alpha=%g "
-		 "beta=%g%s%s%s", single ? "single" : "double", rows, tb, alpha,
-		 beta, bad ? ": first failure " : "", first, bad ? why : "");
-	ok(!bad, name);
+	sweep_line(&grid, kern, single, tb, "every m, n in 1..64, k = 1, 2, 7, 16");
+	for (int s = 0; s < 4; s++)
+		for (int k = 1; k <= 64; k++) {
+			g = shape_case(kern, single, tb, k_shapes[s][0], k_shapes[s][1], k, k + s);
+			sweep_case(&ks, &g);
+		}
+	sweep_line(&ks, kern, single, tb, "every k in 1..64, m x n = 1 x 1, 13 x 7, 37 x 22, "
+		   "64 x 64");
+	for (int m = 65; m <= 256; m++)
+		for (int x = 0; x < 3; x++) {
+			g = shape_case(kern, single, tb, m, tall_n[x], 3, m + x);
+			sweep_case(&tall, &g);
+		}
+	sweep_line(&tall, kern, single, tb, "every m in 65..256, n = 1, 5, 11, k = 3");
+	for (int x = 0; x < 40; x++) {
+		int m = 1 + (int)((uniform() + 0.5) * 256), n = 1 + (int)((uniform() + 0.5) * 256);
+		int k = 1 + (int)((uniform() + 0.5) * 256);
+
+		g = shape_case(kern, single, tb, m > 256 ? 256 : m, n > 256 ? 256 : n,
+			       k > 256 ? 256 : k, x);
+		sweep_case(&sample, &g);
+	}
+	sweep_line(&sample, kern, single, tb, "random m, n, k in 1..256");
+	for (int y = 0; y < 3; y++) {
+		g = (struct gemm_case){ tb, 17, 9, 0, 17, tb == 'N' ? 1 : 9, 19, 1.0, betas[y],
+					single, kern };
+		sweep_case(&empty, &g);
+	}
+	sweep_line(&empty, kern, single, tb, "k = 0, 17 x 9, beta = 0, 1, 0.5: C = beta C");
+}
+
+/* stargemm__small_isa(): the widest instruction set usable, named; the kernels stargemm
+ * calls give what that instruction set's kernels give, to the bit (one case each). */
+static void widest(void)
+{
+	int isa = stargemm__small_isa(), want = STARGEMM__ISA_NONE;
+	char name[200];
+
+	for (int i = (int)(sizeof(isas) / sizeof(isas[0])) - 1; i >= 0; i--)
+		if (stargemm__small_isa_usable(isas[i].isa))
+			want = isas[i].isa;
+	snprintf(name, sizeof(name), "stargemm__small_isa() is %s (want %s), named %s",
+		 stargemm__small_isa_name(isa), stargemm__small_isa_name(want),
+		 stargemm__small_isa_name(isa));
+	ok(isa == want && isa == stargemm__small_isa() && stargemm__dgemm_any_usable() &&
+	   !stargemm__small_isa_usable(STARGEMM__ISA_NONE) &&
+	   strcmp(stargemm__small_isa_name(STARGEMM__ISA_AVX2), "avx2") == 0 &&
+	   strcmp(stargemm__small_isa_name(STARGEMM__ISA_AVX512), "avx512") == 0 &&
+	   strcmp(stargemm__small_isa_name(STARGEMM__ISA_NONE), "none") == 0, name);
+	for (int single = 0; single < 2; single++) {
+		const struct isa_kernels *kern = NULL;
+		double c1[41 * 30], c2[41 * 30], a[41 * 50], b[50 * 30];
+		struct gemm_case g = { 'N', 37, 30, 50, 41, 50, 41, 0.5, 0.25, single, NULL };
+
+		for (size_t i = 0; i < sizeof(isas) / sizeof(isas[0]); i++)
+			if ((int)isas[i].isa == isa)
+				kern = &isas[i];
+		for (size_t e = 0; e < sizeof(a) / sizeof(a[0]); e++)
+			a[e] = element(&g);
+		for (size_t e = 0; e < sizeof(b) / sizeof(b[0]); e++)
+			b[e] = element(&g);
+		for (size_t e = 0; e < sizeof(c1) / sizeof(c1[0]); e++)
+			c1[e] = c2[e] = element(&g);
+		run_kernel(&g, a, sizeof(a) / sizeof(a[0]), b, sizeof(b) / sizeof(b[0]), c1,
+			   sizeof(c1) / sizeof(c1[0]));
+		g.kern = kern;
+		run_kernel(&g, a, sizeof(a) / sizeof(a[0]), b, sizeof(b) / sizeof(b[0]), c2,
+			   sizeof(c2) / sizeof(c2[0]));
+		snprintf(name, sizeof(name), "stargemm__%cgemm_any() gives what the %s kernel "
+			 "gives, to the bit", single ? 's' : 'd', stargemm__small_isa_name(isa));
+		ok(kern && memcmp(c1, c2, sizeof(c1)) == 0, name);
+	}
 }
 
 /* One TAP line: the kernel chosen for type @p letter's product is @p want. */
@@ -311,12 +456,11 @@ static void dispatch(char letter, char ta, char tb)
 
 int main(void)
 {
-	const double alphas[2] = { 1.0, -0.75 }, betas[3] = { 0.0, 1.0, 0.5 };
 	const char tbs[2] = { 'N', 'T' };
-	char name[200], why[96];
 
 	if (!stargemm__dgemm_any_usable()) {
-		printf("1..0 # SKIP this CPU has no AVX-512F (the kernel is not used)\n");
+		printf("1..0 # SKIP this CPU has neither AVX-512F nor AVX2 + FMA (the kernels "
+		       "are not used)\n");
 		return 0;
 	}
 	choices();
@@ -330,36 +474,16 @@ int main(void)
 				dispatch(letter, 'C', "NT"[b]);
 		}
 	}
-	for (int single = 0; single < 2; single++)
-		for (int t = 0; t < 2; t++)
-			for (int x = 0; x < 2; x++)
-				for (int y = 0; y < 3; y++)
-					exhaustive(single, tbs[t], alphas[x], betas[y],
-						   single ? 72 : 40);
-	for (int s = 0; s < 120; s++) {
-		struct gemm_case g = { tbs[s % 2], 1 + (int)((uniform() + 0.5) * 256),
-				       1 + (int)((uniform() + 0.5) * 256),
-				       1 + (int)((uniform() + 0.5) * 256), 0, 0, 0,
-				       alphas[s % 2], betas[s % 3], s >= 60 };
-
-		g.m = g.m > 256 ? 256 : g.m;
-		g.n = g.n > 256 ? 256 : g.n;
-		g.k = g.k > 256 ? 256 : g.k;
-		g.lda = g.m + s % 5;
-		g.ldb = (g.tb == 'N' ? g.k : g.n) + s % 3;
-		g.ldc = g.m + s % 4;
-		why[0] = 0;
-		name_of(&g, name, sizeof(name));
-		if (check_case(&g, why, sizeof(why)))
-			strncat(name, why, sizeof(name) - strlen(name) - 1);
-		ok(!why[0], name);
-	}
-	for (int y = 0; y < 6; y++) {
-		struct gemm_case g = { 'N', 17, 9, 0, 17, 1, 19, 1.0, betas[y % 3], y >= 3 };
-
-		why[0] = 0;
-		name_of(&g, name, sizeof(name));
-		ok(!check_case(&g, why, sizeof(why)), name);
+	widest();
+	for (size_t i = 0; i < sizeof(isas) / sizeof(isas[0]); i++) {
+		if (!stargemm__small_isa_usable(isas[i].isa)) {
+			printf("# %s: not on this CPU, its kernels not tested\n",
+			       stargemm__small_isa_name(isas[i].isa));
+			continue;
+		}
+		for (int single = 0; single < 2; single++)
+			for (int t = 0; t < 2; t++)
+				sweeps(&isas[i], single, tbs[t]);
 	}
 	printf("1..%d\n", ntests);
 	return nfailed ? 1 : 0;

@@ -1,0 +1,521 @@
+/*
+ * codelets/calibrate.c — the CPU kernels' rates measured on the machine that runs the
+ * program, kept in a file per machine beside StarPU's performance models
+ * (codelets/calibrate.h says what they decide and why they are measured).
+ *
+ * What is measured, on one core, before StarPU's threads start: for each element type
+ * and each cube side 4, 8, ..., 256, the rate of each small-product kernel that takes
+ * it here (stargemm's one kernel for every shape, libxsmm's JIT kernel, one BLAS call),
+ * the way a batch calls it (alpha = 1, beta = 1, operands hot in cache); and one BLAS
+ * product of side 512 per type. Each rate is the best of three trials of at least a
+ * millisecond after an untimed call: about half a second in all.
+ *
+ * The file: comment lines, an identity line (stargemm's, libxsmm's and the BLAS's
+ * versions, the kernels' instruction set, the CPU), then a line per type and side and a
+ * line per type. A file that does not parse, lacks a rate, or names another identity is
+ * measured again, with a message; so is a missing one. Processes of one machine take a
+ * lock file in turn: the first measures and writes (to a temporary file renamed over
+ * the old one), the others then read it. When the file cannot be written, the rates
+ * serve this process only, with a message.
+ */
+#include "config.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/file.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#ifdef HAVE_LIBXSMM
+#include <libxsmm.h>
+#endif
+
+#include <starpu.h>
+
+#include "../src/settings.h"
+#include "calibrate.h"
+#include "element.h"
+
+#ifdef HAVE_OPENBLAS_GET_CONFIG
+char *openblas_get_config(void);
+#endif
+#ifdef HAVE_OPENBLAS_SET_NUM_THREADS
+void openblas_set_num_threads(int nthreads);
+#endif
+
+#define TRIAL_S 1e-3    /* a trial runs at least this long (a clock tick is far less) */
+#define TRIALS 3        /* the best of them is kept */
+
+static const char letters[STARGEMM__CAL_TYPES] = { 's', 'd', 'c', 'z' };
+
+static struct stargemm__calibration current;
+
+int stargemm__cal_type(char letter)
+{
+	for (int i = 0; i < STARGEMM__CAL_TYPES; i++)
+		if (letters[i] == letter)
+			return i;
+	return -1;
+}
+
+int stargemm__cal_class(int m, int n, int k)
+{
+	double size = cbrt((double)m * (double)n * (double)k);
+	int i = (int)lround(log2(size > 1.0 ? size : 1.0)) - 2;
+
+	return i < 0 ? 0 : i >= STARGEMM__CAL_SIDES ? STARGEMM__CAL_SIDES - 1 : i;
+}
+
+const struct stargemm__calibration *stargemm__calibration(void)
+{
+	return &current;
+}
+
+void stargemm__calibration_set(const struct stargemm__calibration *cal)
+{
+	if (cal)
+		current = *cal;
+	else
+		memset(&current, 0, sizeof(current));
+}
+
+/* ---- identity and path ----------------------------------------------------------- */
+
+/* The value of @p key in /proc/cpuinfo's first processor (into @p out), "?" without. */
+static void cpuinfo(const char *key, char *out, size_t size)
+{
+	FILE *f = fopen("/proc/cpuinfo", "r");
+	char line[512];
+	size_t len = strlen(key);
+
+	snprintf(out, size, "?");
+	while (f && fgets(line, sizeof(line), f)) {
+		char *colon = strchr(line, ':');
+
+		if (strncmp(line, key, len) == 0 && colon && (line[len] == ' ' || line[len] == '\t')) {
+			snprintf(out, size, "%s", colon + 1 + (colon[1] == ' '));
+			out[strcspn(out, "\n")] = '\0';
+			break;
+		}
+	}
+	if (f)
+		fclose(f);
+}
+
+const char *stargemm__calibration_identity(void)
+{
+	static char id[1024];
+	char model[256], family[32], number[32];
+	const char *blas = "cblas";
+
+#ifdef HAVE_OPENBLAS_GET_CONFIG
+	blas = openblas_get_config();
+#endif
+	cpuinfo("model name", model, sizeof(model));
+	cpuinfo("cpu family", family, sizeof(family));
+	cpuinfo("model", number, sizeof(number));
+	snprintf(id, sizeof(id), "stargemm %s; kernels %s; libxsmm %s; blas %s; cpu %s "
+		 "(family %s model %s)", PACKAGE_VERSION,
+		 stargemm__small_isa_name(stargemm__small_isa()),
+#ifdef HAVE_LIBXSMM
+		 LIBXSMM_VERSION,
+#else
+		 "none",
+#endif
+		 blas, model, family, number);
+	for (char *p = id; *p; p++)   /* one line */
+		if (*p == '\n' || *p == '\r')
+			*p = ' ';
+	return id;
+}
+
+int stargemm__calibration_path(char *path, size_t size)
+{
+	const char *dir = stargemm__setting_text(STARGEMM__STARPU_PERF_MODEL_DIR);
+	const char *home = stargemm__setting_text(STARGEMM__STARPU_HOME);
+	const char *host = stargemm__setting_text(STARGEMM__STARPU_HOSTNAME);
+	char name[256];
+	int n;
+
+	if (!home)
+		home = stargemm__setting_text(STARGEMM__HOME);
+	if (!host) {
+		if (gethostname(name, sizeof(name)) != 0)
+			snprintf(name, sizeof(name), "unknown");
+		name[sizeof(name) - 1] = '\0';
+		host = name;
+	}
+	if (dir)
+		n = snprintf(path, size, "%s/stargemm/kernels.%s", dir, host);
+	else if (home)
+		n = snprintf(path, size, "%s/.starpu/sampling/stargemm/kernels.%s", home, host);
+	else
+		return -1;
+	return n > 0 && (size_t)n < size ? 0 : -1;
+}
+
+/* ---- measuring --------------------------------------------------------------------- */
+
+static double now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+/* Operands for products up to STARGEMM__CAL_BIG a side in every type. */
+struct operands {
+	void *a, *b, *c;
+	struct stargemm__small_cache cache;
+};
+
+static int operands_alloc(struct operands *o)
+{
+	size_t bytes = (size_t)STARGEMM__CAL_BIG * STARGEMM__CAL_BIG * 2 * sizeof(double);
+
+	memset(o, 0, sizeof(*o));
+	o->a = malloc(bytes);
+	o->b = malloc(bytes);
+	o->c = calloc(1, bytes);
+	return o->a && o->b && o->c ? 0 : -1;
+}
+
+static void operands_free(struct operands *o)
+{
+	stargemm__small_cache_free(&o->cache);
+	free(o->a);
+	free(o->b);
+	free(o->c);
+}
+
+/* A and B of small values of one sign in type @p t (C grows slowly, never
+ * underflows), C zero. */
+static void operands_as(struct operands *o, const struct stargemm__element *t)
+{
+	size_t n = (size_t)STARGEMM__CAL_BIG * STARGEMM__CAL_BIG;   /* elements */
+
+	for (size_t i = 0; i < n; i++) {
+		t->store(o->a, (int64_t)i, 1e-3 * (double)(1 + i % 7), 0.0);
+		t->store(o->b, (int64_t)i, 1e-3 * (double)(1 + i % 5), 0.0);
+		t->store(o->c, (int64_t)i, 0.0, 0.0);
+	}
+}
+
+/* One product C = A B + C of side @p s by @p how (STARGEMM__SMALL_BLAS: the type's BLAS
+ * even above the small kernels' sides). */
+static void product(struct operands *o, const struct stargemm__element *t,
+		    enum stargemm__small_kernel how, int s)
+{
+	if (how == STARGEMM__SMALL_BLAS)
+		t->cpu_gemm('N', 'N', s, s, s, 1.0, o->a, s, o->b, s, 1.0, o->c, s);
+	else
+		stargemm__small_gemm_by(&o->cache, how, t, 'N', 'N', s, s, s, 1.0, o->a, s,
+					o->b, s, 1.0, o->c, s);
+}
+
+/* GFLOP/s of @p how on products of side @p s: the best of TRIALS trials, each of as
+ * many products as fill TRIAL_S, after one untimed product (libxsmm generates its
+ * kernel there). */
+static double rate(struct operands *o, const struct stargemm__element *t,
+		   enum stargemm__small_kernel how, int s)
+{
+	double flops = t->fma_flops * (double)s * (double)s * (double)s, best = 0.0;
+
+	product(o, t, how, s);
+	for (int trial = 0; trial < TRIALS; trial++) {
+		double start = now(), elapsed;
+		long reps = 0;
+
+		do {
+			product(o, t, how, s);
+			reps++;
+		} while ((elapsed = now() - start) < TRIAL_S);
+		if (reps * flops / elapsed > best)
+			best = reps * flops / elapsed;
+	}
+	return 1e-9 * best;
+}
+
+/* Whether kernel @p how takes cube products of type @p t here. */
+static int available(const struct stargemm__element *t, enum stargemm__small_kernel how)
+{
+	switch (how) {
+	case STARGEMM__SMALL_ONE:
+		return stargemm__dgemm_any_usable();
+	case STARGEMM__SMALL_XSMM:
+#ifdef HAVE_LIBXSMM
+		return !t->is_complex;
+#else
+		return 0;
+#endif
+	default:
+		return 1;
+	}
+}
+
+static int measure(struct stargemm__calibration *cal)
+{
+	struct operands o;
+
+	if (operands_alloc(&o) != 0) {
+		operands_free(&o);
+		return -1;
+	}
+#ifdef HAVE_OPENBLAS_SET_NUM_THREADS
+	openblas_set_num_threads(1);   /* a worker's BLAS: one thread */
+#endif
+	memset(cal, 0, sizeof(*cal));
+	for (int ti = 0; ti < STARGEMM__CAL_TYPES; ti++) {
+		const struct stargemm__element *t = stargemm__element(letters[ti]);
+
+		operands_as(&o, t);
+		for (int si = 0; si < STARGEMM__CAL_SIDES; si++)
+			for (int k = 0; k < STARGEMM__CAL_KERNELS; k++)
+				if (available(t, (enum stargemm__small_kernel)k))
+					cal->small[ti][si][k] =
+						rate(&o, t, (enum stargemm__small_kernel)k, 4 << si);
+		cal->big[ti] = rate(&o, t, STARGEMM__SMALL_BLAS, STARGEMM__CAL_BIG);
+	}
+	cal->measured = 1;
+	operands_free(&o);
+	return 0;
+}
+
+/* ---- the file ---------------------------------------------------------------------- */
+
+static int write_file(const char *path, const struct stargemm__calibration *cal)
+{
+	char tmp[4200];
+	FILE *f;
+	int ok;
+
+	snprintf(tmp, sizeof(tmp), "%s.%ld.tmp", path, (long)getpid());
+	if (!(f = fopen(tmp, "w")))
+		return -1;
+	fprintf(f, "# stargemm's CPU kernels measured on this machine: GFLOP/s of one core "
+		"(codelets/calibrate.c).\n# Delete this file, or set STARGEMM_CALIBRATE=1, to "
+		"measure again.\nidentity %s\n# small TYPE SIDE one xsmm blas (0: not here)\n",
+		stargemm__calibration_identity());
+	for (int ti = 0; ti < STARGEMM__CAL_TYPES; ti++)
+		for (int si = 0; si < STARGEMM__CAL_SIDES; si++)
+			fprintf(f, "small %c %d %.3f %.3f %.3f\n", letters[ti], 4 << si,
+				cal->small[ti][si][0], cal->small[ti][si][1], cal->small[ti][si][2]);
+	fprintf(f, "# big TYPE SIDE blas\n");
+	for (int ti = 0; ti < STARGEMM__CAL_TYPES; ti++)
+		fprintf(f, "big %c %d %.3f\n", letters[ti], STARGEMM__CAL_BIG, cal->big[ti]);
+	ok = fclose(f) == 0;
+	if (!ok || rename(tmp, path) != 0) {
+		unlink(tmp);
+		return -1;
+	}
+	return 0;
+}
+
+/* A rate as the file gives it: finite and >= 0. */
+static int parse_rate(const char *s, double *x)
+{
+	char *end;
+
+	errno = 0;
+	*x = strtod(s, &end);
+	return end != s && errno == 0 && isfinite(*x) && *x >= 0.0 ? 0 : -1;
+}
+
+/* One "small" or "big" line's fields (after the keyword) into @p cal; marks it seen. */
+static int parse_rates(const char *kind, char *fields, struct stargemm__calibration *cal,
+		       unsigned char seen[STARGEMM__CAL_TYPES][STARGEMM__CAL_SIDES + 1])
+{
+	char *save = NULL, *type = strtok_r(fields, " \t", &save);
+	char *side = strtok_r(NULL, " \t", &save), *v[STARGEMM__CAL_KERNELS];
+	int big = strcmp(kind, "big") == 0, nv = big ? 1 : STARGEMM__CAL_KERNELS, ti, si;
+	long s;
+
+	for (int i = 0; i < nv; i++)
+		v[i] = strtok_r(NULL, " \t", &save);
+	if (!type || strlen(type) != 1 || (ti = stargemm__cal_type(type[0])) < 0 || !side ||
+	    !v[nv - 1] || strtok_r(NULL, " \t", &save))
+		return -1;
+	s = strtol(side, NULL, 10);
+	if (big) {
+		if (s != STARGEMM__CAL_BIG || parse_rate(v[0], &cal->big[ti]) || cal->big[ti] <= 0)
+			return -1;
+		seen[ti][STARGEMM__CAL_SIDES] = 1;
+		return 0;
+	}
+	for (si = 0; si < STARGEMM__CAL_SIDES && (4L << si) != s; si++)
+		;
+	if (si == STARGEMM__CAL_SIDES)
+		return -1;
+	for (int k = 0; k < STARGEMM__CAL_KERNELS; k++)
+		if (parse_rate(v[k], &cal->small[ti][si][k]))
+			return -1;
+	if (cal->small[ti][si][STARGEMM__SMALL_BLAS] <= 0)   /* BLAS takes every product */
+		return -1;
+	seen[ti][si] = 1;
+	return 0;
+}
+
+int stargemm__calibration_parse(const char *text, const char *identity,
+				struct stargemm__calibration *cal, char *why, size_t why_size)
+{
+	unsigned char seen[STARGEMM__CAL_TYPES][STARGEMM__CAL_SIDES + 1] = { { 0 } };
+	char *copy = strdup(text ? text : ""), *save = NULL, *line;
+	int lineno = 0, has_identity = 0, ret = 0;
+
+	memset(cal, 0, sizeof(*cal));
+	for (line = copy ? strtok_r(copy, "\n", &save) : NULL; line && !ret;
+	     line = strtok_r(NULL, "\n", &save)) {
+		lineno++;
+		if (line[0] == '#' || line[strspn(line, " \t\r")] == '\0')
+			continue;
+		if (strncmp(line, "identity ", 9) == 0) {
+			if (strcmp(line + 9, identity) != 0) {
+				snprintf(why, why_size, "made for another machine or library "
+					 "(%s)", line + 9);
+				ret = -1;
+			}
+			has_identity = 1;
+		} else if (strncmp(line, "small ", 6) == 0 || strncmp(line, "big ", 4) == 0) {
+			line[strcspn(line, " ")] = '\0';
+			if (parse_rates(line, line + strlen(line) + 1, cal, seen)) {
+				snprintf(why, why_size, "line %d does not parse", lineno);
+				ret = -1;
+			}
+		} else {
+			snprintf(why, why_size, "line %d does not parse", lineno);
+			ret = -1;
+		}
+	}
+	for (int ti = 0; ti < STARGEMM__CAL_TYPES && !ret; ti++)
+		for (int si = 0; si <= STARGEMM__CAL_SIDES && !ret; si++)
+			if (!seen[ti][si]) {
+				snprintf(why, why_size, "no rate for type %c, %s %d", letters[ti],
+					 si < STARGEMM__CAL_SIDES ? "side" : "large side",
+					 si < STARGEMM__CAL_SIDES ? 4 << si : STARGEMM__CAL_BIG);
+				ret = -1;
+			}
+	if (!ret && !has_identity) {
+		snprintf(why, why_size, "no identity line");
+		ret = -1;
+	}
+	free(copy);
+	if (!copy && !ret) {
+		snprintf(why, why_size, "out of memory");
+		ret = -1;
+	}
+	cal->measured = !ret;
+	return ret;
+}
+
+/* The file's text (malloc'd), NULL when it cannot be read. */
+static char *read_text(const char *path)
+{
+	FILE *f = fopen(path, "r");
+	char *text = NULL;
+	long size;
+
+	if (!f)
+		return NULL;
+	if (fseek(f, 0, SEEK_END) == 0 && (size = ftell(f)) >= 0 && size < (1L << 20) &&
+	    fseek(f, 0, SEEK_SET) == 0 && (text = malloc((size_t)size + 1))) {
+		size_t got = fread(text, 1, (size_t)size, f);
+
+		text[got] = '\0';
+	}
+	fclose(f);
+	return text;
+}
+
+/* The file at @p path parsed into @p cal; 0, or -1 with the reason in @p why. */
+static int load(const char *path, struct stargemm__calibration *cal, char *why, size_t size)
+{
+	char *text = read_text(path);
+	int ret;
+
+	if (!text) {
+		snprintf(why, size, "%s", errno == ENOENT ? "no file yet" : strerror(errno));
+		return -1;
+	}
+	ret = stargemm__calibration_parse(text, stargemm__calibration_identity(), cal, why, size);
+	free(text);
+	return ret;
+}
+
+/* mkdir -p of @p path's directory. */
+static void make_dirs(const char *path)
+{
+	char dir[4096];
+
+	snprintf(dir, sizeof(dir), "%s", path);
+	for (char *p = dir + 1; *p; p++)
+		if (*p == '/') {
+			*p = '\0';
+			mkdir(dir, 0755);
+			*p = '/';
+		}
+}
+
+/* Measure into @p cal and write @p path (NULL: nowhere), saying why on stderr. */
+static void measure_and_write(const char *path, const char *why,
+			      struct stargemm__calibration *cal)
+{
+	fprintf(stderr, "stargemm: measuring the CPU kernels (about a second): %s: %s\n",
+		path ? path : "no file (HOME unset)", why);
+	if (measure(cal) != 0) {
+		fprintf(stderr, "stargemm: no memory to measure the CPU kernels: the built-in "
+			"order serves\n");
+		memset(cal, 0, sizeof(*cal));
+		return;
+	}
+	if (path && write_file(path, cal) != 0)
+		fprintf(stderr, "stargemm: cannot write %s (%s): the measurements serve this "
+			"process only\n", path, strerror(errno));
+}
+
+void stargemm__calibrate(void)
+{
+	struct stargemm__calibration cal;
+	char path[4096], lock[4200], why[512] = "";
+	double force = NAN;
+	int fd = -1;
+
+#ifdef STARPU_SIMGRID
+	/* Simulated runs take the kernels' times from the performance models. */
+	stargemm__calibration_set(NULL);
+	return;
+#endif
+	if (stargemm__setting(STARGEMM__CALIBRATE, &force) != 0 ||
+	    (!isnan(force) && force != 0.0 && force != 1.0)) {
+		fprintf(stderr, "stargemm: STARGEMM_CALIBRATE: expected 0 or 1; the kernels are "
+			"measured only when their file is missing or stale\n");
+		force = NAN;
+	}
+	if (force == 0.0) {
+		stargemm__calibration_set(NULL);
+		return;
+	}
+	if (stargemm__calibration_path(path, sizeof(path)) != 0) {
+		measure_and_write(NULL, "no directory for the file", &cal);
+		stargemm__calibration_set(&cal);
+		return;
+	}
+	make_dirs(path);
+	snprintf(lock, sizeof(lock), "%s.lock", path);
+	fd = open(lock, O_RDWR | O_CREAT, 0644);
+	if (fd >= 0)
+		while (flock(fd, LOCK_EX) != 0 && errno == EINTR)
+			;
+	if (force == 1.0)
+		measure_and_write(path, "STARGEMM_CALIBRATE=1", &cal);
+	else if (load(path, &cal, why, sizeof(why)) != 0)
+		measure_and_write(path, why, &cal);
+	if (fd >= 0)
+		close(fd);   /* releases the lock */
+	stargemm__calibration_set(&cal);
+}
