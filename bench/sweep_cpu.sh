@@ -111,12 +111,23 @@ fi
 if [[ ,$parts, == *,sparse,* ]]; then
 	f=$out/sweep_sparse.csv
 	: > "$f"
+	: > "$out/sweep_sparse.txt"
 	for p in "${sparse[@]}"; do
+		status=0
 		# shellcheck disable=SC2086
 		"$here/compare_dbcsr.sh" --ranks 1 --threads 1 --rounds "$rounds" \
-			--stargemm-args --quiet -- $p --csv >> "$f" || status=$?
-		if [ "${status:-0}" = 77 ]; then echo "# sparse: libDBCSR peer missing, skipped"; break; fi
-	done 2>&1 | tee "$out/sweep_sparse.txt" | grep -v '^[a-z]*,' || true
+			--stargemm-args --quiet -- $p --csv > "$f.one" 2>&1 || status=$?
+		if [ "$status" = 77 ]; then
+			echo "sparse: libDBCSR peer missing, skipped" | tee -a "$out/sweep_sparse.txt"
+			break
+		fi
+		grep '^[a-z]*,' "$f.one" >> "$f" || true
+		ratio=$(sed -n 's/^ratio stargemm\/dbcsr (medians): //p' "$f.one")
+		rates=$(awk '$1 == "dbcsr" || $1 == "stargemm" { printf "%s %s, ", $1, $5 }' "$f.one")
+		echo "sparse $p: ${rates}ratio ${ratio:-none} (status $status)" |
+			tee -a "$out/sweep_sparse.txt"
+	done
+	rm -f "$f.one"
 fi
 
 if command -v gnuplot >/dev/null; then

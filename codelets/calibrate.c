@@ -65,10 +65,15 @@ int stargemm__cal_type(char letter)
 
 int stargemm__cal_class(int m, int n, int k)
 {
-	double size = cbrt((double)m * (double)n * (double)k);
-	int i = (int)lround(log2(size > 1.0 ? size : 1.0)) - 2;
+	/* Class i (side 2^(i + 2)) up to the volume of the cube of side 2^(i + 2.5), the
+	 * geometric mean of its side and the next: 2^(3 i + 7.5). Compared as doubles, no
+	 * cube root: the batches ask it for every shape they meet. */
+	double volume = (double)m * (double)n * (double)k, bound = 181.01933598375618;
+	int i = 0;
 
-	return i < 0 ? 0 : i >= STARGEMM__CAL_SIDES ? STARGEMM__CAL_SIDES - 1 : i;
+	for (; i < STARGEMM__CAL_SIDES - 1 && volume > bound; i++)
+		bound *= 8.0;   /* 2^7.5, then times 2^3 a class */
+	return i;
 }
 
 const struct stargemm__calibration *stargemm__calibration(void)

@@ -56,6 +56,11 @@ struct stargemm__small_cache {
 	int key[2][8];          /* the last shape with beta 0, with beta 1 */
 	void (*fn[2])(void);
 	int one_kernel;   /* the batch's geometry's: the one kernel for every shape first */
+	/* The kernel (enum stargemm__small_kernel) for products of sides up to 256 in each
+	 * side class of the calibration (codelets/calibrate.h), for the type letter,
+	 * alpha == 1 and one_kernel in how_key; how_key[0] = 0: not made yet. */
+	int how_key[3];
+	signed char how[7];
 	void *opa;        /* op(A) copied out for op(A) = A^T or A^H (codelets/transpose.c) */
 	size_t opa_bytes;
 };

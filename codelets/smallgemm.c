@@ -7,7 +7,7 @@
  * any_gemm, codelets/smallkernel.c: AVX-512F or AVX2 + FMA), libxsmm's JIT kernel for
  * the shape (libxsmm 1.17: alpha = 1, beta in {0, 1}, op(A) = A, single and double;
  * other beta values scale C first), and the type's BLAS, which takes everything. Sides
- * above 256 (LIBXSMM_SIDE_MAX, SMALL_SIDE_MAX: the largest calibrated) go to BLAS.
+ * above 256 (SMALL_SIDE_MAX: the largest calibrated) go to BLAS.
  *
  * A kernel per shape is fast while the shapes are few. Irregular tilings give a shape
  * to nearly every product, and libxsmm's kernels then run from cold code: a batch whose
@@ -38,8 +38,11 @@
 #include "../src/internal.h"
 #include "calibrate.h"
 
+/* The largest side calibrated (codelets/calibrate.c): the one kernel and libxsmm's
+ * take products up to it, BLAS alone beyond. */
+#define SMALL_SIDE_MAX 256
+
 #ifdef HAVE_LIBXSMM
-#define LIBXSMM_SIDE_MAX 256
 
 /* libxsmm's kernel for this shape in type @p letter ('s' or 'd'), from the cache or
  * the registry; NULL when libxsmm has none (the caller then takes BLAS). The cache
@@ -74,7 +77,7 @@ static void (*kernel(struct stargemm__small_cache *cache, char letter, char tb, 
 }
 
 /* The product by libxsmm's kernel, for a case stargemm__small_choice() gave it (real,
- * op(A) = A, alpha = 1, sides up to LIBXSMM_SIDE_MAX); -1 when libxsmm has no kernel. */
+ * op(A) = A, alpha = 1, sides up to SMALL_SIDE_MAX); -1 when libxsmm has no kernel. */
 static int by_libxsmm(struct stargemm__small_cache *cache, const struct stargemm__element *t,
 		      char tb, int m, int n, int k, const void *a, int lda, const void *b,
 		      int ldb, double beta, void *c, int ldc)
@@ -97,10 +100,8 @@ static int by_libxsmm(struct stargemm__small_cache *cache, const struct stargemm
 #endif
 
 /* The one kernel for every shape takes products of every type (op(A) = A, or copied out
- * to it) with sides up to SMALL_SIDE_MAX, the largest calibrated, where the CPU has its
- * instruction set (AVX-512F or AVX2 + FMA). */
-#define SMALL_SIDE_MAX 256
-
+ * to it) with sides up to SMALL_SIDE_MAX where the CPU has its instruction set
+ * (AVX-512F or AVX2 + FMA). */
 static int one_kernel_takes(int m, int n, int k)
 {
 	return m <= SMALL_SIDE_MAX && n <= SMALL_SIDE_MAX && k <= SMALL_SIDE_MAX &&
@@ -108,7 +109,7 @@ static int one_kernel_takes(int m, int n, int k)
 }
 
 /* The kernels that take a product, a bit (1 << kernel) each. libxsmm's takes real
- * products with alpha = 1 and sides up to LIBXSMM_SIDE_MAX, but not a batch of
+ * products with alpha = 1 and sides up to SMALL_SIDE_MAX, but not a batch of
  * irregular tilings (@p one_kernel) where the one kernel takes it: a JIT kernel per
  * shape is then fetched cold for nearly every product (STARGEMM_XSMM_SHAPES). BLAS
  * takes every product. */
@@ -121,8 +122,8 @@ static unsigned takers(const struct stargemm__element *t, int m, int n, int k,
 	if (one)
 		can |= 1u << STARGEMM__SMALL_ONE;
 #ifdef HAVE_LIBXSMM
-	if (!t->is_complex && alpha == 1.0 && m <= LIBXSMM_SIDE_MAX && n <= LIBXSMM_SIDE_MAX &&
-	    k <= LIBXSMM_SIDE_MAX && !(one_kernel && one))
+	if (!t->is_complex && alpha == 1.0 && m <= SMALL_SIDE_MAX && n <= SMALL_SIDE_MAX &&
+	    k <= SMALL_SIDE_MAX && !(one_kernel && one))
 		can |= 1u << STARGEMM__SMALL_XSMM;
 #else
 	(void)t, (void)alpha;
@@ -217,15 +218,45 @@ void stargemm__small_gemm_by(struct stargemm__small_cache *cache,
 		t->cpu_gemm(ta, tb, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc);
 }
 
+_Static_assert(sizeof(((struct stargemm__small_cache *)0)->how) == STARGEMM__CAL_SIDES,
+	       "a kernel per side class");
+_Static_assert(SMALL_SIDE_MAX == 4 << (STARGEMM__CAL_SIDES - 1),
+	       "the kernels take the sides calibrated");
+
+/* The cache's kernel per side class for type @p t and this alpha (its cube side's). */
+static void small_choices(struct stargemm__small_cache *cache,
+			  const struct stargemm__element *t, double _Complex alpha)
+{
+	for (int i = 0; i < STARGEMM__CAL_SIDES; i++)
+		cache->how[i] = (signed char)stargemm__small_choice(t, 'N', 4 << i, 4 << i,
+								    4 << i, alpha,
+								    cache->one_kernel);
+	cache->how_key[0] = t->letter;
+	cache->how_key[1] = alpha == 1.0;
+	cache->how_key[2] = cache->one_kernel;
+}
+
 void stargemm__small_gemm(struct stargemm__small_cache *cache,
 			  const struct stargemm__element *t, char ta, char tb, int m, int n,
 			  int k, double _Complex alpha, const void *a, int lda, const void *b,
 			  int ldb, double _Complex beta, void *c, int ldc)
 {
-	stargemm__small_gemm_by(cache, stargemm__small_choice(t, ta, m, n, k, alpha,
-							      cache->one_kernel),
-				t, ta, tb, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc);
+	int alpha_one = alpha == 1.0;
+	enum stargemm__small_kernel how = STARGEMM__SMALL_BLAS;
+
+	/* Of the sides up to 256 every kernel takes a product of the cache's type, alpha
+	 * and tiling or none does: the choice depends on the side class only, and is made
+	 * once per class rather than per product (irregular tilings change shape at nearly
+	 * every product). Above 256 only BLAS takes it. */
+	if (cache->how_key[0] != t->letter || cache->how_key[1] != alpha_one ||
+	    cache->how_key[2] != cache->one_kernel)
+		small_choices(cache, t, alpha);
+	if (m <= SMALL_SIDE_MAX && n <= SMALL_SIDE_MAX && k <= SMALL_SIDE_MAX)
+		how = (enum stargemm__small_kernel)cache->how[stargemm__cal_class(m, n, k)];
+	stargemm__small_gemm_by(cache, how, t, ta, tb, m, n, k, alpha, a, lda, b, ldb, beta,
+				c, ldc);
 }
+
 
 /* libxsmm initialises itself on first use, and its initialisation calls putenv():
  * from a worker thread, while StarPU-MPI's thread reads the environment inside MPI,
