@@ -132,6 +132,6 @@ fi
 
 if command -v gnuplot >/dev/null; then
 	[ -s "$out/sweep_dense.csv" ] && "$here/plot.sh" --out "$out" --plots tile,ratio --name sweep_dense "$out/sweep_dense.csv" || true
-	[ -s "$out/sweep_host.csv" ] && "$here/plot.sh" --out "$out" --plots size,ratio --name sweep_host "$out/sweep_host.csv" || true
+	[ -s "$out/sweep_host.csv" ] && "$here/plot.sh" --out "$out" --plots size --name sweep_host "$out/sweep_host.csv" || true
 fi
 echo "sweep_cpu.sh: results in $out"

@@ -6,8 +6,8 @@
  * What is measured, on one core, before StarPU's threads start: for each element type
  * and each cube side 4, 8, ..., 256, the rate of each small-product kernel that takes
  * it here (stargemm's one kernel for every shape, libxsmm's JIT kernel, one BLAS call),
- * the way a batch calls it (alpha = 1, beta = 1, operands hot in cache); and one BLAS
- * product of side 512 per type. Each rate is the best of three trials of at least a
+ * the way a batch calls it (alpha = 1, beta = 1; from 64 a side A and B from memory, C
+ * in cache); and one BLAS product of side 512 per type. Each rate is the best of three trials of at least a
  * millisecond after an untimed call: about half a second in all.
  *
  * The file: comment lines, an identity line (stargemm's, libxsmm's and the BLAS's
@@ -174,54 +174,76 @@ static double now(void)
 	return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
 }
 
-/* Operands for products up to STARGEMM__CAL_BIG a side in every type. */
+/* The operands. From 64 a side, A and B of each product come from a pool larger than
+ * the caches, in an order that defeats the prefetchers, as a product's tiles come from
+ * memory; C, which a tile's chain of updates keeps, stays the same. */
+#define POOL_BYTES ((size_t)64 << 20)
+
 struct operands {
-	void *a, *b, *c;
+	char *pool;            /* slots of A then B, of the side being measured */
+	void *c;               /* one C of up to STARGEMM__CAL_BIG a side */
+	size_t slot_bytes, nslots, slot;   /* nslots: a power of two */
 	struct stargemm__small_cache cache;
 };
 
 static int operands_alloc(struct operands *o)
 {
-	size_t bytes = (size_t)STARGEMM__CAL_BIG * STARGEMM__CAL_BIG * 2 * sizeof(double);
+	size_t c_bytes = (size_t)STARGEMM__CAL_BIG * STARGEMM__CAL_BIG * 2 * sizeof(double);
 
 	memset(o, 0, sizeof(*o));
-	o->a = malloc(bytes);
-	o->b = malloc(bytes);
-	o->c = calloc(1, bytes);
-	return o->a && o->b && o->c ? 0 : -1;
+	o->pool = malloc(POOL_BYTES);
+	o->c = calloc(1, c_bytes);
+	return o->pool && o->c ? 0 : -1;
 }
 
 static void operands_free(struct operands *o)
 {
 	stargemm__small_cache_free(&o->cache);
-	free(o->a);
-	free(o->b);
+	free(o->pool);
 	free(o->c);
 }
 
-/* A and B of small values of one sign in type @p t (C grows slowly, never
+/* The pool filled with small values of one sign in type @p t (C grows slowly, never
  * underflows), C zero. */
 static void operands_as(struct operands *o, const struct stargemm__element *t)
 {
-	size_t n = (size_t)STARGEMM__CAL_BIG * STARGEMM__CAL_BIG;   /* elements */
+	size_t n = POOL_BYTES / t->size, nc = (size_t)STARGEMM__CAL_BIG * STARGEMM__CAL_BIG;
 
-	for (size_t i = 0; i < n; i++) {
-		t->store(o->a, (int64_t)i, 1e-3 * (double)(1 + i % 7), 0.0);
-		t->store(o->b, (int64_t)i, 1e-3 * (double)(1 + i % 5), 0.0);
+	for (size_t i = 0; i < n; i++)
+		t->store(o->pool, (int64_t)i, 1e-3 * (double)(1 + i % 7), 0.0);
+	for (size_t i = 0; i < nc; i++)
 		t->store(o->c, (int64_t)i, 0.0, 0.0);
-	}
+}
+
+/* Below this side a batch's tiles behave as if in cache: they lie together in their
+ * packs and the batch prefetches the next product's (codelets/batch.c); measured
+ * scattered, every kernel waits on memory alike (d, side 4: 0.3-0.5 GFLOP/s). */
+#define STREAM_FROM 64
+
+/* The pool cut into slots of an A and a B of side @p s (one slot below STREAM_FROM). */
+static void operands_side(struct operands *o, const struct stargemm__element *t, int s)
+{
+	o->slot_bytes = 2 * (size_t)s * (size_t)s * t->size;
+	o->nslots = 1;
+	while (s >= STREAM_FROM && 2 * o->nslots * o->slot_bytes <= POOL_BYTES)
+		o->nslots *= 2;
+	o->slot = 0;
 }
 
 /* One product C = A B + C of side @p s by @p how (STARGEMM__SMALL_BLAS: the type's BLAS
- * even above the small kernels' sides). */
+ * even above the small kernels' sides), its A and B the next slot's: a full-period
+ * congruential walk over the slots. */
 static void product(struct operands *o, const struct stargemm__element *t,
 		    enum stargemm__small_kernel how, int s)
 {
+	const char *a = o->pool + o->slot * o->slot_bytes, *b = a + o->slot_bytes / 2;
+
+	o->slot = (o->slot * 1103515245u + 12345u) & (o->nslots - 1);
 	if (how == STARGEMM__SMALL_BLAS)
-		t->cpu_gemm('N', 'N', s, s, s, 1.0, o->a, s, o->b, s, 1.0, o->c, s);
+		t->cpu_gemm('N', 'N', s, s, s, 1.0, a, s, b, s, 1.0, o->c, s);
 	else
-		stargemm__small_gemm_by(&o->cache, how, t, 'N', 'N', s, s, s, 1.0, o->a, s,
-					o->b, s, 1.0, o->c, s);
+		stargemm__small_gemm_by(&o->cache, how, t, 'N', 'N', s, s, s, 1.0, a, s, b, s,
+					1.0, o->c, s);
 }
 
 /* GFLOP/s of @p how on products of side @p s: the best of TRIALS trials, each of as
@@ -232,6 +254,7 @@ static double rate(struct operands *o, const struct stargemm__element *t,
 {
 	double flops = t->fma_flops * (double)s * (double)s * (double)s, best = 0.0;
 
+	operands_side(o, t, s);
 	product(o, t, how, s);
 	for (int trial = 0; trial < TRIALS; trial++) {
 		double start = now(), elapsed;
