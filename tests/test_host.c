@@ -9,7 +9,12 @@
  *   * beta = 0 with NaN in C; A and B the same array;
  *   * k = 0 and alpha = 0 (C = beta C), m = 0 (nothing);
  *   * bad arguments refused with the BLAS position of the argument, C overlapping A,
- *     a bad STARGEMM_HOST_TILE.
+ *     a bad STARGEMM_HOST_TILE;
+ *   * the default tile without GPUs, from synthetic calibrations (src/host.c): 256 when
+ *     the small kernels at 256 a side measure twice BLAS, 512 to 2048 when BLAS at 512
+ *     measures five times them, never a tile whose C leaves workers idle (2048 on a
+ *     C of 2048 with several workers), 256 with nothing measured, and
+ *     STARGEMM_HOST_TILE over all of them.
  * With the argument "refuse" (run on 2 processes): every rank refuses the call.
  */
 #include <cblas.h>
@@ -20,6 +25,8 @@
 #include <string.h>
 
 #include "check.h"
+#include "internal.h"
+#include "../codelets/calibrate.h"
 
 #define PAD 5          /* extra rows of every array: ld = rows + PAD */
 #define SENTINEL 7e77  /* in C's padding rows */
@@ -161,6 +168,67 @@ static const struct hcase cases[] = {
 	{ 'N', 'N', 0, 41, 29, 1.0, 1.0, NULL, 0, 0 },
 };
 
+/* A PASS or FAIL line for @p what; returns @p cond. */
+static int said(int cond, const char *what)
+{
+	printf("%s %s\n", cond ? "PASS" : "FAIL", what);
+	return cond;
+}
+
+/* The tile stargemm__host_tile() gives a d product with a C of m x m under @p cal. */
+static int64_t tile_under(const struct stargemm__calibration *cal, int64_t m)
+{
+	int64_t nb = -1;
+
+	stargemm__calibration_set(cal);
+	if (stargemm__host_tile(stargemm__element('d'), m, m, 1.0, &nb) != 0)
+		return -1;
+	return nb;
+}
+
+static int default_tiles(void)
+{
+	const struct stargemm__calibration saved = *stargemm__calibration();
+	struct stargemm__calibration small, big;
+	int d = stargemm__cal_type('d'), workers = stargemm_ncpu_workers(), good = 1;
+	int64_t t;
+	char *env = getenv("STARGEMM_HOST_TILE") ? strdup(getenv("STARGEMM_HOST_TILE")) : NULL;
+
+	if (stargemm_ncuda_workers() > 0) {
+		printf("default tiles: skipped (CUDA workers: the tile is the GPUs')\n");
+		free(env);
+		return 1;
+	}
+	unsetenv("STARGEMM_HOST_TILE");
+	memset(&small, 0, sizeof(small));
+	small.measured = 1;
+	for (int ti = 0; ti < STARGEMM__CAL_TYPES; ti++) {
+		for (int si = 0; si < STARGEMM__CAL_SIDES; si++)
+			for (int k = 0; k < STARGEMM__SMALL_NKERNELS; k++)
+				small.small[ti][si][k] = 10.0;
+		small.big[ti] = 50.0;
+	}
+	big = small;
+	for (int k = 0; k < STARGEMM__SMALL_NKERNELS; k++)
+		small.small[d][STARGEMM__CAL_SIDES - 1][k] = 100.0;   /* side 256 */
+	good &= said(tile_under(&small, 6144) == 256,
+			 "default tile: 256 where the kernels at 256 measure twice BLAS at 512");
+	good &= said((t = tile_under(&big, 6144)) >= 512 && t <= 2048,
+			 "default tile: 512 to 2048 where BLAS at 512 measures five times them");
+	good &= said(workers < 2 || tile_under(&big, 2048) < 2048,
+			 "default tile: not one C tile for several workers");
+	good &= said(tile_under(NULL, 6144) == 256, "default tile: 256 with nothing measured");
+	setenv("STARGEMM_HOST_TILE", "333", 1);
+	good &= said(tile_under(&small, 6144) == 333, "default tile: STARGEMM_HOST_TILE first");
+	if (env)
+		setenv("STARGEMM_HOST_TILE", env, 1);
+	else
+		unsetenv("STARGEMM_HOST_TILE");
+	free(env);
+	stargemm__calibration_set(&saved);
+	return good;
+}
+
 int main(int argc, char **argv)
 {
 	int refuse = argc > 1 && strcmp(argv[1], "refuse") == 0, good = 1, ret;
@@ -178,6 +246,7 @@ int main(int argc, char **argv)
 		for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++)
 			good &= run_case(&cases[i]);
 		good &= bad_calls();
+		good &= default_tiles();
 	}
 	fflush(stdout);
 	stargemm_finalize();
