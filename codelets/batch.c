@@ -27,6 +27,7 @@
 #include <string.h>
 
 #include "../src/internal.h"
+#include "calibrate.h"
 #include "../src/worklist.h"
 
 #if defined(STARPU_USE_CUDA) && !defined(STARPU_SIMGRID)
@@ -146,6 +147,17 @@ static int copies_a(const struct batch_args *x, const struct stargemm__batch_ite
 				      x->g->one_kernel) != STARGEMM__SMALL_BLAS;
 }
 
+/* Whether a kernel other than BLAS takes the batch's products of some size: the choice
+ * is per side class (codelets/calibrate.c), and BLAS may win the smallest class only. */
+static int kernels_take_some(const struct batch_args *x)
+{
+	for (int i = 0; i < STARGEMM__CAL_SIDES; i++)
+		if (stargemm__small_choice(x->type, x->ta, 4 << i, 4 << i, 4 << i, x->alpha,
+					   x->g->one_kernel) != STARGEMM__SMALL_BLAS)
+			return 1;
+	return 0;
+}
+
 /* The entry of tile @p a: its own, or the empty one where it goes. */
 static size_t entry_of(const struct opa_copies *t, const void *a)
 {
@@ -222,9 +234,7 @@ static int opa_copies_make(const struct batch_args *x, void *buffers[], struct o
 	size_t bytes = 0;
 
 	memset(t, 0, sizeof(*t));
-	if (x->g->a_tile_max < KEEP_MIN ||
-	    stargemm__small_choice(x->type, x->ta, 1, 1, 1, x->alpha, x->g->one_kernel) ==
-	    STARGEMM__SMALL_BLAS)
+	if (x->g->a_tile_max < KEEP_MIN || !kernels_take_some(x))
 		return 0;
 	if (stargemm__fault(STARGEMM_FAULT_SCRATCH) || opa_table(t, 6) != 0)
 		goto nomem;

@@ -91,21 +91,37 @@ void stargemm__calibration_set(const struct stargemm__calibration *cal)
 
 /* ---- identity and path ----------------------------------------------------------- */
 
-/* The value of @p key in /proc/cpuinfo's first processor (into @p out), "?" without. */
-static void cpuinfo(const char *key, char *out, size_t size)
+/* The CPU's name, family and model from /proc/cpuinfo's first processor, in one pass;
+ * "?" for what it lacks. */
+struct cpu_names {
+	char model_name[256], family[32], model[32];
+};
+
+static void cpuinfo(struct cpu_names *cpu)
 {
+	struct { const char *key; char *out; size_t size; } want[] = {
+		{ "model name", cpu->model_name, sizeof(cpu->model_name) },
+		{ "cpu family", cpu->family, sizeof(cpu->family) },
+		{ "model", cpu->model, sizeof(cpu->model) },
+	};
 	FILE *f = fopen("/proc/cpuinfo", "r");
 	char line[512];
-	size_t len = strlen(key);
+	int found = 0;
 
-	snprintf(out, size, "?");
-	while (f && fgets(line, sizeof(line), f)) {
+	for (int i = 0; i < 3; i++)
+		snprintf(want[i].out, want[i].size, "?");
+	while (f && found < 3 && fgets(line, sizeof(line), f)) {
 		char *colon = strchr(line, ':');
 
-		if (strncmp(line, key, len) == 0 && colon && (line[len] == ' ' || line[len] == '\t')) {
-			snprintf(out, size, "%s", colon + 1 + (colon[1] == ' '));
-			out[strcspn(out, "\n")] = '\0';
-			break;
+		for (int i = 0; i < 3 && colon; i++) {
+			size_t len = strlen(want[i].key);
+
+			if (strncmp(line, want[i].key, len) == 0 &&
+			    (line[len] == ' ' || line[len] == '\t') && want[i].out[0] == '?') {
+				snprintf(want[i].out, want[i].size, "%s", colon + 1 + (colon[1] == ' '));
+				want[i].out[strcspn(want[i].out, "\n")] = '\0';
+				found++;
+			}
 		}
 	}
 	if (f)
@@ -115,15 +131,13 @@ static void cpuinfo(const char *key, char *out, size_t size)
 const char *stargemm__calibration_identity(void)
 {
 	static char id[1024];
-	char model[256], family[32], number[32];
+	struct cpu_names cpu;
 	const char *blas = "cblas";
 
 #ifdef HAVE_OPENBLAS_GET_CONFIG
 	blas = openblas_get_config();
 #endif
-	cpuinfo("model name", model, sizeof(model));
-	cpuinfo("cpu family", family, sizeof(family));
-	cpuinfo("model", number, sizeof(number));
+	cpuinfo(&cpu);
 	snprintf(id, sizeof(id), "stargemm %s; kernels %s; libxsmm %s; blas %s; cpu %s "
 		 "(family %s model %s)", PACKAGE_VERSION,
 		 stargemm__small_isa_name(stargemm__small_isa()),
@@ -132,7 +146,7 @@ const char *stargemm__calibration_identity(void)
 #else
 		 "none",
 #endif
-		 blas, model, family, number);
+		 blas, cpu.model_name, cpu.family, cpu.model);
 	for (char *p = id; *p; p++)   /* one line */
 		if (*p == '\n' || *p == '\r')
 			*p = ' ';
