@@ -33,6 +33,7 @@ struct bench_opts {
 	int64_t ram_limit_mib; /* RAM budget (STARPU_LIMIT_CPU_MEM), 0 = none */
 	const char *disk_dir;  /* StarPU disk node directory (slow memory), NULL = none */
 	int64_t disk_mib;
+	int per_rank;          /* every rank prints its own "rank," line (bench_print_rank) */
 };
 
 /* What one repetition moved, beside the model's prediction (CSV columns). */
@@ -44,7 +45,9 @@ struct bench_moves {
 	double pred_loads, loads, peer_loads;  /* tiles per device */
 	double pred_mpi, mpi;                  /* tiles received per rank */
 	double h2d, d2d, d2h;                  /* tiles moved on this rank, all devices */
-	double ooc_tasks, unprefetched;        /* stargemm_transfer_stats' on this rank */
+	double ooc_tasks, unprefetched, late;  /* stargemm_transfer_stats' on this rank */
+	double loads_min, loads_max;           /* tiles loaded into this rank's devices */
+	double ram_peak_mib;                   /* host memory StarPU allocated, peak */
 };
 
 /* One CSV result line (rank 0 only). residual < 0 means "not checked". */
@@ -52,6 +55,10 @@ void bench_print_row(const struct bench_opts *o, int nranks, int workers, int it
 		     double seconds, double peak, double residual,
 		     const struct bench_moves *moves);
 void bench_print_header(void);
+/* This rank's own line (every rank, with --per-rank): "rank,ITER,RANK,DEVICES,LOADS,
+ * LOADS_MIN,LOADS_MAX,PEER_LOADS,PRED_LOADS,MPI_TILES,PRED_MPI_TILES,H2D,D2D,D2H,
+ * OOC_TASKS,UNPREFETCHED,LATE,RAM_PEAK_MIB" (loads per device of this rank). */
+void bench_print_rank(int iter, int rank, int devices, const struct bench_moves *mv);
 
 /* Command-line values, checked: an integer in [min, max] (max INT64_MAX: no upper
  * bound), or a finite number. On error: "PROG: NAME needs an integer >= MIN, got 'ARG'"

@@ -93,10 +93,11 @@ static void usage(FILE *f)
 		"Columns: impl,ranks,threads,m,n,k,lo,hi,density_a,density_b,density_c,seed,eps,\n"
 		"mt,nt,kt,products,iter,seconds,useful_gflop,gflops,residual,skipped,c_removed,\n"
 		"symbolic_s,inspect_s,dense_gflops,ratio_dense,dist,pred_loads,loads,\n"
-		"loads_ratio,peer_loads,prec,transA,ooc_tasks,unprefetched (residual -1: not\n"
-		"checked; pred_loads: the work list's tile loads per device out of core, loads:\n"
-		"measured, GPUs or disk -> RAM; rank 0's devices; ooc_tasks: rank 0's out-of-core\n"
-		"tasks, unprefetched: those taken with an input not prefetched).\n");
+		"loads_ratio,peer_loads,prec,transA,ooc_tasks,unprefetched,late (residual -1:\n"
+		"not checked; pred_loads: the work list's tile loads per device out of core,\n"
+		"loads: measured, GPUs or disk -> RAM; rank 0's devices; ooc_tasks: rank 0's\n"
+		"out-of-core tasks, unprefetched: those taken with an input not prefetched, late:\n"
+		"GPU tasks that became ready with an input loaded to no GPU nor on its way).\n");
 }
 
 static const char prog[] = "stargemm_bsgemm";
@@ -350,7 +351,7 @@ static int make_c(const struct bs_opts *o, const struct bsgen_problem *pb,
 struct result {
 	double seconds, symbolic_s, residual;
 	double loads, peer_loads;   /* measured tile loads per device (bench_mean_loads) */
-	uint64_t ooc_tasks, unprefetched;   /* stargemm_transfer_stats' */
+	uint64_t ooc_tasks, unprefetched, late;   /* stargemm_transfer_stats' */
 	struct stargemm_bsgemm_info info;
 };
 
@@ -397,6 +398,7 @@ static int measure_loads(struct result *r)
 		bench_mean_loads(&st, &r->loads, &r->peer_loads);
 		r->ooc_tasks = st.ooc_tasks;
 		r->unprefetched = st.unprefetched_tasks;
+		r->late = st.late_tasks;
 	}
 	return ret;
 }
@@ -443,7 +445,7 @@ static void print_header(void)
 	printf("impl,ranks,threads,m,n,k,lo,hi,density_a,density_b,density_c,seed,eps,mt,nt,"
 	       "kt,products,iter,seconds,useful_gflop,gflops,residual,skipped,c_removed,"
 	       "symbolic_s,inspect_s,dense_gflops,ratio_dense,dist,pred_loads,loads,"
-	       "loads_ratio,peer_loads,prec,transA,ooc_tasks,unprefetched\n");
+	       "loads_ratio,peer_loads,prec,transA,ooc_tasks,unprefetched,late\n");
 }
 
 static void print_row(const struct bs_opts *o, const struct bsgen_problem *pb, int iter,
@@ -453,7 +455,7 @@ static void print_row(const struct bs_opts *o, const struct bsgen_problem *pb, i
 
 	printf("stargemm,%d,%d,%lld,%lld,%lld,%lld,%lld,%g,%g,%g,%llu,%g,%lld,%lld,%lld,%lld,"
 	       "%d,%.6f,%.6f,%.3f,%.3g,%lld,%lld,%.6f,%.6f,%.3f,%.4f,%s,%.0f,%.0f,%.4f,%.0f,"
-	       "%c,%c,%llu,%llu\n",
+	       "%c,%c,%llu,%llu,%llu\n",
 	       stargemm_nranks(),
 	       stargemm_ncpu_workers() + stargemm_ncuda_workers(), (long long)o->gen.m,
 	       (long long)o->gen.n, (long long)o->gen.k, (long long)o->gen.lo,
@@ -465,7 +467,7 @@ static void print_row(const struct bs_opts *o, const struct bsgen_problem *pb, i
 	       o->balanced ? "balanced" : "cyclic", r->info.pred_loads, r->loads,
 	       r->info.pred_loads > 0 ? r->loads / r->info.pred_loads : 0.0, r->peer_loads,
 	       o->prec, o->ta, (unsigned long long)r->ooc_tasks,
-	       (unsigned long long)r->unprefetched);
+	       (unsigned long long)r->unprefetched, (unsigned long long)r->late);
 	fflush(stdout);
 }
 

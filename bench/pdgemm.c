@@ -75,6 +75,11 @@ static void usage(FILE *f)
 		"  --ram-limit MIB  RAM budget for tiles (STARPU_LIMIT_CPU_MEM)\n"
 		"  --disk DIR       StarPU disk node in DIR (must exist): RAM overflow goes there\n"
 		"  --disk-mib N     size of the disk node (default 4096)\n"
+		"  --per-rank       every rank also prints its own line for each timed\n"
+		"                   repetition: rank,iter,rank,devices,loads (mean per device),\n"
+		"                   loads_min,loads_max,peer_loads,pred_loads,mpi_tiles,\n"
+		"                   pred_mpi_tiles,h2d_tiles,d2d_tiles,d2h_tiles,ooc_tasks,\n"
+		"                   unprefetched,late,ram_peak_mib\n"
 		"CSV columns: the options above, ranks, workers (per rank: StarPU workers,\n"
 		"BLAS threads or 1 for ScaLAPACK), iter, time_s, gflops, peak_gflops, pct_peak,\n"
 		"residual and check (PASS/FAIL, empty without --check); then, for stargemm,\n"
@@ -84,7 +89,9 @@ static void usage(FILE *f)
 		"peer_loads (GPU<-GPU), pred_mpi_tiles, mpi_tiles (received per rank, bytes /\n"
 		"full tile), mpi_ratio, and the tiles this rank moved host->GPU, GPU->GPU and\n"
 		"GPU->host (all GPUs), prec, and the out-of-core tasks rank 0 ran, and of them\n"
-		"those taken with an input not prefetched (ooc_tasks, unprefetched). Plan,\n"
+		"those taken with an input not prefetched (ooc_tasks, unprefetched), and the\n"
+		"GPU tasks that became ready with an input loaded to no GPU nor on its way\n"
+		"(late: no load was asked for ahead of time). Plan,\n"
 		"prediction and task columns are empty without --ooc.\n"
 		"  --help           this text\n");
 }
@@ -143,6 +150,7 @@ static int parse(int argc, char **argv, struct bench_opts *o)
 		{ "lookahead", 1, 0, 1004 }, { "device-mem", 1, 0, 1005 },
 		{ "ram-limit", 1, 0, 1006 }, { "disk", 1, 0, 1007 }, { "disk-mib", 1, 0, 1008 },
 		{ "ngpus", 1, 0, 1009 }, { "quiet", 0, 0, 'q' }, { "prec", 1, 0, 1010 },
+		{ "per-rank", 0, 0, 1011 },
 		{ 0, 0, 0, 0 }
 	};
 	int c;
@@ -170,6 +178,7 @@ static int parse(int argc, char **argv, struct bench_opts *o)
 		case 'O': o->ooc = 1; break;
 		case 'q': o->quiet = 1; break;
 		case 1007: o->disk_dir = optarg; break;
+		case 1011: o->per_rank = 1; break;
 		case 1010:
 			if (strlen(optarg) != 1 || !stargemm_type_size((stargemm_type)optarg[0])) {
 				fprintf(stderr, "stargemm_pdgemm: --prec needs s, d, c or z, got "
@@ -309,6 +318,17 @@ static int measure_moves(const struct bench_opts *o, struct bench_moves *mv)
 	mv->d2h = (double)st.d2h_tiles;
 	mv->ooc_tasks = (double)st.ooc_tasks;
 	mv->unprefetched = (double)st.unprefetched_tasks;
+	mv->late = (double)st.late_tasks;
+	mv->ram_peak_mib = (double)st.ram_peak_bytes / (1024.0 * 1024.0);
+	/* No GPU: the one "device" is the RAM (loads from disk). */
+	mv->loads_min = mv->loads_max = st.ndevices > 0 && stargemm_ncuda_workers() > 0
+						? (double)st.device_loads[0] : mv->loads;
+	for (int g = 1; g < st.ndevices && stargemm_ncuda_workers() > 0; g++) {
+		double l = (double)st.device_loads[g];
+
+		mv->loads_min = l < mv->loads_min ? l : mv->loads_min;
+		mv->loads_max = l > mv->loads_max ? l : mv->loads_max;
+	}
 	return 0;
 }
 
@@ -393,6 +413,8 @@ static int run_stargemm(struct bench_opts *o)
 			bench_print_row(o, stargemm_nranks(),
 					stargemm_ncpu_workers() + stargemm_ncuda_workers(), it,
 					seconds, o->peak, residual, &mv);
+		if (!ret && it >= 0 && o->per_rank)
+			bench_print_rank(it, stargemm_rank(), stargemm_ncuda_workers(), &mv);
 		failed |= residual >= SG_RESIDUAL_BOUND;
 	}
 	/* Rank 0's error, and any other rank's own (not the agreement that another failed). */

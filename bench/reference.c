@@ -116,7 +116,7 @@ void bench_print_header(void)
 	printf("impl,m,n,k,nb,P,Q,transA,transB,alpha,beta,ranks,workers,iter,time_s,gflops,"
 	       "peak_gflops,pct_peak,residual,check,b,c,d,lookahead,case,pred_loads,loads,"
 	       "loads_ratio,peer_loads,pred_mpi_tiles,mpi_tiles,mpi_ratio,h2d_tiles,d2d_tiles,"
-	       "d2h_tiles,prec,ooc_tasks,unprefetched\n");
+	       "d2h_tiles,prec,ooc_tasks,unprefetched,late\n");
 }
 
 static void print_moves(const struct bench_moves *mv)
@@ -165,9 +165,18 @@ void bench_print_row(const struct bench_opts *o, int nranks, int workers, int it
 	print_moves(moves);
 	printf(",%c,", (char)o->prec);
 	if (moves && moves->planned)
-		printf("%.0f,%.0f\n", moves->ooc_tasks, moves->unprefetched);
+		printf("%.0f,%.0f,%.0f\n", moves->ooc_tasks, moves->unprefetched, moves->late);
 	else
-		printf(",\n");
+		printf(",,\n");
+	fflush(stdout);
+}
+
+void bench_print_rank(int iter, int rank, int devices, const struct bench_moves *mv)
+{
+	printf("rank,%d,%d,%d,%.0f,%.0f,%.0f,%.0f,%.0f,%.0f,%.0f,%.0f,%.0f,%.0f,%.0f,%.0f,%.0f,"
+	       "%.1f\n", iter, rank, devices, mv->loads, mv->loads_min, mv->loads_max,
+	       mv->peer_loads, mv->pred_loads, mv->mpi, mv->pred_mpi, mv->h2d, mv->d2d, mv->d2h,
+	       mv->ooc_tasks, mv->unprefetched, mv->late, mv->ram_peak_mib);
 	fflush(stdout);
 }
 

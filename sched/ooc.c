@@ -292,6 +292,9 @@ static int prefetch_held(const struct fifo *q, int64_t block)
 	return block >= 0 && block == q->oldest + 1;
 }
 
+static void count_ready(const struct ooc_data *d, const struct fifo *q,
+			struct starpu_task *task);
+
 static int push_task(struct starpu_task *task)
 {
 	struct ooc_data *d = starpu_sched_ctx_get_policy_data(task->sched_ctx);
@@ -301,6 +304,7 @@ static int push_task(struct starpu_task *task)
 	STARPU_PTHREAD_MUTEX_LOCK(&d->mutex);
 	q = queue_for(d, task);
 	runnable = may_run(q, task_block(task));
+	count_ready(d, q, task);
 	if (runnable || prefetch_held(q, task_block(task)))
 		prefetch_ready(d, q, task);
 	starpu_task_list_push_back(runnable ? &q->tasks : &q->held, task);
@@ -450,7 +454,45 @@ static void prefetch_deferred(struct fifo *q)
  * taken_tasks is counted first and read last, so that a read never shows more
  * unprefetched tasks than taken ones. */
 static atomic_int counting;
-static _Atomic uint64_t taken_tasks, unprefetched_tasks;
+static _Atomic uint64_t taken_tasks, unprefetched_tasks, late_tasks;
+
+/* Whether input @p h of a task (read only) is on one of the rank's GPUs or on its way
+ * to one. */
+static int on_some_device(const struct ooc_data *d, starpu_data_handle_t h)
+{
+	for (int g = 0; g < d->ndevices; g++) {
+		int allocated, valid, requested;
+
+		starpu_data_query_status(h, (int)d->device[g].node, &allocated, &valid, &requested);
+		if (valid || requested)
+			return 1;
+	}
+	return 0;
+}
+
+/* Whether the loads reached the tasks ahead of time, for stargemm_transfers_get():
+ * an out-of-core task on a GPU that becomes ready (reaches the policy) with an input it
+ * only reads (op(A), op(B)) on none of the rank's GPUs and on its way to none is late:
+ * no load was asked for within the lookahead, and the copy to a GPU starts only now,
+ * after the task's C tile's previous update — the GPU waits for it. A tile received
+ * over MPI and left to its GEMM is late; one prefetched once it landed (src/execute.c,
+ * land_received()) is not. Called with the mutex held: two status queries per input
+ * and GPU. */
+static void count_ready(const struct ooc_data *d, const struct fifo *q,
+			struct starpu_task *task)
+{
+	unsigned n = STARPU_TASK_GET_NBUFFERS(task);
+
+	if (!atomic_load_explicit(&counting, memory_order_relaxed) || task_block(task) < 0 ||
+	    q->node == STARPU_MAIN_RAM)
+		return;
+	for (unsigned i = 0; i < n; i++)
+		if (STARPU_TASK_GET_MODE(task, i) == STARPU_R &&
+		    !on_some_device(d, STARPU_TASK_GET_HANDLE(task, i))) {
+			atomic_fetch_add(&late_tasks, 1);
+			return;
+		}
+}
 
 static void count_taken(const struct fifo *q, struct starpu_task *task)
 {
@@ -500,8 +542,10 @@ void stargemm__sched_count(int on)
 	atomic_store(&counting, on != 0);
 }
 
-void stargemm__sched_counts(uint64_t *taken, uint64_t *unprefetched, int reset)
+void stargemm__sched_counts(uint64_t *taken, uint64_t *unprefetched, uint64_t *late,
+			   int reset)
 {
+	*late = reset ? atomic_exchange(&late_tasks, 0) : atomic_load(&late_tasks);
 	*unprefetched = reset ? atomic_exchange(&unprefetched_tasks, 0)
 			      : atomic_load(&unprefetched_tasks);
 	*taken = reset ? atomic_exchange(&taken_tasks, 0) : atomic_load(&taken_tasks);

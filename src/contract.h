@@ -75,11 +75,14 @@ void stargemm__sched_forget(int device, int64_t block);
 
 /* For stargemm_transfers_get() (src/stats.c): with counting on (stargemm_init(), when
  * stargemm_config.count_transfers is set), the policy counts the tasks of a block that
- * workers take, and of those the ones taken with an input neither on their device nor
- * on its way there (not prefetched). stargemm__sched_counts() reads both, and zeroes
- * them with @p reset (stargemm_transfers_reset(), and at stargemm_finalize() for a
- * later stargemm_init()). Zero under another policy. */
+ * workers take, of those the ones taken with an input neither on their device nor on
+ * its way there (not prefetched), and the GPU tasks of a block that became ready with
+ * an input they only read on none of the rank's GPUs nor on its way to one (late:
+ * loaded only once the task could run). stargemm__sched_counts() reads the three, and
+ * zeroes them with @p reset (stargemm_transfers_reset(), and at stargemm_finalize() for
+ * a later stargemm_init()). Zero under another policy. */
 void stargemm__sched_count(int on);
-void stargemm__sched_counts(uint64_t *taken, uint64_t *unprefetched, int reset);
+void stargemm__sched_counts(uint64_t *taken, uint64_t *unprefetched, uint64_t *late,
+			    int reset);
 
 #endif /* STARGEMM_CONTRACT_H */

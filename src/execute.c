@@ -14,12 +14,22 @@
  * eviction before their use. Every rank releases the same tiles at the same point of
  * the insertion sequence, so senders and receivers agree on what is cached.
  *
- * Prefetches: as listed, before or after the chunk's tasks are inserted; only this
- * rank's tiles are listed. On lists whose loads are fetches (one GPU, tiles of several
- * shapes) the op(A) and op(B) loads go through a meter (src/loads.h) that asks StarPU
- * for a few at a time, in the list's order. Holds: a block's listed tiles are acquired
- * on their devices (hold_block()) as soon as no other block's are held, or at the latest when its last
- * chunk is inserted, and let go once that chunk is done. After a block's last chunk is
+ * Prefetches: as listed, before or after the chunk's tasks are inserted. On lists
+ * whose loads are fetches (one GPU, tiles of several shapes) the op(A) and op(B) loads
+ * go through a meter (src/loads.h) that asks StarPU for a few at a time, in the list's
+ * order. A tile that this rank receives over MPI (listed as received) is prefetched
+ * once its receive has landed: StarPU 1.3 refuses a prefetch of a tile not yet
+ * written (it asserts) and has no hook on the receives that StarPU-MPI posts for a
+ * task. So after the chunk's tasks are inserted — their insertion posted the
+ * receives — the executor acquires each received tile in read mode (on no memory
+ * node: nothing is copied for it), in StarPU's sequential order: the acquisition
+ * comes after the receive, and its callback (land()) prefetches the tile to its
+ * device with the listed priority and lets go of it. The tile thus reaches its GPU
+ * within the lookahead, as this rank's own do, rather than when its GEMM becomes
+ * ready (after the C tile's previous update), which made the GPU wait for the copy.
+ * Holds: a block's listed tiles are acquired on their devices (hold_block()) as soon
+ * as no other block's are held, or at the latest when its last chunk is inserted, and
+ * let go once that chunk is done. After a block's last chunk is
  * inserted, its C tiles are marked "won't use": written back, they leave the devices.
  *
  * Devices: device g is the g-th CUDA worker's memory node, or the host RAM without
@@ -58,7 +68,16 @@ struct sync {
 	starpu_pthread_mutex_t mutex;
 	starpu_pthread_cond_t done;
 	int64_t *pending;   /* this rank's tasks of each chunk not yet finished */
+	int64_t landing;    /* received tiles acquired, not yet prefetched (land()) */
 	int progress;       /* the tasks count for the progress line */
+};
+
+/* A received tile to prefetch once it has landed (land_received()). */
+struct landing {
+	struct sync *sync;
+	starpu_data_handle_t handle;
+	unsigned node;
+	int priority;
 };
 
 struct chunk_ref {
@@ -88,6 +107,8 @@ struct stargemm__executor {
 	struct stargemm__sum *failures; /* the failure agreement in flight (run()) */
 	int64_t agree_every;           /* chunks between two failure agreements */
 	struct stargemm__loads *loads; /* the chunks' loads, metered (src/loads.h), or NULL */
+	int land;                      /* prefetch received tiles as they land (land_received(),
+					* STARGEMM_PREFETCH_RECEIVED) */
 };
 
 /* The StarPU handle a tile reference names. */
@@ -210,9 +231,9 @@ static void insert_chunk(struct stargemm__executor *ex, int64_t n)
 			;
 }
 
-/* Chunk @p n's loads: prefetches with the listed priorities; or, on lists whose loads
- * are fetches (stargemm__worklist_fetches_ahead()), fetches, those of op(A) and op(B)
- * through the meter (src/loads.h). */
+/* Chunk @p n's loads of this rank's own tiles: prefetches with the listed priorities;
+ * or, on lists whose loads are fetches (stargemm__worklist_fetches_ahead()), fetches,
+ * those of op(A) and op(B) through the meter (src/loads.h). */
 static void prefetch_refs(struct stargemm__executor *ex, int64_t n, int64_t first,
 			  int64_t count)
 {
@@ -222,6 +243,8 @@ static void prefetch_refs(struct stargemm__executor *ex, int64_t n, int64_t firs
 		const struct stargemm__tile_ref *t = &ex->wl->refs[e];
 		unsigned node = stargemm__device_node(t->device);
 
+		if (t->received)
+			continue;
 		if (fetch && ex->loads && t->operand != STARGEMM_OP_C)
 			stargemm__loads_push(ex->loads, ref_handle(ex, t), node, n);
 		else if (fetch)
@@ -230,6 +253,67 @@ static void prefetch_refs(struct stargemm__executor *ex, int64_t n, int64_t firs
 			starpu_data_prefetch_on_node_prio(ref_handle(ex, t), node, 1,
 							  t->priority);
 	}
+}
+
+/* One landing less (land(), or an acquisition StarPU refused). */
+static void landed(struct sync *sync)
+{
+	starpu_pthread_mutex_lock(&sync->mutex);
+	if (--sync->landing == 0)
+		starpu_pthread_cond_broadcast(&sync->done);
+	starpu_pthread_mutex_unlock(&sync->mutex);
+}
+
+/* A received tile has landed (acquired in read mode, on no node: nothing is copied
+ * for the acquisition): prefetch it to its device (a prefetch only takes free memory
+ * or buffers marked "won't use"), then let go of it. Runs in a StarPU thread; blocks
+ * on nothing. */
+static void land(void *arg)
+{
+	struct landing *l = arg;
+	struct sync *sync = l->sync;
+
+	starpu_data_prefetch_on_node_prio(l->handle, l->node, 1, l->priority);
+	starpu_data_release_on_node(l->handle, STARPU_ACQUIRE_NO_NODE);
+	free(l);
+	landed(sync);
+}
+
+/* Chunk @p n's received tiles, once its tasks (and so their receives) are inserted:
+ * each acquired in read mode after its receive (StarPU's sequential order), then
+ * prefetched to its device by land(). A tile still cached from an earlier receive is
+ * acquired at once. Out of memory for the request, a tile is left to its GEMM, which
+ * fetches it when it becomes ready, as before. */
+static void land_received(struct stargemm__executor *ex, int64_t n)
+{
+	const struct stargemm__chunk *ch = &ex->wl->chunks[n];
+
+	for (int64_t e = ch->prefetch_first; e < ch->prefetch_first + ch->prefetch_count; e++) {
+		const struct stargemm__tile_ref *t = &ex->wl->refs[e];
+		struct landing *l;
+
+		if (!t->received || !(l = malloc(sizeof(*l))))
+			continue;
+		*l = (struct landing){ &ex->sync, ref_handle(ex, t),
+				       stargemm__device_node(t->device), t->priority };
+		starpu_pthread_mutex_lock(&ex->sync.mutex);
+		ex->sync.landing++;
+		starpu_pthread_mutex_unlock(&ex->sync.mutex);
+		if (starpu_data_acquire_on_node_cb_sequential_consistency(
+			    l->handle, STARPU_ACQUIRE_NO_NODE, STARPU_R, land, l, 1)) {
+			free(l);
+			landed(&ex->sync);
+		}
+	}
+}
+
+/* Wait for every received tile's prefetch to be made (land()). */
+static void wait_landed(struct stargemm__executor *ex)
+{
+	starpu_pthread_mutex_lock(&ex->sync.mutex);
+	while (ex->sync.landing > 0)
+		starpu_pthread_cond_wait(&ex->sync.done, &ex->sync.mutex);
+	starpu_pthread_mutex_unlock(&ex->sync.mutex);
 }
 
 /* Let go of chunk @p m's inputs (all of them when @p all, else those not kept). */
@@ -503,6 +587,8 @@ static void walk_chunk(struct stargemm__executor *ex, int64_t n)
 	insert_chunk(ex, n);
 	if (!ch->prefetch_before && !ex->gemm->skip)
 		prefetch_refs(ex, n, ch->prefetch_first, ch->prefetch_count);
+	if (ex->land && !ex->gemm->skip)
+		land_received(ex, n);
 	if (!ex->gemm->skip)
 		release_finished_c(ex, n);
 	if (ch->block >= 0 && last_of_block(ex, n))
@@ -577,16 +663,18 @@ int stargemm__executor_new(struct stargemm__gemm *gemm, const struct stargemm__w
 			   struct stargemm__executor **out)
 {
 	struct stargemm__executor *ex;
-	double agree_flops;
+	double agree_flops, land;
 	int ret, metered;
 
 	*out = NULL;
-	if ((ret = stargemm__setting(STARGEMM__AGREE_FLOPS, &agree_flops)))
+	if ((ret = stargemm__setting(STARGEMM__AGREE_FLOPS, &agree_flops)) ||
+	    (ret = stargemm__setting(STARGEMM__PREFETCH_RECEIVED, &land)))
 		return ret;
 	if (!(ex = calloc(1, sizeof(*ex))))
 		return stargemm__error(-ENOMEM, "stargemm: out of memory for the executor");
 	*ex = (struct stargemm__executor){ .gemm = gemm, .wl = wl, .held_block = -1,
-					   .agree_every = agreement_period(wl, agree_flops) };
+					   .agree_every = agreement_period(wl, agree_flops),
+					   .land = land != 0.0 };
 	ex->descr = malloc((size_t)max_batch_refs(wl) * sizeof(*ex->descr));
 	/* + 1: never an allocation of 0 bytes, which may return NULL. */
 	ex->sync.pending = calloc((size_t)wl->nchunks + 1, sizeof(*ex->sync.pending));
@@ -659,6 +747,7 @@ int stargemm__execute(struct stargemm__executor *ex)
 	run(ex);
 	/* Whatever was submitted must finish before the counters go away. */
 	ret = stargemm_wait();
+	wait_landed(ex);
 	/* Every task is done: loads not asked for yet are not needed; the rest end. */
 	stargemm__loads_free(ex->loads);
 	ex->loads = NULL;

@@ -32,13 +32,18 @@
  *    whose products of the chunk read it; each A tile to one of those (rotating), the
  *    others fetching it from that peer later (sched/ooc.c). A tile that no product of
  *    the block reads is not loaded (readers(): block-sparse rows and columns need not
- *    meet at every k). Only this rank's tiles: a tile received over MPI cannot be
- *    prefetched before it lands (StarPU 1.3); the policy prefetches it when its task
- *    is ready.
+ *    meet at every k). On GPUs, the tiles that this rank's products of the chunk
+ *    receive over MPI are listed too, marked received (load()): StarPU 1.3 cannot
+ *    prefetch a tile before its receive has landed, so the executor prefetches each
+ *    one from the receive's completion (src/execute.c, land_received()), to the same
+ *    device and with the same priority as a tile of this rank's own. Before, a received
+ *    tile went to its device only when its GEMM became ready, after the C tile's
+ *    previous update: the GPU waited for the copy (paper 003's starvation, §4).
  *  - The run's first chunk on a rank with one GPU: its tiles are prefetched before its
  *    tasks exist, C tile by C tile (the C tile, then the A tiles of its row and the B
  *    tiles of its column the first time they are needed), above every other prefetch:
- *    the GPU can start on a C tile as soon as it has arrived (doc/out-of-core.md). A C
+ *    the GPU can start on a C tile as soon as it has arrived (doc/out-of-core.md);
+ *    received tiles in the same order, prefetched once they land. A C
  *    tile whose first chunk reads a tile received over MPI is left to its GEMM (a
  *    prefetch would hold the tile and the GEMM, which fetches the received inputs,
  *    would wait for it).
@@ -195,7 +200,7 @@ int stargemm__add_ref(struct builder *bd, int operand, int64_t r, int64_t c, int
 	if (stargemm__grow((void **)&wl->refs, &bd->cap_refs, wl->nrefs + 1, sizeof(*t)))
 		return -ENOMEM;
 	t = &wl->refs[wl->nrefs++];
-	*t = (struct stargemm__tile_ref){ r, c, operand, device, priority, 0 };
+	*t = (struct stargemm__tile_ref){ r, c, operand, device, priority, 0, 0 };
 	return 0;
 }
 
@@ -352,10 +357,28 @@ static const struct stargemm__operand *operand_of(const struct inspector *in, in
 									       : &in->r->c;
 }
 
-/* Whether a tile exists and is this rank's (the only tiles it may prefetch or hold). */
+/* Whether a tile exists and is this rank's (the only tiles it may hold). */
 static int own(const struct inspector *in, int operand, int64_t row, int64_t col)
 {
 	return owned(operand_of(in, operand), in->r->me, row, col);
+}
+
+/* List the load of tile (row, col) to device @p device with @p priority, if the tile
+ * exists: this rank's own, or on GPUs another rank's, marked received (the executor
+ * prefetches it once its receive has landed). Without GPUs a received tile lands in
+ * the memory its tasks use: nothing to load. */
+static int load(struct inspector *in, int operand, int64_t row, int64_t col, int device,
+		int priority)
+{
+	struct stargemm__worklist *wl = in->bd.wl;
+	int mine = own(in, operand, row, col);
+
+	if (!mine && (!wl->gpus || !stargemm__operand_present(operand_of(in, operand), row, col)))
+		return 0;
+	if (stargemm__add_ref(&in->bd, operand, row, col, device, priority))
+		return -ENOMEM;
+	wl->refs[wl->nrefs - 1].received = !mine;
+	return 0;
 }
 
 static int add_products(struct inspector *in, int64_t block, int64_t z, int64_t n)
@@ -398,17 +421,22 @@ static int mask_devices(uint64_t mask, int G, int *out)
 	return count;
 }
 
-/* Reference a tile of this rank for every device of @p mask (nothing if it is not
- * this rank's). */
+/* Which tiles add_to_devices() lists: all, this rank's own (holds: a received tile
+ * cannot be acquired on a device before its receive is posted, StarPU 1.3), or those
+ * received (the pinned K's, whose own tiles are held). */
+enum which_tiles { ALL_TILES, OWN_TILES, RECEIVED_TILES };
+
+/* List the load of a tile to every device of @p mask (load()), if it is of @p which. */
 static int add_to_devices(struct inspector *in, int operand, int64_t row, int64_t col,
-			  uint64_t mask, int priority)
+			  uint64_t mask, int priority, enum which_tiles which)
 {
 	int devs[STARGEMM_MAX_DEVICES], nd = mask_devices(mask, in->r->ndevices, devs);
+	int mine = own(in, operand, row, col);
 
-	if (!own(in, operand, row, col))
+	if ((which == OWN_TILES && !mine) || (which == RECEIVED_TILES && mine))
 		return 0;
 	for (int g = 0; g < nd; g++)
-		if (stargemm__add_ref(&in->bd, operand, row, col, devs[g], priority))
+		if (load(in, operand, row, col, devs[g], priority))
 			return -ENOMEM;
 	return 0;
 }
@@ -434,8 +462,26 @@ static uint64_t readers(const struct inspector *in, int64_t k, int64_t x, int ro
 	return mask;
 }
 
+/* The device a received A tile is prefetched to, of those whose products read it
+ * (@p devs, in device order): the first. The other readers take it from that device
+ * (sched/ooc.c, leave_a_to_peer()). A received tile lands while its chunk runs, and
+ * rotated like this rank's own tiles its first copy often went to a device whose
+ * products of the chunk come late in the chunk's order (the columns of the last
+ * local column split over the GPUs) while the other readers' GEMMs, ready sooner,
+ * fetched it from the host or waited for it, and some copies were made twice: on 2
+ * simulated nodes with 3 GPUs each (tests/sim_ooc.sh, mpi3g) 96 loads per GPU against
+ * Eq. (1)'s 91 rotated, 92 to the first reader (doc/out-of-core.md, "Tiles received
+ * over MPI are prefetched"). */
+static int received_a_device(const int *devs)
+{
+	return devs[0];
+}
+
 /* A chunk's prefetches, in the order its tasks use them (k outer): B tiles to every
- * device that reads them, A tiles to one of the devices that read them (rotating). */
+ * device that reads them, A tiles to one of the devices that read them: this rank's
+ * own rotating, a received one to the first (received_a_device()). At
+ * the pinned K, whose own tiles are held (add_block_holds()) and whose GEMMs prefetch
+ * nothing (class HELD), the received tiles only, A too to every device that reads it. */
 static int add_chunk_prefetches(struct inspector *in, int64_t z, int64_t n)
 {
 	const struct block *b = &in->blk;
@@ -443,21 +489,23 @@ static int add_chunk_prefetches(struct inspector *in, int64_t z, int64_t n)
 
 	for (int64_t s = 0; s < chunk_steps(in, z); s++) {
 		int64_t k = chunk_step(in, z, s);
-		int prio = chunk_priority(in, n, s);
+		int prio = chunk_priority(in, n, s), pinned = k == in->pinned_k;
+		enum which_tiles which = pinned ? RECEIVED_TILES : ALL_TILES;
 
-		if (k == in->pinned_k)
-			continue;
 		for (int64_t jj = 0; jj < b->ncols; jj++)
 			if (add_to_devices(in, STARGEMM_OP_B, k, b->cols[jj], readers(in, k, jj, 0),
-					   prio))
+					   prio, which))
 				return -ENOMEM;
 		for (int64_t ii = 0; ii < b->nrows; ii++) {
-			int nd = mask_devices(readers(in, k, ii, 1), in->r->ndevices, devs);
+			uint64_t mask = readers(in, k, ii, 1);
+			int nd = mask_devices(mask, in->r->ndevices, devs);
 			int64_t i = b->rows[ii];
 
-			if (nd > 0 && own(in, STARGEMM_OP_A, i, k) &&
-			    stargemm__add_ref(&in->bd, STARGEMM_OP_A, i, k,
-				    devs[(in->crow->local[i] + k) % nd], prio))
+			if (pinned ? add_to_devices(in, STARGEMM_OP_A, i, k, mask, prio, which)
+				   : nd > 0 && load(in, STARGEMM_OP_A, i, k,
+						    own(in, STARGEMM_OP_A, i, k)
+							? devs[(in->crow->local[i] + k) % nd]
+							: received_a_device(devs), prio))
 				return -ENOMEM;
 		}
 	}
@@ -486,7 +534,7 @@ static int add_first_ref(struct inspector *in, int operand, int64_t row, int64_t
 {
 	int p = first_priority(prio);   /* taken by every tile, prefetched or not */
 
-	return own(in, operand, row, col) ? stargemm__add_ref(&in->bd, operand, row, col, 0, p) : 0;
+	return load(in, operand, row, col, 0, p);   /* C: this rank's (is_local) */
 }
 
 /* The run's first chunk on one GPU: C tile by C tile (see the top of the file), each A
@@ -568,10 +616,12 @@ static int add_block_holds(struct inspector *in)
 	int64_t k = in->pinned_k;
 
 	for (int64_t ii = 0; ii < b->nrows; ii++)
-		if (add_to_devices(in, STARGEMM_OP_A, b->rows[ii], k, readers(in, k, ii, 1), 0))
+		if (add_to_devices(in, STARGEMM_OP_A, b->rows[ii], k, readers(in, k, ii, 1), 0,
+				   OWN_TILES))
 			return -ENOMEM;
 	for (int64_t jj = 0; jj < b->ncols; jj++)
-		if (add_to_devices(in, STARGEMM_OP_B, k, b->cols[jj], readers(in, k, jj, 0), 0))
+		if (add_to_devices(in, STARGEMM_OP_B, k, b->cols[jj], readers(in, k, jj, 0), 0,
+				   OWN_TILES))
 			return -ENOMEM;
 	return 0;
 }

@@ -304,7 +304,7 @@ static int add_ref(struct expander *x, int64_t r, int64_t c, int operand, int32_
 
 	if (stargemm__grow((void **)&wl->refs, &x->cap_refs, wl->nrefs + 1, sizeof(*wl->refs)))
 		return -ENOMEM;
-	wl->refs[wl->nrefs++] = (struct stargemm__tile_ref){ r, c, operand, device, 0, 0 };
+	wl->refs[wl->nrefs++] = (struct stargemm__tile_ref){ r, c, operand, device, 0, 0, 0 };
 	return 0;
 }
 
@@ -380,7 +380,7 @@ static int add_scales(struct expander *x)
 				return -ENOMEM;
 			}
 			wl->refs[wl->nrefs++] = (struct stargemm__tile_ref){ I, J, STARGEMM_OP_C,
-									     0, 0, 0 };
+									     0, 0, 0, 0 };
 		}
 	wl->scale_count = wl->nrefs - wl->scale_first;
 	for (int64_t b = 0; b < wl->nbatches; b++) {

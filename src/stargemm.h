@@ -465,6 +465,13 @@ struct stargemm_transfer_stats {
 	 *  that works keeps the second near 0. Counted only with
 	 *  stargemm_config.count_transfers (the default); zero under other policies. */
 	uint64_t ooc_tasks, unprefetched_tasks;
+	/** Tasks of the out-of-core product on GPUs that became ready (could run) with an
+	 *  input they only read (an A or B tile) on none of the rank's GPUs and on its way
+	 *  to none: no load was asked for ahead of time, and the task waits for its copy
+	 *  from host memory. Tiles of this rank and tiles received over MPI are both
+	 *  prefetched within the lookahead, so this stays near 0 when the lookahead
+	 *  covers the transfers. Counted as ooc_tasks are. */
+	uint64_t late_tasks;
 };
 
 /** Start counting from zero. Collective (MPI byte counts are exchanged). */

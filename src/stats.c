@@ -130,7 +130,7 @@ static int mpi_traffic(uint64_t *sent_total, uint64_t *received)
 
 int stargemm_transfers_reset(void)
 {
-	uint64_t taken, unprefetched;
+	uint64_t taken, unprefetched, late;
 
 	stargemm__clear_error();
 	if (!stargemm__initialized())
@@ -139,7 +139,7 @@ int stargemm_transfers_reset(void)
 	pthread_mutex_lock(&lock);
 	drain_buses();
 	memset(&acc, 0, sizeof(acc));
-	stargemm__sched_counts(&taken, &unprefetched, 1);
+	stargemm__sched_counts(&taken, &unprefetched, &late, 1);
 	atomic_store(&ram_peak, 0);
 	stargemm__sample_memory();
 	free(mpi_base);
@@ -163,7 +163,8 @@ int stargemm_transfers_get(struct stargemm_transfer_stats *stats)
 	drain_buses();
 	*stats = acc;
 	stats->ram_peak_bytes = atomic_load(&ram_peak);
-	stargemm__sched_counts(&stats->ooc_tasks, &stats->unprefetched_tasks, 0);
+	stargemm__sched_counts(&stats->ooc_tasks, &stats->unprefetched_tasks, &stats->late_tasks,
+			       0);
 	pthread_mutex_unlock(&lock);
 	ret = mpi_traffic(&stats->mpi_sent_bytes, &stats->mpi_recv_bytes);
 	return ret;
@@ -171,11 +172,11 @@ int stargemm_transfers_get(struct stargemm_transfer_stats *stats)
 
 void stargemm__transfers_shutdown(void)
 {
-	uint64_t taken, unprefetched;
+	uint64_t taken, unprefetched, late;
 
 	free(mpi_base);
 	mpi_base = NULL;
 	memset(&acc, 0, sizeof(acc));
-	stargemm__sched_counts(&taken, &unprefetched, 1);
+	stargemm__sched_counts(&taken, &unprefetched, &late, 1);
 	stargemm__reduction_shutdown();
 }

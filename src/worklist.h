@@ -38,14 +38,17 @@ struct stargemm__product {
 };
 
 /* A tile of op(A) (r = i, c = k), op(B) (r = k, c = j) or C (r = i, c = j), with what to
- * do with it: the device to prefetch or hold it on, the prefetch priority, and for a
- * chunk's inputs whether a chunk inside the lookahead window reads it again (kept). */
+ * do with it: the device to prefetch or hold it on, the prefetch priority, for a
+ * chunk's inputs whether a chunk inside the lookahead window reads it again (kept),
+ * and for a prefetch whether the tile is another rank's, received over MPI by this
+ * rank's tasks of the chunk (its prefetch waits for the receive: src/execute.c). */
 struct stargemm__tile_ref {
 	int64_t r, c;
 	int32_t operand;    /* enum stargemm__operand_id */
 	int32_t device;     /* prefetch / hold target (0..G-1) */
 	int32_t priority;   /* prefetch priority (StarPU's; larger first) */
 	int32_t keep;       /* release list: read again within the window */
+	int32_t received;   /* prefetch list: another rank's tile */
 };
 
 struct stargemm__chunk {

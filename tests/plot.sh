@@ -94,7 +94,7 @@ bad() {
 sed 's/gflops/rate/' "$dense" >"$dir/nocol.csv"
 bad 'nocol.csv:1: the header has no column "gflops"' "$dir/nocol.csv"
 sed '3s/,[^,]*$//' "$dense" >"$dir/short.csv"
-bad 'short.csv:3: 37 fields, but the header (line 1) has 38' "$dir/short.csv"
+bad 'short.csv:3: 38 fields, but the header (line 1) has 39' "$dir/short.csv"
 sed '2s/^\(\([^,]*,\)\{15\}\)[^,]*/\1fast/' "$dense" >"$dir/nan.csv"
 bad 'nan.csv:2: column "gflops" is "fast", not a number' "$dir/nan.csv"
 sed 1d "$dense" >"$dir/noheader.csv"

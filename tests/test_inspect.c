@@ -372,6 +372,70 @@ static void decisions(const char *label, const struct stargemm__worklist *wl,
 	   wl->reserve_unplanned == reserve, name, why);
 }
 
+/* Whether chunk @p n lists tile (r, c) of @p operand as received, for @p device (-1:
+ * any device). */
+static int listed_received(const struct stargemm__worklist *wl, int64_t n, int operand,
+			   int64_t r, int64_t c, int device)
+{
+	const struct stargemm__chunk *ch = &wl->chunks[n];
+
+	for (int64_t e = ch->prefetch_first; e < ch->prefetch_first + ch->prefetch_count; e++) {
+		const struct stargemm__tile_ref *t = &wl->refs[e];
+
+		if (t->received && t->operand == operand && t->r == r && t->c == c &&
+		    (device < 0 || t->device == device))
+			return 1;
+	}
+	return 0;
+}
+
+/* Tiles received over MPI (src/inspect.c, load()): with GPUs, every A and B tile that
+ * a product of this rank reads in chunk n and another rank owns is listed received in
+ * chunk n's prefetches (a B tile for the product's device, an A tile for one of its
+ * readers'); every tile listed received is another rank's; none is held. */
+static int check_received(const struct stargemm__request *r,
+			  const struct stargemm__worklist *wl, char *why, size_t len)
+{
+	for (int64_t q = 0; q < wl->nproducts; q++) {
+		const struct stargemm__product *x = &wl->products[q];
+
+		if (x->info.device < 0)
+			continue;
+		if (stargemm__operand_owner(&r->a, x->i, x->k) != r->me &&
+		    !listed_received(wl, x->info.chunk, STARGEMM_OP_A, x->i, x->k, -1)) {
+			snprintf(why, len, "A(%lld,%lld) of chunk %lld not listed received",
+				 (long long)x->i, (long long)x->k, (long long)x->info.chunk);
+			return 0;
+		}
+		if (stargemm__operand_owner(&r->b, x->k, x->j) != r->me &&
+		    !listed_received(wl, x->info.chunk, STARGEMM_OP_B, x->k, x->j,
+				     x->info.device)) {
+			snprintf(why, len, "B(%lld,%lld) of chunk %lld not listed received for "
+				 "device %d", (long long)x->k, (long long)x->j,
+				 (long long)x->info.chunk, x->info.device);
+			return 0;
+		}
+	}
+	for (int64_t e = 0; e < wl->nrefs; e++) {
+		const struct stargemm__tile_ref *t = &wl->refs[e];
+		const struct stargemm__operand *o = t->operand == STARGEMM_OP_A ? &r->a : &r->b;
+
+		if (t->received && (t->operand == STARGEMM_OP_C ||
+				    stargemm__operand_owner(o, t->r, t->c) == r->me)) {
+			snprintf(why, len, "ref %lld listed received is this rank's", (long long)e);
+			return 0;
+		}
+	}
+	for (int64_t b = 0; b < wl->nblocks; b++)
+		for (int64_t e = wl->blocks[b].hold_first;
+		     e < wl->blocks[b].hold_first + wl->blocks[b].hold_count; e++)
+			if (wl->refs[e].received) {
+				snprintf(why, len, "a received tile held in block %lld", (long long)b);
+				return 0;
+			}
+	return 1;
+}
+
 static void dense_case(const char *label, struct problem *p, int me, int ta, int tb,
 		       int eq1)
 {
@@ -400,6 +464,11 @@ static void dense_case(const char *label, struct problem *p, int me, int ta, int
 	ok(check_releases(p, &wl, why, sizeof(why)), name, why);
 	snprintf(name, sizeof(name), "%s rank %d (dense, GPUs)", label, me);
 	decisions(name, &wl, STARGEMM__BACK_IDLE, 0, wl.nblocks == 1);
+	if (p->P * p->Q > 1) {
+		snprintf(name, sizeof(name), "%s rank %d: every tile received from another rank "
+			 "is listed for its chunk as received, none held", label, me);
+		ok(check_received(&r, &wl, why, sizeof(why)), name, why);
+	}
 	if (eq1) {
 		double loads[64], mean = 0.0;
 
