@@ -126,8 +126,34 @@ static int check_settings(const struct stargemm_config *cfg)
 	return cfg->disk_dir ? stargemm__setting(STARGEMM__DISK_ONE_FILE, &x) : 0;
 }
 
+/* Host buffers that StarPU allocates itself — one for every tile a rank receives over
+ * MPI, and for the tiles of the matrices it stores (stargemm_bsgemm()'s C) — are
+ * pinned when there are CUDA workers, and StarPU 1.3 frees such a buffer as soon as
+ * its tile lets go of it, unless host memory has a budget: then it keeps the buffer
+ * and gives it to the next tile of the same shape (datawizard/memalloc.c). Pinning
+ * costs time: StarPU's simulator charges 0.65 ms per MiB (its estimate of
+ * cudaHostAlloc), 5.2 ms per tile of 8 MiB, on a CPU worker before the receive is
+ * posted, so received tiles landed one every 5.2 ms instead of one every 0.75 ms
+ * at the simulated link's rate, and a 2 x 2 grid took 0.567 s instead of 0.232 s
+ * (doc/out-of-core.md, "Host buffers are kept for the next tiles"). So with GPUs and
+ * no budget of the user's (ram_limit_mib, STARPU_LIMIT_CPU_MEM), the budget is the
+ * machine's memory: it bounds nothing that would otherwise fit, and freed buffers
+ * stay pinned for reuse — evicted by StarPU when the budget needs the room. The
+ * matrices' own storage (src/matrix.c) is not in StarPU's count. */
+static void keep_host_buffers(void)
+{
+	long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGESIZE);
+	char buf[32];
+
+	if (pages <= 0 || page <= 0)
+		return;
+	snprintf(buf, sizeof(buf), "%lld", (long long)pages * page / (1024 * 1024));
+	setenv("STARPU_LIMIT_CPU_MEM", buf, 0);
+}
+
 /* Environment StarPU reads at start-up; values the user exported win, except the RAM
- * budget: a non-zero stargemm_config.ram_limit_mib replaces STARPU_LIMIT_CPU_MEM. */
+ * budget: a non-zero stargemm_config.ram_limit_mib replaces STARPU_LIMIT_CPU_MEM, and
+ * with GPUs and no budget at all it is the machine's memory (keep_host_buffers()). */
 static void export_settings(const struct stargemm_config *cfg)
 {
 	char buf[32];
@@ -158,6 +184,8 @@ static void export_settings(const struct stargemm_config *cfg)
 	if (cfg->ram_limit_mib > 0) {
 		snprintf(buf, sizeof(buf), "%lld", (long long)cfg->ram_limit_mib);
 		setenv("STARPU_LIMIT_CPU_MEM", buf, 1);
+	} else if (cfg->ncuda != 0) {
+		keep_host_buffers();
 	}
 }
 

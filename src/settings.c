@@ -55,11 +55,12 @@ static const struct stargemm__setting_row table[STARGEMM__NSETTINGS] = {
 		"packed (0: never)" },
 	[STARGEMM__PACK_EXTENT] = { "STARGEMM_PACK_EXTENT", 1, 256,
 		"least extent of a pack's tile rows or columns, in elements" },
-	/* 0 is for measuring what the prefetch changes (doc/out-of-core.md, "Tiles
-	 * received over MPI are prefetched"). */
-	[STARGEMM__PREFETCH_RECEIVED] = { "STARGEMM_PREFETCH_RECEIVED", 1, 1,
-		"out of core on GPUs, a tile received over MPI is prefetched to its GPU as soon "
-		"as it lands (0: when its task becomes ready)" },
+	/* Off: on the simulated grids it has not shortened a run yet, and was 1-2% slower
+	 * once host buffers were kept (doc/out-of-core.md, "Tiles received over MPI are
+	 * prefetched"). */
+	[STARGEMM__PREFETCH_RECEIVED] = { "STARGEMM_PREFETCH_RECEIVED", 1, 0,
+		"1: out of core on GPUs, a tile received over MPI is prefetched to its GPU as "
+		"soon as it lands (0: when its task becomes ready)" },
 	/* Below it, stargemm's cost per call exceeds what it gains (doc/performance.md,
 	 * "ScaLAPACK drop-in"). */
 	[STARGEMM__SCALAPACK_MIN_FLOPS] = { "STARGEMM_SCALAPACK_MIN_FLOPS", 1, 3e9,

@@ -5,14 +5,14 @@
 # each prints with stargemm_pdgemm --per-rank:
 #   * the tiles loaded per GPU (mean of the rank's GPUs) within [0.90, 1.05] of the
 #     model's, and the tiles received over MPI within [0.90, 1.05] of the model's;
-#   * received tiles reach the GPUs ahead of time (STARGEMM_PREFETCH_RECEIVED=1, the
-#     default, set here all the same): at most 5% of the rank's
+#   * with STARGEMM_PREFETCH_RECEIVED=1, received tiles reach the GPUs ahead of time:
+#     at most 5% of the rank's
 #     out-of-core tasks are late (became ready with an input on none of the rank's GPUs
 #     nor on its way: src/execute.c, land_received(); sched/ooc.c, count_ready());
-#     measured 0 to 11 of 432 per rank;
-#   * the count sees the difference: with STARGEMM_PREFETCH_RECEIVED=0 (a received
-#     tile goes to its GPU only when its task becomes ready) at least 10% of every rank's
-#     tasks are late (measured 66 to 79 of 432);
+#     measured 0 to 11 of 432 per rank (host buffers kept, src/runtime.c);
+#   * the count sees the difference: with STARGEMM_PREFETCH_RECEIVED=0 (the default: a
+#     received tile goes to its GPU only when its task becomes ready) at least 10% of
+#     every rank's tasks are late (measured 72 to 86 of 432);
 #   * with the prefetch, ragged and uneven (15000^3 in tiles of 1024: the ranks own 8 or 7 tile rows and
 #     columns, the last K tile is held on the GPUs): every rank ends and prints its line,
 #     the ranks with more work receiving the tiles later than the others ask for them.
