@@ -320,14 +320,13 @@ static int measure_moves(const struct bench_opts *o, struct bench_moves *mv)
 	mv->unprefetched = (double)st.unprefetched_tasks;
 	mv->late = (double)st.late_tasks;
 	mv->ram_peak_mib = (double)st.ram_peak_bytes / (1024.0 * 1024.0);
-	/* No GPU: the one "device" is the RAM (loads from disk). */
-	mv->loads_min = mv->loads_max = st.ndevices > 0 && stargemm_ncuda_workers() > 0
-						? (double)st.device_loads[0] : mv->loads;
-	for (int g = 1; g < st.ndevices && stargemm_ncuda_workers() > 0; g++) {
+	/* The GPUs' loads; no GPU: the one "device" is the RAM (loads from disk). */
+	mv->loads_min = mv->loads_max = mv->loads;
+	for (int g = 0; g < st.ndevices && stargemm_ncuda_workers() > 0; g++) {
 		double l = (double)st.device_loads[g];
 
-		mv->loads_min = l < mv->loads_min ? l : mv->loads_min;
-		mv->loads_max = l > mv->loads_max ? l : mv->loads_max;
+		mv->loads_min = g == 0 || l < mv->loads_min ? l : mv->loads_min;
+		mv->loads_max = g == 0 || l > mv->loads_max ? l : mv->loads_max;
 	}
 	return 0;
 }

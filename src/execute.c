@@ -17,16 +17,16 @@
  * Prefetches: as listed, before or after the chunk's tasks are inserted. On lists
  * whose loads are fetches (one GPU, tiles of several shapes) the op(A) and op(B) loads
  * go through a meter (src/loads.h) that asks StarPU for a few at a time, in the list's
- * order. A tile that this rank receives over MPI (listed as received) is prefetched
- * once its receive has landed: StarPU 1.3 refuses a prefetch of a tile not yet
- * written (it asserts) and has no hook on the receives that StarPU-MPI posts for a
- * task. So after the chunk's tasks are inserted — their insertion posted the
+ * order. A tile that this rank receives over MPI, listed as received (only with
+ * STARGEMM_PREFETCH_RECEIVED, src/inspect.c), is prefetched once its receive has
+ * landed: StarPU 1.3 refuses a prefetch of a tile not yet written (it asserts) and has
+ * no hook on the receives that StarPU-MPI posts for a task. So after the chunk's tasks are inserted — their insertion posted the
  * receives — the executor acquires each received tile in read mode (on no memory
  * node: nothing is copied for it), in StarPU's sequential order: the acquisition
  * comes after the receive, and its callback (land()) prefetches the tile to its
  * device with the listed priority and lets go of it. The tile thus reaches its GPU
  * within the lookahead, as this rank's own do, rather than when its GEMM becomes
- * ready (after the C tile's previous update), which made the GPU wait for the copy.
+ * ready (after the C tile's previous update).
  * Holds: a block's listed tiles are acquired on their devices (hold_block()) as soon
  * as no other block's are held, or at the latest when its last chunk is inserted, and
  * let go once that chunk is done. After a block's last chunk is
@@ -107,8 +107,6 @@ struct stargemm__executor {
 	struct stargemm__sum *failures; /* the failure agreement in flight (run()) */
 	int64_t agree_every;           /* chunks between two failure agreements */
 	struct stargemm__loads *loads; /* the chunks' loads, metered (src/loads.h), or NULL */
-	int land;                      /* prefetch received tiles as they land (land_received(),
-					* STARGEMM_PREFETCH_RECEIVED) */
 };
 
 /* The StarPU handle a tile reference names. */
@@ -279,11 +277,11 @@ static void land(void *arg)
 	landed(sync);
 }
 
-/* Chunk @p n's received tiles, once its tasks (and so their receives) are inserted:
- * each acquired in read mode after its receive (StarPU's sequential order), then
- * prefetched to its device by land(). A tile still cached from an earlier receive is
- * acquired at once. Out of memory for the request, a tile is left to its GEMM, which
- * fetches it when it becomes ready, as before. */
+/* Chunk @p n's received tiles (listed with STARGEMM_PREFETCH_RECEIVED), once its tasks
+ * (and so their receives) are inserted: each acquired in read mode after its receive
+ * (StarPU's sequential order), then prefetched to its device by land(). A tile still
+ * cached from an earlier receive is acquired at once. Out of memory for the request,
+ * a tile is left to its GEMM, which fetches it when it becomes ready. */
 static void land_received(struct stargemm__executor *ex, int64_t n)
 {
 	const struct stargemm__chunk *ch = &ex->wl->chunks[n];
@@ -587,7 +585,7 @@ static void walk_chunk(struct stargemm__executor *ex, int64_t n)
 	insert_chunk(ex, n);
 	if (!ch->prefetch_before && !ex->gemm->skip)
 		prefetch_refs(ex, n, ch->prefetch_first, ch->prefetch_count);
-	if (ex->land && !ex->gemm->skip)
+	if (!ex->gemm->skip)
 		land_received(ex, n);
 	if (!ex->gemm->skip)
 		release_finished_c(ex, n);
@@ -663,18 +661,16 @@ int stargemm__executor_new(struct stargemm__gemm *gemm, const struct stargemm__w
 			   struct stargemm__executor **out)
 {
 	struct stargemm__executor *ex;
-	double agree_flops, land;
+	double agree_flops;
 	int ret, metered;
 
 	*out = NULL;
-	if ((ret = stargemm__setting(STARGEMM__AGREE_FLOPS, &agree_flops)) ||
-	    (ret = stargemm__setting(STARGEMM__PREFETCH_RECEIVED, &land)))
+	if ((ret = stargemm__setting(STARGEMM__AGREE_FLOPS, &agree_flops)))
 		return ret;
 	if (!(ex = calloc(1, sizeof(*ex))))
 		return stargemm__error(-ENOMEM, "stargemm: out of memory for the executor");
 	*ex = (struct stargemm__executor){ .gemm = gemm, .wl = wl, .held_block = -1,
-					   .agree_every = agreement_period(wl, agree_flops),
-					   .land = land != 0.0 };
+					   .agree_every = agreement_period(wl, agree_flops) };
 	ex->descr = malloc((size_t)max_batch_refs(wl) * sizeof(*ex->descr));
 	/* + 1: never an allocation of 0 bytes, which may return NULL. */
 	ex->sync.pending = calloc((size_t)wl->nchunks + 1, sizeof(*ex->sync.pending));

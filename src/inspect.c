@@ -32,18 +32,19 @@
  *    whose products of the chunk read it; each A tile to one of those (rotating), the
  *    others fetching it from that peer later (sched/ooc.c). A tile that no product of
  *    the block reads is not loaded (readers(): block-sparse rows and columns need not
- *    meet at every k). On GPUs, the tiles that this rank's products of the chunk
- *    receive over MPI are listed too, marked received (load()): StarPU 1.3 cannot
- *    prefetch a tile before its receive has landed, so the executor prefetches each
- *    one from the receive's completion (src/execute.c, land_received()), to the same
- *    device and with the same priority as a tile of this rank's own. Before, a received
- *    tile went to its device only when its GEMM became ready, after the C tile's
- *    previous update: the GPU waited for the copy (paper 003's starvation, §4).
+ *    meet at every k). With r->prefetch_received (on GPUs, STARGEMM_PREFETCH_RECEIVED),
+ *    the tiles that this rank's products of the chunk receive over MPI are listed too,
+ *    marked received (load()): StarPU 1.3 cannot prefetch a tile before its receive
+ *    has landed, so the executor prefetches each one from the receive's completion
+ *    (src/execute.c, land_received()), with the priority of the rank's own tiles of
+ *    that step; a received A tile to the first device that reads it
+ *    (received_a_device()). Otherwise a received tile goes to its device when its
+ *    GEMM becomes ready, after the C tile's previous update.
  *  - The run's first chunk on a rank with one GPU: its tiles are prefetched before its
  *    tasks exist, C tile by C tile (the C tile, then the A tiles of its row and the B
  *    tiles of its column the first time they are needed), above every other prefetch:
  *    the GPU can start on a C tile as soon as it has arrived (doc/out-of-core.md);
- *    received tiles in the same order, prefetched once they land. A C
+ *    received tiles, when listed, in the same order. A C
  *    tile whose first chunk reads a tile received over MPI is left to its GEMM (a
  *    prefetch would hold the tile and the GEMM, which fetches the received inputs,
  *    would wait for it).
@@ -364,16 +365,18 @@ static int own(const struct inspector *in, int operand, int64_t row, int64_t col
 }
 
 /* List the load of tile (row, col) to device @p device with @p priority, if the tile
- * exists: this rank's own, or on GPUs another rank's, marked received (the executor
- * prefetches it once its receive has landed). Without GPUs a received tile lands in
- * the memory its tasks use: nothing to load. */
+ * exists: this rank's own, or with r->prefetch_received another rank's, marked
+ * received (the executor prefetches it once its receive has landed). Without GPUs a
+ * received tile lands in the memory its tasks use: nothing to load (product.c sets
+ * prefetch_received on GPUs only). */
 static int load(struct inspector *in, int operand, int64_t row, int64_t col, int device,
 		int priority)
 {
 	struct stargemm__worklist *wl = in->bd.wl;
 	int mine = own(in, operand, row, col);
 
-	if (!mine && (!wl->gpus || !stargemm__operand_present(operand_of(in, operand), row, col)))
+	if (!mine && (!in->r->prefetch_received ||
+		      !stargemm__operand_present(operand_of(in, operand), row, col)))
 		return 0;
 	if (stargemm__add_ref(&in->bd, operand, row, col, device, priority))
 		return -ENOMEM;

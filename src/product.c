@@ -20,6 +20,7 @@ static int make_request(const struct stargemm__gemm *g, struct stargemm__request
 {
 	const struct stargemm_matrix *A = g->A, *B = g->B, *C = g->C;
 	int ta = stargemm__is_trans(g->ta), tb = stargemm__is_trans(g->tb), ret;
+	double received;
 
 	*r = (struct stargemm__request){ 0 };
 	r->mt = C->mt;
@@ -51,6 +52,8 @@ static int make_request(const struct stargemm__gemm *g, struct stargemm__request
 	r->workers = (r->gpus ? r->ndevices : stargemm_ncpu_workers()) * stargemm_nranks();
 	r->any_kernel = stargemm__dgemm_any_usable();
 	ret = stargemm__batch_settings(&r->batch_below, &r->batch_flops);
+	if (!ret && (ret = stargemm__setting(STARGEMM__PREFETCH_RECEIVED, &received)) == 0)
+		r->prefetch_received = r->gpus && received != 0.0;
 	return ret ? ret : stargemm__kernel_choice(r);
 }
 

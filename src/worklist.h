@@ -180,6 +180,10 @@ struct stargemm__request {
 	int me;                 /* this rank */
 	int ndevices;           /* G >= 1 */
 	int gpus;               /* the devices are GPUs (not the host RAM) */
+	/* On GPUs, list the tiles this rank's products receive over MPI among the chunks'
+	 * prefetches, marked received (STARGEMM_PREFETCH_RECEIVED; src/execute.c,
+	 * land_received()). */
+	int prefetch_received;
 	int beta_zero;          /* beta = 0: the first update only writes C */
 	int is_complex;         /* complex elements: 8 flops per multiply-add, not 2 */
 	/* Norm filtering: a product is skipped when ||op(A)(i,k)|| ||op(B)(k,j)|| < eps

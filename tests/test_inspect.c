@@ -131,6 +131,7 @@ static void request(const struct problem *p, int me, int gpus, int ta, int tb, i
 	r->me = me;
 	r->ndevices = p->G;
 	r->gpus = gpus;
+	r->prefetch_received = gpus;
 	r->plan = ooc ? &p->plan : NULL;
 	r->tile_bytes = 8;
 }
@@ -468,6 +469,17 @@ static void dense_case(const char *label, struct problem *p, int me, int ta, int
 		snprintf(name, sizeof(name), "%s rank %d: every tile received from another rank "
 			 "is listed for its chunk as received, none held", label, me);
 		ok(check_received(&r, &wl, why, sizeof(why)), name, why);
+		r.prefetch_received = 0;
+		if (stargemm__inspect(&r, &w0) == 0) {
+			int64_t received = 0;
+
+			for (int64_t e = 0; e < w0.nrefs; e++)
+				received += w0.refs[e].received;
+			snprintf(name, sizeof(name), "%s rank %d: without prefetch_received, no "
+				 "tile listed received, the same products", label, me);
+			ok(received == 0 && same_sequence(&wl, &w0), name, "");
+			stargemm__worklist_free(&w0);
+		}
 	}
 	if (eq1) {
 		double loads[64], mean = 0.0;
