@@ -151,13 +151,10 @@ static void keep_host_buffers(void)
 	setenv("STARPU_LIMIT_CPU_MEM", buf, 0);
 }
 
-/* Environment StarPU reads at start-up; values the user exported win, except the RAM
- * budget: a non-zero stargemm_config.ram_limit_mib replaces STARPU_LIMIT_CPU_MEM, and
- * with GPUs and no budget at all it is the machine's memory (keep_host_buffers()). */
+/* Environment StarPU reads at start-up; values the user exported win (the RAM budget
+ * is set apart, by set_ram_budget()). */
 static void export_settings(const struct stargemm_config *cfg)
 {
-	char buf[32];
-
 	rt.quiet_stats = cfg->count_transfers &&
 			 !stargemm__setting_text(STARGEMM__STARPU_COMM_STATS);
 	if (cfg->count_transfers)
@@ -181,12 +178,6 @@ static void export_settings(const struct stargemm_config *cfg)
 	/* No FxT trace unless asked for (STARPU_FXT_TRACE=1): StarPU 1.3 built with FxT
 	 * traces every run by default, into a file per rank in /tmp (doc/tracing.md). */
 	setenv("STARPU_FXT_TRACE", "0", 0);
-	if (cfg->ram_limit_mib > 0) {
-		snprintf(buf, sizeof(buf), "%lld", (long long)cfg->ram_limit_mib);
-		setenv("STARPU_LIMIT_CPU_MEM", buf, 1);
-	} else if (cfg->ncuda != 0) {
-		keep_host_buffers();
-	}
 }
 
 static int register_disk(const struct stargemm_config *cfg)
@@ -318,6 +309,30 @@ static void fill_starpu_conf(struct starpu_conf *conf, const struct stargemm_con
 	conf->nopencl = 0;
 }
 
+/* StarPU's host memory budget: a non-zero stargemm_config.ram_limit_mib replaces
+ * STARPU_LIMIT_CPU_MEM; with CUDA workers and no budget at all it is the machine's
+ * memory (keep_host_buffers()). Without CUDA workers none is set: buffers are not
+ * pinned, and a budget would only make StarPU keep every freed buffer (counted as
+ * used: tests/test_ooc_model.c's peak of received copies). In SimGrid mode the
+ * simulated GPUs are those asked for (STARPU_NCUDA, or the platform's when -1). */
+static void set_ram_budget(const struct stargemm_config *cfg, const struct starpu_conf *conf)
+{
+	char buf[32];
+
+	if (cfg->ram_limit_mib > 0) {
+		snprintf(buf, sizeof(buf), "%lld", (long long)cfg->ram_limit_mib);
+		setenv("STARPU_LIMIT_CPU_MEM", buf, 1);
+		return;
+	}
+#ifdef STARPU_SIMGRID
+	if (conf->ncuda != 0)
+		keep_host_buffers();
+#else
+	if (cuda_workers(conf) > 0)
+		keep_host_buffers();
+#endif
+}
+
 /* Freed memory is kept for the next allocations (STARGEMM_KEEP_MEMORY, default 1).
  * StarPU allocates and frees tile and pack buffers all the time (a product's C, the
  * copies of a RAM budget); by default glibc maps buffers above 128 KiB one by one and
@@ -368,6 +383,7 @@ int stargemm_init(const struct stargemm_config *user_cfg, int *argc, char ***arg
 	stargemm__sched_count(cfg.count_transfers);
 	stargemm__small_init();
 	fill_starpu_conf(&conf, &cfg);
+	set_ram_budget(&cfg, &conf);
 	ret = starpu_mpi_init_conf(argc, argv, 0, comm, &conf);
 	if (ret == -ENODEV)
 		return stargemm__error(-ENODEV, "stargemm_init: StarPU found no worker "

@@ -217,12 +217,19 @@ int main(int argc, char **argv)
 	      "stargemm_init has workers follow the process's affinity mask by default");
 	check(getenv("STARPU_FXT_TRACE") && !strcmp(getenv("STARPU_FXT_TRACE"), "0"),
 	      "stargemm_init leaves FxT tracing off by default (tests/bad_input.tap unsets it)");
-	check(getenv("STARPU_LIMIT_CPU_MEM") &&
-	      atoll(getenv("STARPU_LIMIT_CPU_MEM")) ==
-		      (long long)sysconf(_SC_PHYS_PAGES) * sysconf(_SC_PAGESIZE) / (1024 * 1024),
-	      "stargemm_init, CUDA workers not excluded and no RAM budget given, sets StarPU's "
-	      "host budget to the machine's memory, so that StarPU keeps the pinned buffers "
-	      "of received tiles (tests/bad_input.tap unsets it)");
+	if (stargemm_ncuda_workers() > 0)
+		check(getenv("STARPU_LIMIT_CPU_MEM") &&
+		      atoll(getenv("STARPU_LIMIT_CPU_MEM")) ==
+			      (long long)sysconf(_SC_PHYS_PAGES) * sysconf(_SC_PAGESIZE) /
+				      (1024 * 1024),
+		      "stargemm_init, with CUDA workers and no RAM budget given, sets StarPU's "
+		      "host budget to the machine's memory, so that StarPU keeps the pinned "
+		      "buffers of received tiles (tests/bad_input.tap unsets it)");
+	else
+		check(getenv("STARPU_LIMIT_CPU_MEM") == NULL,
+		      "stargemm_init, without CUDA workers and no RAM budget given, sets no "
+		      "host budget: StarPU frees unpinned buffers at once (tests/bad_input.tap "
+		      "unsets it)");
 	bad_matrices();
 	bad_gemms();
 	bad_io();
