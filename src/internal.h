@@ -25,6 +25,7 @@
 #include "matrix.h"
 #include "pack.h"
 #include "plan.h"
+#include "hostpool.h"
 #include "pool.h"
 #include "problem.h"
 #include "process.h"

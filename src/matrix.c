@@ -73,17 +73,12 @@ static int check_sizes(int64_t count, const int64_t *sizes, const char *what,
 	return 0;
 }
 
-/* Tile storage: pinned when GPUs are present (starpu_malloc); in SimGrid mode folded,
- * i.e. all tiles share a few physical pages, so that simulated matrices of any size
- * fit (kernels do not run there, contents are irrelevant). */
+/* Tile storage: with GPUs, pinned, from the pinned host pool (src/hostpool.c); in
+ * SimGrid mode folded, i.e. all tiles share a few physical pages, so that simulated
+ * matrices of any size fit (kernels do not run there, contents are irrelevant). */
 static int allocate_tile(void **p, size_t bytes)
 {
-#ifdef STARPU_SIMGRID
-	return starpu_malloc_flags(p, bytes, STARPU_MALLOC_PINNED |
-				   STARPU_MALLOC_SIMULATION_FOLDED);
-#else
-	return starpu_malloc(p, bytes);
-#endif
+	return stargemm__host_alloc(p, bytes);
 }
 
 int stargemm_matrix_owner(const struct stargemm_matrix *A, int64_t i, int64_t j)
@@ -320,6 +315,18 @@ static int64_t *local_offsets(const int64_t *off, const struct stargemm__axis *a
 	return local;
 }
 
+/* The present tiles this rank owns. */
+static int64_t own_tiles(const struct stargemm_matrix *A)
+{
+	int64_t n = 0;
+
+	for (int64_t j = 0; j < A->nt; j++)
+		for (int64_t i = 0; i < A->mt; i++)
+			n += stargemm__present(A, i, j) &&
+			     stargemm_matrix_owner(A, i, j) == stargemm_rank();
+	return n;
+}
+
 /* Handles (and storage) for every present tile, or every non-empty pack. */
 static int register_all(struct stargemm_matrix *A, const char *fn)
 {
@@ -344,6 +351,8 @@ static int register_all(struct stargemm_matrix *A, const char *fn)
 	    (!(lrow = local_offsets(A->row_off, &A->rows, p, A->local.row0)) ||
 	     !(lcol = local_offsets(A->col_off, &A->cols, q, A->local.col0))))
 		ret = stargemm__error(-ENOMEM, "%s: out of memory", fn);
+	if (!A->local.base && !stargemm__managed_storage())
+		stargemm__host_reserve((size_t)A->stored_bytes, own_tiles(A));
 	for (int64_t j = 0; j < A->nt && !ret; j++)
 		for (int64_t i = 0; i < A->mt && !ret; i++)
 			if (stargemm__present(A, i, j))
@@ -670,15 +679,7 @@ void stargemm__forget_in_place(const struct stargemm_matrix *A)
 
 static void free_tile(struct stargemm_matrix *A, int64_t idx)
 {
-	size_t bytes = stargemm__tile_bytes(A, idx % A->mt, idx / A->mt);
-
-#ifdef STARPU_SIMGRID
-	starpu_free_flags(A->storage[idx], bytes, STARPU_MALLOC_PINNED |
-			  STARPU_MALLOC_SIMULATION_FOLDED);
-#else
-	(void)bytes;
-	starpu_free(A->storage[idx]);
-#endif
+	stargemm__host_free(A->storage[idx], stargemm__tile_bytes(A, idx % A->mt, idx / A->mt));
 }
 
 /* The packs' handles (StarPU frees their buffers), and the layout. */

@@ -418,8 +418,9 @@ int stargemm_init(const struct stargemm_config *user_cfg, int *argc, char ***arg
 		mpi_shutdown();
 		return ret;
 	}
-	if ((ret = stargemm__pool_init()) != 0) {
+	if ((ret = stargemm__pool_init()) != 0 || (ret = stargemm__hostpool_init()) != 0) {
 		mpi_shutdown();
+		stargemm__pool_shutdown();
 		return ret;
 	}
 	stargemm__storage_reset();
@@ -443,6 +444,7 @@ int stargemm_finalize(void)
 	stargemm__run_deferred();
 	if (starpu_cuda_worker_get_count() > 0)
 		starpu_cublas_shutdown();
+	stargemm__hostpool_shutdown();
 	mpi_shutdown();
 	stargemm__pool_shutdown();
 	stargemm__transfers_shutdown();

@@ -39,6 +39,9 @@ static const struct stargemm__setting_row table[STARGEMM__NSETTINGS] = {
 	[STARGEMM__DISK_ONE_FILE] = { "STARGEMM_DISK_ONE_FILE", 1, 1,
 		"a disk node keeps its tiles in one file (src/disk.c; 0: StarPU's unistd "
 		"backend, a file per tile)" },
+	[STARGEMM__HOST_POOL] = { "STARGEMM_HOST_POOL", 1, 1,
+		"with CUDA workers, the host tiles stargemm allocates come from pinned slabs "
+		"kept for the next matrices (src/hostpool.c; 0: a starpu_malloc() each)" },
 	/* Chosen by src/host.c: 2048 with GPUs, else from the kernels measured on the
 	 * machine (codelets/calibrate.c) and the problem's size. */
 	[STARGEMM__HOST_TILE] = { "STARGEMM_HOST_TILE", 1, NAN,

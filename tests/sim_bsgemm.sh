@@ -94,7 +94,12 @@
 #     the plan's footprint counted each pack as its full rectangle) and at most half the
 #     time with a handle per tile (0.158 s against 0.415 s). These products are
 #     bound by transfers and task costs (11.6 GFLOP take 0.8 ms at the batch model's
-#     rate): packs move fewer, larger buffers.
+#     rate): packs move fewer, larger buffers;
+#   * C made anew at each of two steps (its symbolic product, 16,000^3, tiles 512-2048,
+#     density 0.5, in core on the H100): with the pinned host pool (src/hostpool.c) the
+#     second C pins nothing (at most 1% of the first's time: 0 s against 1.227 s) and
+#     the first at most 1.05 times what it pins without the pool (1.000); with
+#     STARGEMM_HOST_POOL=0 the second pins as much again (1.227 s).
 # Efficiency: useful flops over the product's simulated time (seconds - symbolic_s: the
 # symbolic C pattern's time is the simulated pinning of C's host memory) over the
 # GPUs' DGEMM rate in perfmodels/generate.sh. The simulation is deterministic.
@@ -191,6 +196,16 @@ run smallpackooc h100 1 40 57000 $small
 extra_env="TEST_TIMEOUT=180 STARGEMM_PACK_BELOW=0"
 # shellcheck disable=SC2086
 run smallooc60 h100 1 60 57000 $small
+# C made at each of two steps (its symbolic product), in core on the H100: pinned once
+# with the pinned host pool (src/hostpool.c), at every step without it.
+common="--niter 2 --warmup 0 --density-a 0.5 --density-b 0.5 --csv"
+pinned="--m 16000 --n 16000 --k 16000 --lo 512 --hi 2048"
+extra_env=
+# shellcheck disable=SC2086
+run pinned h100 1 80000 57000 $pinned
+extra_env=STARGEMM_HOST_POOL=0
+# shellcheck disable=SC2086
+run pinnednopool h100 1 80000 57000 $pinned
 extra_env=
 
 awk -F, '
@@ -205,6 +220,12 @@ awk -F, '
 		t = $(col["seconds"] + c) - $(col["symbolic_s"] + c)
 		flops = $(col["useful_gflop"] + c)
 		eff = t > 0 ? 100 * flops / t / (g * rate) : 0
+		if (label ~ /^pinned/) {
+			sym[label, n[label]] = $(col["symbolic_s"] + c)
+			printf "%-13s step %d: C made in %.6f s, product %.6f s\n", label,
+				n[label], sym[label, n[label]], t
+			next
+		}
 		if (label ~ /^small/) {
 			product[label] = t; loads[label] = $(col["loads"] + c)
 			printf "%-15s %.6f s  loads %s  peer %s", label, t, loads[label],
@@ -254,7 +275,8 @@ awk -F, '
 		    n["h100half5"] != 1 || n["h100big"] != 1 || n["irrmpi"] != 1 || n["small"] != 1 ||
 		    n["smallnobatch"] != 1 ||
 		    n["smallooc"] != 1 || n["smalloocnobatch"] != 1 || n["smallooc60"] != 1 ||
-		    n["smallpack"] != 1 || n["smallpackooc"] != 1) {
+		    n["smallpack"] != 1 || n["smallpackooc"] != 1 || n["pinned"] != 2 ||
+		    n["pinnednopool"] != 2) {
 			print "missing runs"; exit 1
 		}
 		if (!(product["small"] > 0) || product["small"] * 3 > product["smallnobatch"]) {
@@ -277,6 +299,17 @@ awk -F, '
 		if (!(product["smallpackooc"] > 0) ||
 		    product["smallpackooc"] * 2 > product["smallooc"]) {
 			print "packed small tiles out of core: not twice as fast as a handle per tile"
+			bad = 1
+		}
+		if (!(sym["pinned", 1] > 0) || sym["pinned", 2] > 0.01 * sym["pinned", 1]) {
+			print "pinned host pool: the second C was pinned again"; bad = 1
+		}
+		if (sym["pinned", 1] > 1.05 * sym["pinnednopool", 1]) {
+			print "pinned host pool: the first C pinned more than 1.05 times its size"
+			bad = 1
+		}
+		if (sym["pinnednopool", 2] < 0.9 * sym["pinnednopool", 1]) {
+			print "STARGEMM_HOST_POOL=0: the second C not pinned again: the pool is not off"
 			bad = 1
 		}
 		exit bad
