@@ -93,11 +93,14 @@ static void usage(FILE *f)
 		"Columns: impl,ranks,threads,m,n,k,lo,hi,density_a,density_b,density_c,seed,eps,\n"
 		"mt,nt,kt,products,iter,seconds,useful_gflop,gflops,residual,skipped,c_removed,\n"
 		"symbolic_s,inspect_s,dense_gflops,ratio_dense,dist,pred_loads,loads,\n"
-		"loads_ratio,peer_loads,prec,transA,ooc_tasks,unprefetched,late (residual -1:\n"
+		"loads_ratio,peer_loads,prec,transA,ooc_tasks,unprefetched,late,\n"
+		"flops_imbalance (residual -1:\n"
 		"not checked; pred_loads: the work list's tile loads per device out of core,\n"
 		"loads: measured, GPUs or disk -> RAM; rank 0's devices; ooc_tasks: rank 0's\n"
 		"out-of-core tasks, unprefetched: those taken with an input not prefetched, late:\n"
-		"GPU tasks that became ready with an input loaded to no GPU nor on its way).\n");
+		"GPU tasks that became ready with an input loaded to no GPU nor on its way;\n"
+		"flops_imbalance: the largest rank's flops over the ranks' mean, from the\n"
+		"patterns and C's owners).\n");
 }
 
 static const char prog[] = "stargemm_bsgemm";
@@ -352,6 +355,7 @@ struct result {
 	double seconds, symbolic_s, residual;
 	double loads, peer_loads;   /* measured tile loads per device (bench_mean_loads) */
 	uint64_t ooc_tasks, unprefetched, late;   /* stargemm_transfer_stats' */
+	double imbalance;           /* flops_imbalance() */
 	struct stargemm_bsgemm_info info;
 };
 
@@ -388,6 +392,41 @@ static double check(const struct bs_opts *o, const struct stargemm_matrix *A,
 	return res;
 }
 
+/* The flops of each rank's C tiles (their owner computes them: paper 000's work per
+ * rank), the largest over the ranks' mean; from the patterns, filtering left aside.
+ * op(A)'s tile (i, l) is A's (l, i) when A is stored transposed. 0: out of memory. */
+static double flops_imbalance(const struct bs_opts *o, const struct stargemm_matrix *A,
+			      const struct stargemm_matrix *B, const struct stargemm_matrix *C)
+{
+	int nr = stargemm_nranks();
+	double *work = calloc((size_t)nr, sizeof(*work)), most = 0, sum = 0;
+	int64_t mt = stargemm_matrix_mt(C), nt = stargemm_matrix_nt(C);
+	int64_t kt = stargemm_matrix_mt(B);
+
+	if (!work)
+		return 0.0;
+	for (int64_t j = 0; j < nt; j++)
+		for (int64_t i = 0; i < mt; i++) {
+			double rows = (double)stargemm_matrix_tile_rows(C, i);
+			double cols = (double)stargemm_matrix_tile_cols(C, j);
+
+			if (!stargemm_matrix_tile_present(C, i, j))
+				continue;
+			for (int64_t l = 0; l < kt; l++)
+				if ((o->ta == 'N' ? stargemm_matrix_tile_present(A, i, l)
+						  : stargemm_matrix_tile_present(A, l, i)) &&
+				    stargemm_matrix_tile_present(B, l, j))
+					work[stargemm_matrix_owner(C, i, j)] +=
+						2.0 * rows * cols * (double)stargemm_matrix_tile_rows(B, l);
+		}
+	for (int r = 0; r < nr; r++) {
+		sum += work[r];
+		most = work[r] > most ? work[r] : most;
+	}
+	free(work);
+	return sum > 0 ? most / (sum / nr) : 1.0;
+}
+
 /* Tiles loaded into the devices during the product (counted since the reset). */
 static int measure_loads(struct result *r)
 {
@@ -419,6 +458,8 @@ static int repetition(const struct bs_opts *o, const struct bsgen_problem *pb,
 	ret = make_c(o, pb, A, B, &C, &r->symbolic_s);
 	if (!ret && o->check)
 		c0 = sg_gather_typed(C);
+	if (!ret)
+		r->imbalance = flops_imbalance(o, A, B, C);
 	if (!ret) {
 		stargemm_wait();
 		ret = stargemm_transfers_reset();
@@ -445,7 +486,8 @@ static void print_header(void)
 	printf("impl,ranks,threads,m,n,k,lo,hi,density_a,density_b,density_c,seed,eps,mt,nt,"
 	       "kt,products,iter,seconds,useful_gflop,gflops,residual,skipped,c_removed,"
 	       "symbolic_s,inspect_s,dense_gflops,ratio_dense,dist,pred_loads,loads,"
-	       "loads_ratio,peer_loads,prec,transA,ooc_tasks,unprefetched,late\n");
+	       "loads_ratio,peer_loads,prec,transA,ooc_tasks,unprefetched,late,"
+	       "flops_imbalance\n");
 }
 
 static void print_row(const struct bs_opts *o, const struct bsgen_problem *pb, int iter,
@@ -455,7 +497,7 @@ static void print_row(const struct bs_opts *o, const struct bsgen_problem *pb, i
 
 	printf("stargemm,%d,%d,%lld,%lld,%lld,%lld,%lld,%g,%g,%g,%llu,%g,%lld,%lld,%lld,%lld,"
 	       "%d,%.6f,%.6f,%.3f,%.3g,%lld,%lld,%.6f,%.6f,%.3f,%.4f,%s,%.0f,%.0f,%.4f,%.0f,"
-	       "%c,%c,%llu,%llu,%llu\n",
+	       "%c,%c,%llu,%llu,%llu,%.4f\n",
 	       stargemm_nranks(),
 	       stargemm_ncpu_workers() + stargemm_ncuda_workers(), (long long)o->gen.m,
 	       (long long)o->gen.n, (long long)o->gen.k, (long long)o->gen.lo,
@@ -467,7 +509,7 @@ static void print_row(const struct bs_opts *o, const struct bsgen_problem *pb, i
 	       o->balanced ? "balanced" : "cyclic", r->info.pred_loads, r->loads,
 	       r->info.pred_loads > 0 ? r->loads / r->info.pred_loads : 0.0, r->peer_loads,
 	       o->prec, o->ta, (unsigned long long)r->ooc_tasks,
-	       (unsigned long long)r->unprefetched, (unsigned long long)r->late);
+	       (unsigned long long)r->unprefetched, (unsigned long long)r->late, r->imbalance);
 	fflush(stdout);
 }
 

@@ -121,7 +121,8 @@ static int check_settings(const struct stargemm_config *cfg)
 	int ret;
 
 	if ((ret = stargemm__fault_setup(-1)) ||   /* parsed; armed on no rank */
-	    (ret = stargemm__setting(STARGEMM__DEVICE_POOL, &x)))
+	    (ret = stargemm__setting(STARGEMM__DEVICE_POOL, &x)) ||
+	    (ret = stargemm__setting(STARGEMM__HOST_POOL, &x)))
 		return ret;
 	return cfg->disk_dir ? stargemm__setting(STARGEMM__DISK_ONE_FILE, &x) : 0;
 }
@@ -139,7 +140,8 @@ static int check_settings(const struct stargemm_config *cfg)
  * no budget of the user's (ram_limit_mib, STARPU_LIMIT_CPU_MEM), the budget is the
  * machine's memory: it bounds nothing that would otherwise fit, and freed buffers
  * stay pinned for reuse — evicted by StarPU when the budget needs the room. The
- * matrices' own storage (src/matrix.c) is not in StarPU's count. */
+ * matrices' own storage (src/matrix.c, from the pinned host pool, src/hostpool.c) is
+ * not in StarPU's count. */
 static void keep_host_buffers(void)
 {
 	long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGESIZE);
