@@ -2,7 +2,8 @@
 # tests/simrun.sh — run a stargemm program on NP simulated nodes of kind HOST with
 # StarPU's SimGrid mode: platform and performance models from perfmodels/, network
 # between nodes from perfmodels/smpi/HOST.xml when there is one, else
-# perfmodels/smpi/cluster.xml. Usage: simrun.sh HOST NP PROGRAM [ARGS]
+# perfmodels/smpi/cluster.xml, or the file SIM_NETWORK names.
+# Usage: simrun.sh HOST NP PROGRAM [ARGS]
 # Matrices are "folded" in simulation (every page maps the same memory); SMPI folds in
 # blocks of 64 MiB here, not its default 1 MiB, so that the paper-size problems (tens
 # of GiB) stay under the kernel's limit on memory mappings (vm.max_map_count).
@@ -26,7 +27,7 @@ hosts="$BUILDDIR/tests/simhosts.$$"
 i=0
 : >"$hosts"
 while [ $i -lt "$np" ]; do echo "node$i" >>"$hosts"; i=$((i + 1)); done
-network="$SRCDIR/perfmodels/smpi/$host.xml"
+network=${SIM_NETWORK:-$SRCDIR/perfmodels/smpi/$host.xml}
 [ -f "$network" ] || network="$SRCDIR/perfmodels/smpi/cluster.xml"
 timeout "${TEST_TIMEOUT:-600}" "$MPIEXEC" -np "$np" -platform "$network" \
 	-hostfile "$hosts" --cfg=smpi/shared-malloc-blocksize:67108864 "$@"

@@ -1,0 +1,174 @@
+#!/usr/bin/env bash
+# bench/sim_cluster.sh — the out-of-core product on simulated GPU clusters (StarPU's
+# SimGrid mode over SMPI, stargemm's real code): paper 003's Figure 3 experiment, weak
+# scaling, and the plain product and StarPU's dmdas beside it. Each rank is half a
+# Summit-like node (3 V100 of 7200 GFLOP/s, perfmodels/sampling/bus/summit.*), as in
+# the paper's runs (two processes per node).
+#
+# Usage: sim_cluster.sh [--out DIR] [--jobs N] [--large] [--plot] EXPERIMENT...
+#   fig3   per-GPU efficiency against N, lookahead 1 and 2, on 2 x 2 and 3 x 3 grids
+#          (and 4 x 4 with --large), N across the point where C outgrows the GPUs
+#   weak   N = 13,312 g on g x g grids, g = 1, 2, 3 (and 4 with --large): A + B + C
+#          4.5 times the GPUs' memory at every g
+#   peers  on 2 x 2 at 16,384: the out-of-core product, the plain product
+#          (stargemm_pdgemm_dist through the stargemm-ooc policy) and the plain product
+#          under StarPU's dmdas; time, tiles moved, peak host memory of received tiles
+#   --out DIR   where the CSV files go (default sim-cluster.out)
+#   --jobs N    simulations run at once (default 1; the simulated times do not depend
+#               on it, the simulation being deterministic)
+#   --large     add the 4 x 4 grid (runs of an hour and more on one core)
+#   --only RE   only the runs whose name (e.g. fig3_l2_3x3_18432, weak_2x2, peers_ooc)
+#               matches the extended regular expression RE
+#   --plot      then draw DIR/*.csv with bench/plot.sh (gnuplot)
+# Environment: BUILDDIR (a SimGrid build, default build-sim), SRCDIR (default the
+# source tree), MPIEXEC (starpu_smpirun; default from scripts/deps.sh simgrid).
+#
+# Scaling (doc/out-of-core.md, "Simulated clusters"): the GPUs have 300 MiB instead of
+# 16 GiB, tiles are 1024 as in the paper, so that C outgrows the GPUs at sizes the
+# simulator runs in minutes (a 3 x 3 run of 24,576^3: 3 minutes of wall time). Flops
+# per byte received grow as the square root of the GPU memory a C block fills, so the
+# network is scaled by sqrt(16384 / 300): 12.5 GB/s per rank becomes 90
+# (perfmodels/smpi/scaled.xml). Every run does one untimed repetition first: the
+# first product of a process pins the host buffers of its received tiles (StarPU's
+# simulated cudaHostAlloc, 5.2 ms per tile), later ones reuse them (src/runtime.c,
+# keep_host_buffers()).
+#
+# Memory: SMPI keeps about the bytes the ranks receive in the simulating process's
+# memory (2 x 2 at 24,576: 14 GiB; 3 x 3 at 18,432: 9 GiB), so runs at once are
+# bounded by the machine's memory, not its cores: a run killed for memory is reported
+# and left out.
+#
+# Output: DIR/fig3_l1.csv and fig3_l2.csv, DIR/weak.csv, DIR/peers_*.csv (the CSV of
+# stargemm_pdgemm, one file per configuration, for plot.sh --by-file), and with each
+# DIR/*_ranks.csv, every rank's line (stargemm_pdgemm --per-rank): loads and MPI
+# tiles against the model, checked on every rank by the summary at the end.
+set -euo pipefail
+
+top=$(cd "$(dirname "$0")/.." && pwd)
+out=sim-cluster.out
+jobs=1
+large=0
+plot=0
+only=.
+die() { echo "sim_cluster.sh: $*" >&2; exit 2; }
+while [ $# -gt 0 ]; do
+	case "$1" in
+	--out) [ $# -ge 2 ] || die "--out needs a directory"; out=$2; shift 2 ;;
+	--jobs) [[ ${2:-} =~ ^[1-9][0-9]*$ ]] || die "--jobs needs a number >= 1"; jobs=$2; shift 2 ;;
+	--large) large=1; shift ;;
+	--plot) plot=1; shift ;;
+	--only) [ $# -ge 2 ] || die "--only needs a regular expression"; only=$2; shift 2 ;;
+	--help|-h) sed -n '2,/^set -euo/p' "$0" | sed '$d; s/^# \{0,1\}//'; exit 0 ;;
+	-*) die "unknown option '$1' (see --help)" ;;
+	*) break ;;
+	esac
+done
+[ $# -ge 1 ] || die "no experiment given: fig3, weak or peers (see --help)"
+for e in "$@"; do
+	case "$e" in fig3|weak|peers) ;; *) die "unknown experiment '$e' (fig3, weak, peers)" ;; esac
+done
+export SRCDIR=${SRCDIR:-$top}
+export BUILDDIR=${BUILDDIR:-$top/build-sim}
+if [ -z "${MPIEXEC:-}" ]; then
+	MPIEXEC=$("$top/scripts/deps.sh" simgrid | tail -n1)/bin/starpu_smpirun
+fi
+export MPIEXEC
+[ -x "$MPIEXEC" ] || die "no starpu_smpirun at '$MPIEXEC' (a SimGrid build of StarPU)"
+bench="$BUILDDIR/bench/stargemm_pdgemm"
+[ -x "$bench" ] || die "no $bench: build the SimGrid tree first (scripts/quickstart.sh check)"
+export SIM_NETWORK="$SRCDIR/perfmodels/smpi/scaled.xml"
+mkdir -p "$out"
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+
+# One simulated run: NAME G N [stargemm_pdgemm options]; writes $work/NAME.csv (rank
+# 0's header and line) and $work/NAME.ranks (every rank's line).
+sim() {
+	local name=$1 g=$2 n=$3
+	shift 3
+	env STARPU_NCPU=1 STARPU_NCUDA=3 STARPU_LIMIT_CUDA_MEM=300 TEST_TIMEOUT=7200 \
+		"$SRCDIR/tests/simrun.sh" summit $((g * g)) "$bench" --nb 1024 --niter 1 \
+		--warmup 1 --csv --quiet --per-rank --peak $((g * g * 3 * 7200)) --P "$g" \
+		--Q "$g" --m "$n" --n "$n" --k "$n" "$@" >"$work/$name.log" 2>&1 || true
+	grep -E '^(impl|stargemm),' "$work/$name.log" >"$work/$name.csv" || true
+	grep -E '^rank,' "$work/$name.log" | sed "s/^rank,/$name,/" >"$work/$name.ranks" || true
+	if ! grep -q '^stargemm,' "$work/$name.csv"; then
+		echo "sim_cluster.sh: $name did not finish; its output:" >&2
+		tail -n 20 "$work/$name.log" >&2
+	fi
+}
+
+# The runs, as lines "NAME G N OPTIONS...", then run $jobs at a time.
+: >"$work/runs"
+add() { echo "$*" >>"$work/runs"; }
+grids="2 3"
+[ $large -eq 0 ] || grids="2 3 4"
+for e in "$@"; do
+	case "$e" in
+	fig3)
+		for g in $grids; do
+			# C fills the grid's GPUs (g^2 x 900 MiB) at about N = 9,700 g; from
+			# 0.6 to 1.7 times that, at most 32 tiles a side (48 with --large).
+			for t in 6 8 10 12 16; do
+				n=$((t * 1024 * g))
+				[ $((n / 1024)) -le $((large ? 48 : 32)) ] || continue
+				for l in 1 2; do add "fig3_l${l}_${g}x${g}_$n $g $n --ooc --lookahead $l"; done
+			done
+		done ;;
+	weak)
+		for g in 1 $grids; do add "weak_${g}x${g} $g $((13312 * g)) --ooc"; done ;;
+	peers)
+		add "peers_ooc 2 16384 --ooc"
+		add "peers_plain 2 16384"
+		add "peers_dmdas 2 16384 --sched dmdas" ;;
+	esac
+done
+awk -v re="$only" '$1 ~ re' "$work/runs" >"$work/chosen"
+[ -s "$work/chosen" ] || die "--only '$only' matches no run"
+export -f sim
+export bench work
+xargs -P "$jobs" -L 1 bash -c 'sim "$@"' _ <"$work/chosen"
+
+# Files per experiment: fig3 by lookahead, weak, peers by configuration.
+gather() { # file pattern
+	local f=$1 pat=$2 first=1 c
+	: >"$out/$f.csv"
+	: >"$out/${f}_ranks.csv"
+	for c in "$work"/$pat.csv; do
+		[ -f "$c" ] || continue
+		if [ $first -eq 1 ]; then head -n1 "$c" >>"$out/$f.csv"; first=0; fi
+		grep '^stargemm,' "$c" >>"$out/$f.csv" || true
+		cat "${c%.csv}.ranks" >>"$out/${f}_ranks.csv"
+	done
+	[ -s "$out/$f.csv" ] || rm -f "$out/$f.csv" "$out/${f}_ranks.csv"
+}
+gather fig3_l1 'fig3_l1_*'
+gather fig3_l2 'fig3_l2_*'
+gather weak 'weak_*'
+gather peers_ooc peers_ooc
+gather peers_plain peers_plain
+gather peers_dmdas peers_dmdas
+cp "$work"/*.log "$out/" 2>/dev/null || true
+
+# Summary: per-GPU efficiency of every run; every rank's loads and MPI tiles against
+# the model (the per-rank columns: 5 loads, 9 pred_loads, 10 mpi, 11 pred_mpi).
+echo "run,grid,N,lookahead,case,b,c,d,time_s,pct_peak,late"
+for c in "$out"/*.csv; do
+	case "$c" in *_ranks.csv) continue ;; esac
+	awk -F, -v f="$(basename "$c" .csv)" '
+		/^impl,/ { for (i = 1; i <= NF; i++) col[$i] = i; next }
+		{ printf "%s,%sx%s,%s,%s,%s,%s,%s,%s,%s,%s,%s\n", f, $col["P"], $col["Q"], $col["m"],
+			$col["lookahead"], $col["case"], $col["b"], $col["c"], $col["d"],
+			$col["time_s"], $col["pct_peak"], $col["late"] }' "$c"
+done
+cat "$out"/*_ranks.csv 2>/dev/null | awk -F, '
+	$10 > 0 || $9 > 0 {
+		n++
+		if ($9 > 0 && ($5 < 0.90 * $9 || $5 > 1.05 * $9)) { bad++; print "loads outside [0.90, 1.05] of the model: " $0 }
+		if ($11 > 0 && ($10 < 0.90 * $11 || $10 > 1.05 * $11)) { bad++; print "MPI tiles outside [0.90, 1.05] of the model: " $0 }
+	}
+	END { printf "%d rank lines out of core, %d outside the band\n", n, bad + 0 }'
+if [ $plot -eq 1 ]; then
+	"$SRCDIR/bench/plot.sh" --out "$out" --by-file --plots size --name fig3 \
+		"$out"/fig3_l1.csv "$out"/fig3_l2.csv || true
+fi
