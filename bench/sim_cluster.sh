@@ -93,8 +93,10 @@ sim() {
 	grep -E '^(impl|stargemm),' "$work/$name.log" >"$work/$name.csv" || true
 	grep -E '^rank,' "$work/$name.log" | sed "s/^rank,/$name,/" >"$work/$name.ranks" || true
 	if ! grep -q '^stargemm,' "$work/$name.csv"; then
-		echo "sim_cluster.sh: $name did not finish; its output:" >&2
-		tail -n 20 "$work/$name.log" >&2
+		echo "sim_cluster.sh: $name did not finish (a kill by the system's OOM killer" \
+			"reads 'Killed', code 137); its last lines:" >&2
+		grep -v -e '/INFO]' -e 'MPI_Init_thread level' -e 'simgrid_update_xml' \
+			-e '^$' "$work/$name.log" | tail -n 5 >&2
 	fi
 }
 
