@@ -8,8 +8,9 @@
 # Usage: sim_cluster.sh [--out DIR] [--jobs N] [--large] [--plot] EXPERIMENT...
 #   fig3   per-GPU efficiency against N, lookahead 1 and 2, on 2 x 2 and 3 x 3 grids
 #          (and 4 x 4 with --large), N across the point where C outgrows the GPUs
-#   weak   N = 13,312 g on g x g grids, g = 1, 2, 3 (and 4 with --large): A + B + C
-#          4.5 times the GPUs' memory at every g
+#   weak   N = 12,288 g on g x g grids, g = 1, 2, 3 (and 4 with --large): 12 tiles a
+#          side per rank (blocks that divide them), A + B + C 3.8 times the GPUs'
+#          memory at every g
 #   peers  on 2 x 2 at 16,384: the out-of-core product, the plain product
 #          (stargemm_pdgemm_dist through the stargemm-ooc policy) and the plain product
 #          under StarPU's dmdas; time, tiles moved, peak host memory of received tiles
@@ -118,7 +119,7 @@ for e in "$@"; do
 			done
 		done ;;
 	weak)
-		for g in 1 $grids; do add "weak_${g}x${g} $g $((13312 * g)) --ooc"; done ;;
+		for g in 1 $grids; do add "weak_${g}x${g} $g $((12288 * g)) --ooc"; done ;;
 	peers)
 		add "peers_ooc 2 16384 --ooc"
 		add "peers_plain 2 16384"
