@@ -20,9 +20,9 @@ for t in s z; do
 	[ "$status" -eq 77 ] && { cat "$out"; exit 77; }
 	[ "$status" -eq 0 ] || { cat "$out"; echo "compare_dbcsr.sh --prec $t failed ($status)"; exit 1; }
 	for impl in dbcsr stargemm; do
-		# the type is the last column of the peer's rows, before transA and the task
-		# counts (ooc_tasks, unprefetched, late) in stargemm's
-		grep -Eq "^$impl,2,.*,$t(,N,[0-9]+,[0-9]+,[0-9]+)?\$" "$out" ||
+		# the type is the last column of the peer's rows, before transA, the task
+		# counts (ooc_tasks, unprefetched, late) and flops_imbalance in stargemm's
+		grep -Eq "^$impl,2,.*,$t(,N,[0-9]+,[0-9]+,[0-9]+,[0-9.]+)?\$" "$out" ||
 			{ cat "$out"; echo "no $impl row in type $t"; exit 1; }
 	done
 done
