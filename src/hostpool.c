@@ -9,7 +9,7 @@
  * costs the same order. An application that makes its C at every step (a sign
  * iteration's symbolic product, stargemm_matrix_create_product()) paid that at every
  * step: on the simulated H100, 36,000^3 at density 0.5, 6.4 s of pinning against a
- * 0.49 s product (doc/performance.md, "Pinned host pool").
+ * 0.49 s product (doc/performance.md, "C made at every step").
  *
  * How: tiles are blocks of slabs (src/arena.c: best fit, freed blocks merged with
  * their free neighbours) pinned once each. A matrix about to allocate its tiles first
@@ -28,8 +28,6 @@
  */
 #include <errno.h>
 #include <stdlib.h>
-#include <string.h>
-
 #include <starpu.h>
 
 #include "arena.h"
@@ -55,7 +53,7 @@ static struct {
 	starpu_pthread_mutex_t lock;  /* a simulated one in SimGrid mode (pinning sleeps) */
 	struct slab *slabs;      /* sorted by base */
 	int64_t nslabs, cap;
-	uint64_t pinned, pinnings;
+	uint64_t pinned;         /* bytes in slabs */
 } hp;
 
 #ifdef STARPU_SIMGRID
@@ -123,7 +121,6 @@ static struct slab *add_slab(size_t bytes)
 	hp.slabs[at] = s;
 	hp.nslabs++;
 	hp.pinned += bytes;
-	hp.pinnings++;
 	return &hp.slabs[at];
 }
 
@@ -224,7 +221,6 @@ int stargemm__hostpool_init(void)
 	int ret = stargemm__setting(STARGEMM__HOST_POOL, &setting);
 
 	hp.on = 0;
-	hp.pinnings = 0;
 	if (ret || setting == 0 || starpu_cuda_worker_get_count() == 0)
 		return ret;
 	starpu_pthread_mutex_init(&hp.lock, NULL);
@@ -248,19 +244,4 @@ void stargemm__hostpool_shutdown(void)
 	hp.pinned = 0;
 	hp.on = 0;
 	starpu_pthread_mutex_destroy(&hp.lock);
-}
-
-void stargemm__hostpool_stats(struct stargemm__hostpool_stats *s)
-{
-	memset(s, 0, sizeof(*s));
-	if (!hp.on)
-		return;
-	starpu_pthread_mutex_lock(&hp.lock);
-	s->on = hp.on;
-	s->slabs = hp.nslabs;
-	s->pinned_bytes = hp.pinned;
-	s->pinnings = hp.pinnings;
-	for (int64_t i = 0; i < hp.nslabs; i++)
-		s->used_bytes += hp.slabs[i].arena.used;
-	starpu_pthread_mutex_unlock(&hp.lock);
 }

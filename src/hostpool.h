@@ -29,14 +29,4 @@ void stargemm__host_reserve(size_t bytes, int64_t ntiles);
 /* Give back a tile of stargemm__host_alloc(), with the size it was asked with. */
 void stargemm__host_free(void *p, size_t bytes);
 
-/* What the pool holds, for tests and benchmarks. */
-struct stargemm__hostpool_stats {
-	int on;                 /* the pool serves host tiles */
-	int64_t slabs;          /* slabs now */
-	uint64_t pinned_bytes;  /* their bytes */
-	uint64_t used_bytes;    /* bytes in live tiles (rounded to the alignment) */
-	uint64_t pinnings;      /* slabs made since stargemm_init() */
-};
-void stargemm__hostpool_stats(struct stargemm__hostpool_stats *s);
-
 #endif

@@ -73,14 +73,6 @@ static int check_sizes(int64_t count, const int64_t *sizes, const char *what,
 	return 0;
 }
 
-/* Tile storage: with GPUs, pinned, from the pinned host pool (src/hostpool.c); in
- * SimGrid mode folded, i.e. all tiles share a few physical pages, so that simulated
- * matrices of any size fit (kernels do not run there, contents are irrelevant). */
-static int allocate_tile(void **p, size_t bytes)
-{
-	return stargemm__host_alloc(p, bytes);
-}
-
 int stargemm_matrix_owner(const struct stargemm_matrix *A, int64_t i, int64_t j)
 {
 	return stargemm__grid_rank(&A->grid, A->rows.proc[i], A->cols.proc[j]);
@@ -105,7 +97,10 @@ static int register_tile(struct stargemm_matrix *A, int64_t i, int64_t j,
 	} else if (owner == stargemm_rank() && !stargemm__managed_storage()) {
 		void *p = NULL;
 
-		if (allocate_tile(&p, stargemm__tile_bytes(A, i, j)) != 0)
+		/* with GPUs pinned, from the pinned host pool (src/hostpool.c); in SimGrid
+		 * mode folded: all tiles share a few physical pages, so that simulated
+		 * matrices of any size fit (kernels do not run there) */
+		if (stargemm__host_alloc(&p, stargemm__tile_bytes(A, i, j)) != 0)
 			return stargemm__error(-ENOMEM, "stargemm_matrix_create: cannot allocate "
 					       "tile (%" PRId64 ", %" PRId64 ") of %" PRId64 " x %"
 					       PRId64 " elements of %zu bytes", i, j, rows, cols,
@@ -269,18 +264,22 @@ static int distribute(struct stargemm_matrix *A, const struct stargemm_distribut
 	return ret;
 }
 
-/* Count this rank's tiles against the managed storage (src/storage.c). */
+/* Count this rank's tiles against the managed storage (src/storage.c); tiles allocated
+ * here are reserved in the pinned host pool at once (src/hostpool.c), so that their
+ * slab is pinned at their total size. */
 static int reserve_storage(struct stargemm_matrix *A, const char *fn)
 {
-	int64_t bytes = 0;
+	int64_t bytes = 0, tiles = 0;
 	int ret;
 
 	/* Tiles in a user's array are the user's memory, not the library's. */
 	for (int64_t j = 0; !A->pack && !A->local.base && j < A->nt; j++)
 		for (int64_t i = 0; i < A->mt; i++)
 			if (stargemm_matrix_tile_present(A, i, j) &&
-			    stargemm_matrix_owner(A, i, j) == stargemm_rank())
+			    stargemm_matrix_owner(A, i, j) == stargemm_rank()) {
 				bytes += (int64_t)stargemm__tile_bytes(A, i, j);
+				tiles++;
+			}
 	for (int64_t J = 0; A->pack && J < A->pack->gnt; J++)
 		for (int64_t I = 0; I < A->pack->gmt; I++)
 			if (stargemm__pack_owner(A, I, J) == stargemm_rank())
@@ -288,6 +287,8 @@ static int reserve_storage(struct stargemm_matrix *A, const char *fn)
 					 (int64_t)A->elem_size;
 	if ((ret = stargemm__storage_reserve(bytes, fn)) == 0)
 		A->stored_bytes = bytes;
+	if (ret == 0 && tiles > 0 && !stargemm__managed_storage())
+		stargemm__host_reserve((size_t)bytes, tiles);
 	return ret;
 }
 
@@ -315,18 +316,6 @@ static int64_t *local_offsets(const int64_t *off, const struct stargemm__axis *a
 	return local;
 }
 
-/* The present tiles this rank owns. */
-static int64_t own_tiles(const struct stargemm_matrix *A)
-{
-	int64_t n = 0;
-
-	for (int64_t j = 0; j < A->nt; j++)
-		for (int64_t i = 0; i < A->mt; i++)
-			n += stargemm__present(A, i, j) &&
-			     stargemm_matrix_owner(A, i, j) == stargemm_rank();
-	return n;
-}
-
 /* Handles (and storage) for every present tile, or every non-empty pack. */
 static int register_all(struct stargemm_matrix *A, const char *fn)
 {
@@ -351,8 +340,6 @@ static int register_all(struct stargemm_matrix *A, const char *fn)
 	    (!(lrow = local_offsets(A->row_off, &A->rows, p, A->local.row0)) ||
 	     !(lcol = local_offsets(A->col_off, &A->cols, q, A->local.col0))))
 		ret = stargemm__error(-ENOMEM, "%s: out of memory", fn);
-	if (!A->local.base && !stargemm__managed_storage())
-		stargemm__host_reserve((size_t)A->stored_bytes, own_tiles(A));
 	for (int64_t j = 0; j < A->nt && !ret; j++)
 		for (int64_t i = 0; i < A->mt && !ret; i++)
 			if (stargemm__present(A, i, j))
