@@ -14,7 +14,10 @@
  *    before it starts the next one's, and never starts a new C block before its tasks
  *    of the previous block are done. One exception, on a rank with one GPU: when the
  *    oldest GEMM waits for copies under way, a later one whose inputs are all on the
- *    device goes first (take_next()).
+ *    device goes first (take_next()). On a rank with several GPUs, a GEMM whose input
+ *    is being copied to its device while a peer already holds it is taken only once
+ *    the copy has landed: taken earlier, it would have the tile copied a second time,
+ *    from the peer (would_copy_twice()).
  *  - A GEMM entering its device's queue prefetches its inputs there, C tile included
  *    (an application prefetch of C would wait for the task holding it), in the order
  *    the device will run them, leaving out the tiles already requested there (StarPU
@@ -394,7 +397,43 @@ static enum inputs_state inputs_state(struct starpu_task *task, unsigned node)
 	return st;
 }
 
-/* The task a device takes next: the oldest, unless it waits for copies already under
+/* Whether taking @p task now would copy one of its inputs to @p node a second time: the
+ * input is being copied there (requested, its buffer allocated, not yet valid) and
+ * another GPU holds it. The task's fetch takes the cheapest valid copy as its source
+ * (StarPU 1.3, _starpu_select_src_node()) and joins a pending request only from that
+ * same source: a tile on its way from the host, or from another peer, was copied again
+ * from the peer (with a lookahead of 2, 5% more loads than Eq. (1), and slower: the
+ * copies under way were slow because the links were busy). Such a task waits for its
+ * copy, which needs no more memory and lands; StarPU calls pop_task() again then. */
+static int would_copy_twice(const struct ooc_data *d, struct starpu_task *task, unsigned node)
+{
+	unsigned n = STARPU_TASK_GET_NBUFFERS(task);
+
+	if (d->ndevices < 2 || node == STARPU_MAIN_RAM)
+		return 0;
+	for (unsigned i = 0; i < n; i++) {
+		starpu_data_handle_t h = STARPU_TASK_GET_HANDLE(task, i);
+		int allocated, valid, requested;
+
+		if (!(STARPU_TASK_GET_MODE(task, i) & STARPU_R))
+			continue;
+		starpu_data_query_status(h, (int)node, &allocated, &valid, &requested);
+		if (valid || !requested || !allocated)
+			continue;
+		for (int g = 0; g < d->ndevices; g++) {
+			if (d->device[g].node == node)
+				continue;
+			starpu_data_query_status(h, (int)d->device[g].node, &allocated, &valid,
+						 &requested);
+			if (valid)
+				return 1;
+		}
+	}
+	return 0;
+}
+
+/* The task a device takes next: none while the oldest would copy an input a second
+ * time (would_copy_twice()); else the oldest, unless it waits for copies already under
  * way and a later one has all its inputs on the device — then that one, so the device
  * computes instead of waiting. This matters when the copies are the bottleneck: in a
  * run's first chunk every GEMM's C tile is loaded, and a C tile that has arrived allows
@@ -409,6 +448,9 @@ static enum inputs_state inputs_state(struct starpu_task *task, unsigned node)
 static struct starpu_task *take_next(const struct ooc_data *d, struct fifo *q)
 {
 	struct starpu_task *head = starpu_task_list_front(&q->tasks);
+
+	if (info_of(head) && would_copy_twice(d, head, q->node))
+		return NULL;
 
 	if (d->ndevices == 1 && q->node != STARPU_MAIN_RAM && info_of(head) &&
 	    inputs_state(head, q->node) == INPUTS_COMING) {

@@ -28,13 +28,13 @@
 #     simulated cudaFree and cudaMalloc. Neither: 47.2%; the fit alone 54.7%
 #     (STARGEMM_DEVICE_POOL=0); the pool alone 93.7%;
 #   * the same on 2 GPUs: some loads from the other GPU, at least 80% of the model's
-#     peak (83.8%; neither 31.1%, the pool alone 78.2%) and no more than 1.10 times the
-#     predicted loads (0.940; 1.041 with the plain walk): a tile requested on a GPU
-#     from the host and from the other GPU at once arrives twice (StarPU 1.3 merges a
-#     request only with one from the same source node, coherency.c). sched/ooc.c no
-#     longer requests a tile again once it is requested on the device (1.096 before);
-#     the rest are tiles whose task starts while they are on their way from the host
-#     and the peer holds them;
+#     peak (85.9%; neither 31.1%, the pool alone 78.2%) and no more than 1.10 times the
+#     predicted loads (0.911; 1.041 with the plain walk): a tile requested on a GPU
+#     from the host and from the other GPU at once would arrive twice (StarPU 1.3
+#     merges a request only with one from the same source node, coherency.c).
+#     sched/ooc.c requests no tile again once it is requested on the device (1.096
+#     before), and holds a task whose tile is on its way while the peer holds it until
+#     the copy lands (0.940 and 83.8% before);
 #   * the 1-GPU case with STARGEMM_DEVICE_POOL=0: loads in the band and below 70% of
 #     the model's peak (60.2%), so that the switch is known to turn the pool off;
 #   * few tiles per block (30% of the tiles, 600 MiB, 4 x 6 blocks): loads at most 1.05

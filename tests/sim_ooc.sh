@@ -4,13 +4,13 @@
 # problems (tile 1024, a few hundred tasks each):
 #   * GPU loads within [0.90, 1.05] of Eq. (1) in regimes (a), (c1) and (c2)
 #     (GPU memory shrunk with STARPU_LIMIT_CUDA_MEM to reach c1 and c2), 4 tile
-#     columns on 2 and 3 GPUs included (split2, split3: 1.010 and 1.044). Loads above
-#     the model on several GPUs are tiles that reach a GPU twice, from the host and
-#     from a peer GPU: StarPU 1.3 joins a new request to a pending one only if both
-#     copy from the same node (datawizard/coherency.c). The policy no longer asks again
+#     columns on 2 and 3 GPUs included (split2, split3: 1.000 and 1.000). Loads above
+#     the model on several GPUs would be tiles that reach a GPU twice, from the host
+#     and from a peer GPU: StarPU 1.3 joins a new request to a pending one only if both
+#     copy from the same node (datawizard/coherency.c). The policy asks no second time
 #     for a tile already requested on the device (sched/ooc.c, prefetch_inputs();
-#     before: 1.062 and 1.070); what is left comes from tasks that start while their
-#     tile is still on its way from the host and a peer holds it by then;
+#     before: 1.062 and 1.070), and holds a task whose input is on its way while a peer
+#     holds it until the copy lands (would_copy_twice(); before: 1.010 and 1.044);
 #   * no C tile leaves its GPU before its block is finished: tiles written back to the
 #     host never exceed the number of C tiles (A and B are never dirty, so a C tile
 #     evicted early would be written back, and reloaded, twice);
@@ -32,17 +32,17 @@
 #     and on 6 GPUs (the ragged tiles are held on the devices, src/execute.c);
 #   * on that 6-GPU problem, stargemm-ooc finishes sooner and moves fewer tiles than
 #     StarPU's dmdas policy with the same executor (GEMMs on the GPUs only), on the
-#     first repetition (0.7252 s and 800 tiles per GPU against 0.7290 s and 977) and on
-#     the second, whose device buffers were allocated by the first (0.7178 s and 769
+#     first repetition (0.7193 s and 796 tiles per GPU against 0.7290 s and 977) and on
+#     the second, whose device buffers were allocated by the first (0.7136 s and 768
 #     against 0.7208 s and 912). What makes it sooner: a GEMM that leaves its A tile to
 #     a peer prefetches it 16 tasks ahead (sched/ooc.c). Before the device pool
 #     (src/pool.c) the first repetitions took 0.9397 s and 0.9595 s: each device buffer
 #     cost a simulated cudaMalloc of 175 us under one lock for all GPUs, and the
 #     executor's hold on the device memory its plan does not use (src/execute.c) spared
 #     some. The second repetition also checks that the first call gave that memory back;
-#     at least 40% of stargemm-ooc's loads come from a peer GPU (44.5%; the bus file of
+#     at least 40% of stargemm-ooc's loads come from a peer GPU (44.2%; the bus file of
 #     perfmodels/generate.sh gives StarPU a prediction for every GPU pair);
-#   * that 6-GPU problem's first repetition at >= 90% of the model's peak (96.2%; 74.2%
+#   * that 6-GPU problem's first repetition at >= 90% of the model's peak (97.0%; 74.2%
 #     before the device pool, whose one allocation per GPU replaced a cudaMalloc per
 #     device buffer). The ragged K tiles are held from the start of the call, while the
 #     devices are still empty (src/execute.c, hold_block()): held when their chunk was
