@@ -11,6 +11,8 @@
 #     for a tile already requested on the device (sched/ooc.c, prefetch_inputs();
 #     before: 1.062 and 1.070), and holds a task whose input is on its way while a peer
 #     holds it until the copy lands (would_copy_twice(); before: 1.010 and 1.044);
+#   * on several GPUs (d2d, split2, split3, mpi3g, c2g2, raggedk6's first repetition),
+#     loads at most 1.01 times the model: no tile reaches a GPU twice (all at 1.000);
 #   * no C tile leaves its GPU before its block is finished: tiles written back to the
 #     host never exceed the number of C tiles (A and B are never dirty, so a C tile
 #     evicted early would be written back, and reloaded, twice);
@@ -182,6 +184,10 @@ awk -F, '
 			print "  a C tile left its GPU early"; bad = 1
 		}
 		if (label == "d2d" && $col["d2d_tiles"] <= 0) { print "  no GPU->GPU load"; bad = 1 }
+		if (label ~ /^(d2d|split[23]|mpi3g|c2g2|raggedk6)$/ && r > 1.01) {
+			print "  loads more than 1% above the model on several GPUs: a tile copied" \
+				" twice to a GPU"; bad = 1
+		}
 		if (label == "raggedk6") {
 			share = $col["d2d_tiles"] / ($col["loads"] * 6)
 			printf "       GPU<-GPU share %.1f%% (at least 40)\n", 100 * share
