@@ -1,24 +1,32 @@
 #!/usr/bin/env bash
 # bench/sim_cluster.sh — the out-of-core product on simulated GPU clusters (StarPU's
 # SimGrid mode over SMPI, stargemm's real code): paper 003's Figure 3 experiment, weak
-# scaling, and the plain product and StarPU's dmdas beside it. Each rank is half a
+# scaling, the plain product and StarPU's dmdas beside it, and paper 000's irregular
+# block-sparse product with load-balanced columns. Each rank is half a
 # Summit-like node (3 V100 of 7200 GFLOP/s, perfmodels/sampling/bus/summit.*), as in
 # the paper's runs (two processes per node).
 #
-# Usage: sim_cluster.sh [--out DIR] [--jobs N] [--large] [--plot] EXPERIMENT...
+# Usage: sim_cluster.sh [--out DIR] [--jobs N] [--large] [--only RE] [--plot] EXPERIMENT...
 #   fig3   per-GPU efficiency against N, lookahead 1 and 2, on 2 x 2 and 3 x 3 grids
 #          (and 4 x 4 with --large), N across the point where C outgrows the GPUs
 #   weak   N = 12,288 g on g x g grids, g = 1, 2, 3 (and 4 with --large): 12 tiles a
 #          side per rank (blocks that divide them), A + B + C 3.8 times the GPUs'
 #          memory at every g
-#   peers  on 2 x 2 at 16,384: the out-of-core product, the plain product
-#          (stargemm_pdgemm_dist through the stargemm-ooc policy) and the plain product
-#          under StarPU's dmdas; time, tiles moved, peak host memory of received tiles
+#   peers  on 2 x 2 at 16,384 (C fits in the GPUs) and 24,576 (it does not): the
+#          out-of-core product, the plain product (stargemm_pdgemm_dist through the
+#          stargemm-ooc policy) and the plain product under StarPU's dmdas; time, tiles
+#          moved, peak host memory of received tiles
+#   sparse an irregular block-sparse product (stargemm_bsgemm: tiles of 512 to 2048,
+#          densities 0.3, C the symbolic product) on 2 x 2 at 30,000 and 4 x 4 at
+#          60,000, out of core, B's and C's columns 2D block-cyclic against dealt by
+#          flops (--dist balanced, paper 000 3.2.1): time, the largest rank's flops
+#          over the mean, per-GPU efficiency
 #   --out DIR   where the CSV files go (default sim-cluster.out)
 #   --jobs N    simulations run at once (default 1; the simulated times do not depend
 #               on it, the simulation being deterministic)
-#   --large     add the 4 x 4 grid (runs of an hour and more on one core)
-#   --only RE   only the runs whose name (e.g. fig3_l2_3x3_18432, weak_2x2, peers_ooc)
+#   --large     add the 4 x 4 grid (fig3: 6 to 48 tiles a side; 40,960: ~25 minutes
+#               of wall time per run on one core)
+#   --only RE   only the runs whose name (e.g. fig3_l2_3x3_18432, weak_2x2, peers_ooc_16384)
 #               matches the extended regular expression RE
 #   --plot      then draw DIR/*.csv with bench/plot.sh (gnuplot)
 # Environment: BUILDDIR (a SimGrid build, default build-sim), SRCDIR (default the
@@ -34,11 +42,13 @@
 # simulated cudaHostAlloc, 5.2 ms per tile), later ones reuse them (src/runtime.c,
 # keep_host_buffers()).
 #
-# Memory: SMPI keeps about the bytes the ranks receive in the simulating process's
-# memory (2 x 2 at 24,576: 14 GiB; 3 x 3 at 18,432: 9 GiB), so runs at once are
-# bounded by the machine's memory, not its cores: a run killed for memory is reported
-# and left out.
-#
+# Memory: the simulating process holds the folded matrices (one shared block of 64 MiB,
+# tests/simrun.sh) and every rank's received tiles and StarPU's structures: 5 GiB for
+# 3 x 3 at 24,576 (its resident size reads 18 GiB, the folded pages counted once per
+# mapping). It needs the simulation build of scripts/deps.sh, whose patch lets SimGrid
+# free the actor StarPU-MPI starts for each MPI request (without it: +0.9 MiB per
+# request, 6 GiB more for 2 x 2 at 16,384, 3 x 3 at 24,576 killed at 24 GiB).
+
 # Output: DIR/fig3_l1.csv and fig3_l2.csv, DIR/weak.csv, DIR/peers_*.csv (the CSV of
 # stargemm_pdgemm, one file per configuration, for plot.sh --by-file), and with each
 # DIR/*_ranks.csv, every rank's line (stargemm_pdgemm --per-rank): loads and MPI
@@ -66,7 +76,10 @@ while [ $# -gt 0 ]; do
 done
 [ $# -ge 1 ] || die "no experiment given: fig3, weak or peers (see --help)"
 for e in "$@"; do
-	case "$e" in fig3|weak|peers) ;; *) die "unknown experiment '$e' (fig3, weak, peers)" ;; esac
+	case "$e" in
+	fig3|weak|peers|sparse) ;;
+	*) die "unknown experiment '$e' (fig3, weak, peers, sparse)" ;;
+	esac
 done
 export SRCDIR=${SRCDIR:-$top}
 export BUILDDIR=${BUILDDIR:-$top/build-sim}
@@ -76,21 +89,29 @@ fi
 export MPIEXEC
 [ -x "$MPIEXEC" ] || die "no starpu_smpirun at '$MPIEXEC' (a SimGrid build of StarPU)"
 bench="$BUILDDIR/bench/stargemm_pdgemm"
-[ -x "$bench" ] || die "no $bench: build the SimGrid tree first (scripts/quickstart.sh check)"
+bsbench="$BUILDDIR/bench/stargemm_bsgemm"
+[ -x "$bench" ] && [ -x "$bsbench" ] ||
+	die "no $bench or $bsbench: build the SimGrid tree first (scripts/quickstart.sh check)"
 export SIM_NETWORK="$SRCDIR/perfmodels/smpi/scaled.xml"
 mkdir -p "$out"
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 
-# One simulated run: NAME G N [stargemm_pdgemm options]; writes $work/NAME.csv (rank
-# 0's header and line) and $work/NAME.ranks (every rank's line).
+# One simulated run: NAME G N [options of the program]; writes $work/NAME.csv (rank
+# 0's header and line) and $work/NAME.ranks (every rank's line, dense runs). Runs named
+# sparse_* are of stargemm_bsgemm, the others of stargemm_pdgemm.
 sim() {
-	local name=$1 g=$2 n=$3
+	local name=$1 g=$2 n=$3 prog args
 	shift 3
+	case "$name" in
+	sparse_*) prog=$bsbench args=(--lo 512 --hi 2048 --density-a 0.3 --density-b 0.3
+		--no-dense --ooc) ;;
+	*) prog=$bench args=(--nb 1024 --per-rank --peak $((g * g * 3 * 7200))) ;;
+	esac
 	env STARPU_NCPU=1 STARPU_NCUDA=3 STARPU_LIMIT_CUDA_MEM=300 TEST_TIMEOUT=7200 \
-		"$SRCDIR/tests/simrun.sh" summit $((g * g)) "$bench" --nb 1024 --niter 1 \
-		--warmup 1 --csv --quiet --per-rank --peak $((g * g * 3 * 7200)) --P "$g" \
-		--Q "$g" --m "$n" --n "$n" --k "$n" "$@" >"$work/$name.log" 2>&1 || true
+		"$SRCDIR/tests/simrun.sh" summit $((g * g)) "$prog" "${args[@]}" --niter 1 \
+		--warmup 1 --csv --quiet --P "$g" --Q "$g" --m "$n" --n "$n" --k "$n" "$@" \
+		>"$work/$name.log" 2>&1 || true
 	grep -E '^(impl|stargemm),' "$work/$name.log" >"$work/$name.csv" || true
 	grep -E '^rank,' "$work/$name.log" | sed "s/^rank,/$name,/" >"$work/$name.ranks" || true
 	if ! grep -q '^stargemm,' "$work/$name.csv"; then
@@ -121,15 +142,23 @@ for e in "$@"; do
 	weak)
 		for g in 1 $grids; do add "weak_${g}x${g} $g $((12288 * g)) --ooc"; done ;;
 	peers)
-		add "peers_ooc 2 16384 --ooc"
-		add "peers_plain 2 16384"
-		add "peers_dmdas 2 16384 --sched dmdas" ;;
+		for n in 16384 24576; do
+			add "peers_ooc_$n 2 $n --ooc"
+			add "peers_plain_$n 2 $n"
+			add "peers_dmdas_$n 2 $n --sched dmdas"
+		done ;;
+	sparse)
+		for g in 2 4; do
+			for dist in cyclic balanced; do
+				add "sparse_${dist}_${g}x${g} $g $((15000 * g)) --dist $dist"
+			done
+		done ;;
 	esac
 done
 awk -v re="$only" '$1 ~ re' "$work/runs" >"$work/chosen"
 [ -s "$work/chosen" ] || die "--only '$only' matches no run"
 export -f sim
-export bench work
+export bench bsbench work
 xargs -P "$jobs" -L 1 bash -c 'sim "$@"' _ <"$work/chosen"
 
 # Files per experiment: fig3 by lookahead, weak, peers by configuration.
@@ -148,22 +177,31 @@ gather() { # file pattern
 gather fig3_l1 'fig3_l1_*'
 gather fig3_l2 'fig3_l2_*'
 gather weak 'weak_*'
-gather peers_ooc peers_ooc
-gather peers_plain peers_plain
-gather peers_dmdas peers_dmdas
+gather peers_ooc 'peers_ooc_*'
+gather peers_plain 'peers_plain_*'
+gather peers_dmdas 'peers_dmdas_*'
+gather sparse 'sparse_*'
 cp "$work"/*.log "$out/" 2>/dev/null || true
 
 # Summary: per-GPU efficiency of every run; every rank's loads and MPI tiles against
 # the model (the per-rank columns: 5 loads, 9 pred_loads, 10 mpi, 11 pred_mpi).
 echo "run,grid,N,lookahead,case,b,c,d,time_s,pct_peak,late"
 for c in "$out"/*.csv; do
-	case "$c" in *_ranks.csv) continue ;; esac
+	case "$c" in *_ranks.csv|*/sparse.csv) continue ;; esac
 	awk -F, -v f="$(basename "$c" .csv)" '
 		/^impl,/ { for (i = 1; i <= NF; i++) col[$i] = i; next }
 		{ printf "%s,%sx%s,%s,%s,%s,%s,%s,%s,%s,%s,%s\n", f, $col["P"], $col["Q"], $col["m"],
 			$col["lookahead"], $col["case"], $col["b"], $col["c"], $col["d"],
 			$col["time_s"], $col["pct_peak"], $col["late"] }' "$c"
 done
+if [ -f "$out/sparse.csv" ]; then
+	echo "sparse run,ranks,N,dist,seconds,pct_peak,flops_imbalance,loads_ratio,late"
+	awk -F, '
+		/^impl,/ { for (i = 1; i <= NF; i++) col[$i] = i; next }
+		{ printf "%s,%s,%s,%s,%s,%.1f,%s,%s,%s\n", "sparse", $col["ranks"], $col["m"],
+			$col["dist"], $col["seconds"], 100 * $col["gflops"] / ($col["ranks"] * 3 * 7200),
+			$col["flops_imbalance"], $col["loads_ratio"], $col["late"] }' "$out/sparse.csv"
+fi
 cat "$out"/*_ranks.csv 2>/dev/null | awk -F, '
 	$10 > 0 || $9 > 0 {
 		n++
