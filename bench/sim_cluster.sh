@@ -17,15 +17,15 @@
 #          stargemm-ooc policy) and the plain product under StarPU's dmdas; time, tiles
 #          moved, peak host memory of received tiles
 #   sparse an irregular block-sparse product (stargemm_bsgemm: tiles of 512 to 2048,
-#          densities 0.3, C the symbolic product) on 2 x 2 at 30,000 and 4 x 4 at
-#          60,000, out of core, B's and C's columns 2D block-cyclic against dealt by
+#          densities 0.3, C the symbolic product) on 2 x 2 at 30,000 (and 4 x 4 at
+#          60,000 with --large: more than 15 GiB of simulator memory), out of core, B's and C's columns 2D block-cyclic against dealt by
 #          flops (--dist balanced, paper 000 3.2.1): time, the largest rank's flops
 #          over the mean, per-GPU efficiency
 #   --out DIR   where the CSV files go (default sim-cluster.out)
 #   --jobs N    simulations run at once (default 1; the simulated times do not depend
 #               on it, the simulation being deterministic)
-#   --large     add the 4 x 4 grid (fig3: 6 to 48 tiles a side; 40,960: ~25 minutes
-#               of wall time per run on one core)
+#   --large     add the 4 x 4 grid (fig3: 24 to 48 tiles a side; 40,960: about 20
+#               minutes of wall time per run, 9 GiB of memory)
 #   --only RE   only the runs whose name (e.g. fig3_l2_3x3_18432, weak_2x2, peers_ooc_16384)
 #               matches the extended regular expression RE
 #   --plot      then draw DIR/*.csv with bench/plot.sh (gnuplot)
@@ -34,7 +34,7 @@
 #
 # Scaling (doc/out-of-core.md, "Simulated clusters"): the GPUs have 300 MiB instead of
 # 16 GiB, tiles are 1024 as in the paper, so that C outgrows the GPUs at sizes the
-# simulator runs in minutes (a 3 x 3 run of 24,576^3: 3 minutes of wall time). Flops
+# simulator runs in minutes (a 3 x 3 run of 24,576^3: 2 minutes of wall time). Flops
 # per byte received grow as the square root of the GPU memory a C block fills, so the
 # network is scaled by sqrt(16384 / 300): 12.5 GB/s per rank becomes 90
 # (perfmodels/smpi/scaled.xml). Every run does one untimed repetition first: the
@@ -148,7 +148,9 @@ for e in "$@"; do
 			add "peers_dmdas_$n 2 $n --sched dmdas"
 		done ;;
 	sparse)
-		for g in 2 4; do
+		sgrids=2
+		[ $large -eq 0 ] || sgrids="2 4"
+		for g in $sgrids; do
 			for dist in cyclic balanced; do
 				add "sparse_${dist}_${g}x${g} $g $((15000 * g)) --dist $dist"
 			done
@@ -168,7 +170,10 @@ gather() { # file pattern
 	: >"$out/${f}_ranks.csv"
 	for c in "$work"/$pat.csv; do
 		[ -f "$c" ] || continue
-		if [ $first -eq 1 ]; then head -n1 "$c" >>"$out/$f.csv"; first=0; fi
+		if [ $first -eq 1 ] && grep -q '^impl,' "$c"; then
+			head -n1 "$c" >>"$out/$f.csv"
+			first=0
+		fi
 		grep '^stargemm,' "$c" >>"$out/$f.csv" || true
 		cat "${c%.csv}.ranks" >>"$out/${f}_ranks.csv"
 	done
