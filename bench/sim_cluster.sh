@@ -18,9 +18,10 @@
 #          moved, peak host memory of received tiles
 #   sparse an irregular block-sparse product (stargemm_bsgemm: tiles of 512 to 2048,
 #          densities 0.3, C the symbolic product) on 2 x 2 at 30,000 (and 4 x 4 at
-#          60,000 with --large: more than 15 GiB of simulator memory), out of core, B's and C's columns 2D block-cyclic against dealt by
-#          flops (--dist balanced, paper 000 3.2.1): time, the largest rank's flops
-#          over the mean, per-GPU efficiency
+#          60,000 with --large: more than 15 GiB of simulator memory), out of core,
+#          B's and C's columns 2D block-cyclic against dealt by flops (--dist
+#          balanced, paper 000 3.2.1): time, the largest rank's flops over the mean,
+#          per-GPU efficiency
 #   --out DIR   where the CSV files go (default sim-cluster.out)
 #   --jobs N    simulations run at once (default 1; the simulated times do not depend
 #               on it, the simulation being deterministic)
@@ -48,9 +49,10 @@
 # mapping). It needs the simulation build of scripts/deps.sh, whose patch lets SimGrid
 # free the actor StarPU-MPI starts for each MPI request (without it: +0.9 MiB per
 # request, 6 GiB more for 2 x 2 at 16,384, 3 x 3 at 24,576 killed at 24 GiB).
-
+#
 # Output: DIR/fig3_l1.csv and fig3_l2.csv, DIR/weak.csv, DIR/peers_*.csv (the CSV of
-# stargemm_pdgemm, one file per configuration, for plot.sh --by-file), and with each
+# stargemm_pdgemm, one file per configuration, for plot.sh --by-file), DIR/sparse.csv
+# (stargemm_bsgemm's CSV), and with each
 # DIR/*_ranks.csv, every rank's line (stargemm_pdgemm --per-rank): loads and MPI
 # tiles against the model, checked on every rank by the summary at the end.
 set -euo pipefail

@@ -397,6 +397,21 @@ static enum inputs_state inputs_state(struct starpu_task *task, unsigned node)
 	return st;
 }
 
+/* Whether a GPU of the rank other than @p node holds a valid copy of @p h. */
+static int valid_on_peer(const struct ooc_data *d, starpu_data_handle_t h, unsigned node)
+{
+	for (int g = 0; g < d->ndevices; g++) {
+		int allocated, valid, requested;
+
+		if (d->device[g].node == node)
+			continue;
+		starpu_data_query_status(h, (int)d->device[g].node, &allocated, &valid, &requested);
+		if (valid)
+			return 1;
+	}
+	return 0;
+}
+
 /* Whether taking @p task now would copy one of its inputs to @p node a second time: the
  * input is being copied there (requested, its buffer allocated, not yet valid) and
  * another GPU holds it. The task's fetch takes the cheapest valid copy as its source
@@ -418,16 +433,8 @@ static int would_copy_twice(const struct ooc_data *d, struct starpu_task *task, 
 		if (!(STARPU_TASK_GET_MODE(task, i) & STARPU_R))
 			continue;
 		starpu_data_query_status(h, (int)node, &allocated, &valid, &requested);
-		if (valid || !requested || !allocated)
-			continue;
-		for (int g = 0; g < d->ndevices; g++) {
-			if (d->device[g].node == node)
-				continue;
-			starpu_data_query_status(h, (int)d->device[g].node, &allocated, &valid,
-						 &requested);
-			if (valid)
-				return 1;
-		}
+		if (!valid && requested && allocated && valid_on_peer(d, h, node))
+			return 1;
 	}
 	return 0;
 }
