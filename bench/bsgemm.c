@@ -94,13 +94,14 @@ static void usage(FILE *f)
 		"mt,nt,kt,products,iter,seconds,useful_gflop,gflops,residual,skipped,c_removed,\n"
 		"symbolic_s,inspect_s,dense_gflops,ratio_dense,dist,pred_loads,loads,\n"
 		"loads_ratio,peer_loads,prec,transA,ooc_tasks,unprefetched,late,\n"
-		"flops_imbalance (residual -1:\n"
+		"flops_imbalance,ram_peak_mib (residual -1:\n"
 		"not checked; pred_loads: the work list's tile loads per device out of core,\n"
 		"loads: measured, GPUs or disk -> RAM; rank 0's devices; ooc_tasks: rank 0's\n"
 		"out-of-core tasks, unprefetched: those taken with an input not prefetched, late:\n"
 		"GPU tasks that became ready with an input loaded to no GPU nor on its way;\n"
 		"flops_imbalance: the largest rank's flops over the ranks' mean, from the\n"
-		"patterns and C's owners).\n");
+		"patterns and C's owners; ram_peak_mib: rank 0's peak of the host memory\n"
+		"StarPU allocated, received tiles and the buffers it keeps, with GPUs).\n");
 }
 
 static const char prog[] = "stargemm_bsgemm";
@@ -355,6 +356,7 @@ struct result {
 	double seconds, symbolic_s, residual;
 	double loads, peer_loads;   /* measured tile loads per device (bench_mean_loads) */
 	uint64_t ooc_tasks, unprefetched, late;   /* stargemm_transfer_stats' */
+	double ram_peak_mib;        /* StarPU-allocated host memory's peak (received tiles) */
 	double imbalance;           /* flops_imbalance() */
 	struct stargemm_bsgemm_info info;
 };
@@ -438,6 +440,7 @@ static int measure_loads(struct result *r)
 		r->ooc_tasks = st.ooc_tasks;
 		r->unprefetched = st.unprefetched_tasks;
 		r->late = st.late_tasks;
+		r->ram_peak_mib = (double)st.ram_peak_bytes / (1024.0 * 1024.0);
 	}
 	return ret;
 }
@@ -487,7 +490,7 @@ static void print_header(void)
 	       "kt,products,iter,seconds,useful_gflop,gflops,residual,skipped,c_removed,"
 	       "symbolic_s,inspect_s,dense_gflops,ratio_dense,dist,pred_loads,loads,"
 	       "loads_ratio,peer_loads,prec,transA,ooc_tasks,unprefetched,late,"
-	       "flops_imbalance\n");
+	       "flops_imbalance,ram_peak_mib\n");
 }
 
 static void print_row(const struct bs_opts *o, const struct bsgen_problem *pb, int iter,
@@ -497,7 +500,7 @@ static void print_row(const struct bs_opts *o, const struct bsgen_problem *pb, i
 
 	printf("stargemm,%d,%d,%lld,%lld,%lld,%lld,%lld,%g,%g,%g,%llu,%g,%lld,%lld,%lld,%lld,"
 	       "%d,%.6f,%.6f,%.3f,%.3g,%lld,%lld,%.6f,%.6f,%.3f,%.4f,%s,%.0f,%.0f,%.4f,%.0f,"
-	       "%c,%c,%llu,%llu,%llu,%.4f\n",
+	       "%c,%c,%llu,%llu,%llu,%.4f,%.0f\n",
 	       stargemm_nranks(),
 	       stargemm_ncpu_workers() + stargemm_ncuda_workers(), (long long)o->gen.m,
 	       (long long)o->gen.n, (long long)o->gen.k, (long long)o->gen.lo,
@@ -509,7 +512,8 @@ static void print_row(const struct bs_opts *o, const struct bsgen_problem *pb, i
 	       o->balanced ? "balanced" : "cyclic", r->info.pred_loads, r->loads,
 	       r->info.pred_loads > 0 ? r->loads / r->info.pred_loads : 0.0, r->peer_loads,
 	       o->prec, o->ta, (unsigned long long)r->ooc_tasks,
-	       (unsigned long long)r->unprefetched, (unsigned long long)r->late, r->imbalance);
+	       (unsigned long long)r->unprefetched, (unsigned long long)r->late, r->imbalance,
+	       r->ram_peak_mib);
 	fflush(stdout);
 }
 

@@ -18,10 +18,10 @@
 #          moved, peak host memory of received tiles
 #   sparse an irregular block-sparse product (stargemm_bsgemm: tiles of 512 to 2048,
 #          densities 0.3, C the symbolic product) on 2 x 2 at 30,000 (and 4 x 4 at
-#          60,000 with --large: more than 15 GiB of simulator memory), out of core,
-#          B's and C's columns 2D block-cyclic against dealt by flops (--dist
-#          balanced, paper 000 3.2.1): time, the largest rank's flops over the mean,
-#          per-GPU efficiency
+#          40,000 and 60,000 with --large: about 20 GiB of this machine's memory, one
+#          at a time), out of core, B's and C's columns 2D block-cyclic against dealt
+#          by flops (--dist balanced, paper 000 3.2.1): time, the largest rank's flops
+#          over the mean, per-GPU efficiency, rank 0's kept host buffers
 #   --out DIR   where the CSV files go (default sim-cluster.out)
 #   --jobs N    simulations run at once (default 1; the simulated times do not depend
 #               on it, the simulation being deterministic)
@@ -48,7 +48,11 @@
 # 3 x 3 at 24,576 (its resident size reads 18 GiB, the folded pages counted once per
 # mapping). It needs the simulation build of scripts/deps.sh, whose patch lets SimGrid
 # free the actor StarPU-MPI starts for each MPI request (without it: +0.9 MiB per
-# request, 6 GiB more for 2 x 2 at 16,384, 3 x 3 at 24,576 killed at 24 GiB).
+# request, 6 GiB more for 2 x 2 at 16,384, 3 x 3 at 24,576 killed at 24 GiB). The
+# received tiles' buffers StarPU keeps for reuse are capped, per simulated rank, at
+# half this machine's memory over the ranks (src/runtime.c, memory_shares()):
+# block-sparse tiles rarely share a shape, and without the cap each rank kept every
+# tile it received (4 x 4 at 40,000 passed 15 GiB).
 #
 # Output: DIR/fig3_l1.csv and fig3_l2.csv, DIR/weak.csv, DIR/peers_*.csv (the CSV of
 # stargemm_pdgemm, one file per configuration, for plot.sh --by-file), DIR/sparse.csv
@@ -153,8 +157,13 @@ for e in "$@"; do
 		sgrids=2
 		[ $large -eq 0 ] || sgrids="2 4"
 		for g in $sgrids; do
-			for dist in cyclic balanced; do
-				add "sparse_${dist}_${g}x${g} $g $((15000 * g)) --dist $dist"
+			# 4 x 4 also at 40,000: 2 / 3 of the per-rank side of 2 x 2 at 30,000
+			sizes=$((15000 * g))
+			[ "$g" -ne 4 ] || sizes="40000 60000"
+			for n in $sizes; do
+				for dist in cyclic balanced; do
+					add "sparse_${dist}_${g}x${g}_$n $g $n --dist $dist"
+				done
 			done
 		done ;;
 	esac
@@ -202,12 +211,14 @@ for c in "$out"/*.csv; do
 			$col["time_s"], $col["pct_peak"], $col["late"] }' "$c"
 done
 if [ -f "$out/sparse.csv" ]; then
-	echo "sparse run,ranks,N,dist,seconds,pct_peak,flops_imbalance,loads_ratio,late"
+	echo "sparse run,ranks,N,dist,seconds,pct_peak,flops_imbalance,loads_ratio,late," \
+		"ram_peak_mib"
 	awk -F, '
 		/^impl,/ { for (i = 1; i <= NF; i++) col[$i] = i; next }
-		{ printf "%s,%s,%s,%s,%s,%.1f,%s,%s,%s\n", "sparse", $col["ranks"], $col["m"],
+		{ printf "%s,%s,%s,%s,%s,%.1f,%s,%s,%s,%s\n", "sparse", $col["ranks"], $col["m"],
 			$col["dist"], $col["seconds"], 100 * $col["gflops"] / ($col["ranks"] * 3 * 7200),
-			$col["flops_imbalance"], $col["loads_ratio"], $col["late"] }' "$out/sparse.csv"
+			$col["flops_imbalance"], $col["loads_ratio"], $col["late"],
+			$col["ram_peak_mib"] }' "$out/sparse.csv"
 fi
 cat "$out"/*_ranks.csv 2>/dev/null | awk -F, '
 	$10 > 0 || $9 > 0 {

@@ -127,6 +127,34 @@ static int check_settings(const struct stargemm_config *cfg)
 	return cfg->disk_dir ? stargemm__setting(STARGEMM__DISK_ONE_FILE, &x) : 0;
 }
 
+/* In how many shares the machine's memory is cut for keep_host_buffers(): one per
+ * rank of @p comm on this node. In SimGrid mode every simulated rank's buffers are
+ * real memory of the one simulating process: half of the machine is cut among them
+ * (SMPI_GLOBAL_SIZE ranks), the other half left to the simulator. StarPU keeps freed
+ * buffers for tiles of the same shape, and block-sparse tiles of 512-2048 rarely share
+ * one, so without a share each simulated rank kept every tile it had received: a 4 x 4
+ * grid's block-sparse product at 24,000^3 held 7.5 GiB, and runs at 40,000 passed
+ * 15 GiB (doc/out-of-core.md, "Simulated clusters"). */
+static long memory_shares(MPI_Comm comm)
+{
+#ifdef STARPU_SIMGRID
+	const char *size = stargemm__setting_text(STARGEMM__SMPI_GLOBAL_SIZE);
+
+	(void)comm;
+	return size && atol(size) > 0 ? 2 * atol(size) : 1;
+#else
+	MPI_Comm node;
+	int n = 1;
+
+	if (MPI_Comm_split_type(comm, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node) ==
+	    MPI_SUCCESS) {
+		MPI_Comm_size(node, &n);
+		MPI_Comm_free(&node);
+	}
+	return n > 0 ? n : 1;
+#endif
+}
+
 /* Host buffers that StarPU allocates itself — one for every tile a rank receives over
  * MPI, and for the tiles of the matrices it stores (stargemm_bsgemm()'s C) — are
  * pinned when there are CUDA workers, and StarPU 1.3 frees such a buffer as soon as
@@ -137,19 +165,20 @@ static int check_settings(const struct stargemm_config *cfg)
  * posted, so received tiles landed one every 5.2 ms instead of one every 0.75 ms
  * at the simulated link's rate, and a 2 x 2 grid took 0.567 s instead of 0.232 s
  * (doc/out-of-core.md, "Host buffers are kept for the next tiles"). So with GPUs and
- * no budget of the user's (ram_limit_mib, STARPU_LIMIT_CPU_MEM), the budget is the
- * machine's memory: it bounds nothing that would otherwise fit, and freed buffers
- * stay pinned for reuse — evicted by StarPU when the budget needs the room. The
- * matrices' own storage (src/matrix.c, from the pinned host pool, src/hostpool.c) is
- * not in StarPU's count. */
-static void keep_host_buffers(void)
+ * no budget of the user's (ram_limit_mib, STARPU_LIMIT_CPU_MEM), the budget is this
+ * rank's share of the machine's memory (memory_shares()): it bounds nothing that would
+ * otherwise fit, and freed buffers stay pinned for reuse — evicted by StarPU when the
+ * budget needs the room. The matrices' own storage (src/matrix.c, from the pinned
+ * host pool, src/hostpool.c) is not in StarPU's count. */
+static void keep_host_buffers(long shares)
 {
 	long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGESIZE);
 	char buf[32];
 
 	if (pages <= 0 || page <= 0)
 		return;
-	snprintf(buf, sizeof(buf), "%lld", (long long)pages * page / (1024 * 1024));
+	snprintf(buf, sizeof(buf), "%lld",
+		 (long long)pages * page / (1024 * 1024) / shares);
 	setenv("STARPU_LIMIT_CPU_MEM", buf, 0);
 }
 
@@ -312,13 +341,16 @@ static void fill_starpu_conf(struct starpu_conf *conf, const struct stargemm_con
 }
 
 /* StarPU's host memory budget: a non-zero stargemm_config.ram_limit_mib replaces
- * STARPU_LIMIT_CPU_MEM; with CUDA workers and no budget at all it is the machine's
- * memory (keep_host_buffers()). Without CUDA workers none is set: buffers are not
- * pinned, and a budget would only make StarPU keep every freed buffer (counted as
- * used: tests/test_ooc_model.c's peak of received copies). In SimGrid mode the
- * simulated GPUs are those asked for (STARPU_NCUDA, or the platform's when -1). */
-static void set_ram_budget(const struct stargemm_config *cfg, const struct starpu_conf *conf)
+ * STARPU_LIMIT_CPU_MEM; with CUDA workers and no budget at all it is this rank's
+ * share of the machine's memory (keep_host_buffers()). Without CUDA workers none is
+ * set: buffers are not pinned, and a budget would only make StarPU keep every freed
+ * buffer (counted as used: tests/test_ooc_model.c's peak of received copies). In
+ * SimGrid mode the simulated GPUs are those asked for (STARPU_NCUDA, or the
+ * platform's when -1). */
+static void set_ram_budget(const struct stargemm_config *cfg, const struct starpu_conf *conf,
+			   MPI_Comm comm)
 {
+	long shares = memory_shares(comm);   /* collective: on every rank, GPUs or not */
 	char buf[32];
 
 	if (cfg->ram_limit_mib > 0) {
@@ -328,10 +360,10 @@ static void set_ram_budget(const struct stargemm_config *cfg, const struct starp
 	}
 #ifdef STARPU_SIMGRID
 	if (conf->ncuda != 0)
-		keep_host_buffers();
+		keep_host_buffers(shares);
 #else
 	if (cuda_workers(conf) > 0)
-		keep_host_buffers();
+		keep_host_buffers(shares);
 #endif
 }
 
@@ -385,7 +417,7 @@ int stargemm_init(const struct stargemm_config *user_cfg, int *argc, char ***arg
 	stargemm__sched_count(cfg.count_transfers);
 	stargemm__small_init();
 	fill_starpu_conf(&conf, &cfg);
-	set_ram_budget(&cfg, &conf);
+	set_ram_budget(&cfg, &conf, comm);
 	ret = starpu_mpi_init_conf(argc, argv, 0, comm, &conf);
 	if (ret == -ENODEV)
 		return stargemm__error(-ENODEV, "stargemm_init: StarPU found no worker "

@@ -112,6 +112,9 @@ static const struct stargemm__setting_row table[STARGEMM__NSETTINGS] = {
 	[STARGEMM__HOME] = { "HOME", 0, NAN,
 		"the kernels' file is under $HOME/.starpu/sampling/stargemm when STARPU_HOME "
 		"and STARPU_PERF_MODEL_DIR are unset" },
+	[STARGEMM__SMPI_GLOBAL_SIZE] = { "SMPI_GLOBAL_SIZE", 0, NAN,
+		"SimGrid's SMPI sets it to the simulated ranks; in simulation with GPUs, "
+		"each rank's host budget is half the machine's memory over them" },
 };
 
 const struct stargemm__setting_row *stargemm__setting_row(enum stargemm__setting s)
