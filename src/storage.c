@@ -13,6 +13,13 @@
  *
  * The count is of stargemm's matrices only, and of each tile's elements: an
  * application that registers data of its own in the same budget must leave room.
+ *
+ * Without managed storage StarPU may still have a budget: with GPUs stargemm_init()
+ * sets one, this rank's share of the machine (src/runtime.c, keep_host_buffers()), or
+ * the user set STARPU_LIMIT_CPU_MEM. The matrices' tiles are then stargemm's, outside
+ * it, but the buffers of received tiles are StarPU's, inside: a product whose received
+ * tiles would not fit in it alone waits forever the same way (a 4 x 4 simulated grid's
+ * block-sparse product at 60,000^3 in 752 MiB per rank), and is refused.
  */
 #include <inttypes.h>
 #include <stdlib.h>
@@ -36,6 +43,21 @@ static int64_t disk_bytes(void)
 		if (starpu_node_get_kind(node) == STARPU_DISK_RAM)
 			total += (int64_t)starpu_memory_get_total(node);
 	return total;
+}
+
+/* Refuse @p need bytes of received tiles in StarPU's host budget alone (no managed
+ * storage), with the numbers. */
+static int too_much_received(int64_t need, int64_t budget, const char *fn)
+{
+	const double mib = 1024.0 * 1024.0;
+
+	return stargemm__error(-ENOMEM, "%s: rank %d would hold %.1f MiB of tiles received "
+			       "from other ranks at once, more than StarPU's host budget of "
+			       "%.1f MiB (STARPU_LIMIT_CPU_MEM: with GPUs and no ram_limit_mib, "
+			       "this rank's share of the machine's memory); StarPU would wait "
+			       "for room forever: use fewer ranks per node, or a smaller "
+			       "lookahead or block", fn, stargemm_rank(), (double)need / mib,
+			       (double)budget / mib);
 }
 
 /* Refuse @p need bytes in the managed storage, with the numbers. */
@@ -144,8 +166,10 @@ int stargemm__storage_check_list(const struct stargemm__worklist *wl,
 				 const struct stargemm__request *r, size_t elem, const char *fn)
 {
 	int64_t cap = capacity(), window, most = 0, sum = 0, longest = 0, *keys, *per;
+	starpu_ssize_t budget = stargemm__managed_storage() ? -1 :
+				starpu_memory_get_total(STARPU_MAIN_RAM);
 
-	if (cap < 0 || wl->nproducts == 0)
+	if ((cap < 0 && budget < 0) || wl->nproducts == 0)
 		return 0;
 	/* In core every received tile stays until the end; out of core chunk n is
 	 * inserted once chunk n - (lookahead + 1) is done and its inputs let go, so at
@@ -168,6 +192,8 @@ int stargemm__storage_check_list(const struct stargemm__worklist *wl,
 	}
 	free(keys);
 	free(per);
+	if (budget >= 0)
+		return most > (int64_t)budget ? too_much_received(most, (int64_t)budget, fn) : 0;
 	if (live_bytes + most > cap)
 		return too_much(live_bytes + most, fn, "the matrices' own and the tiles the "
 				"product receives from other ranks");

@@ -346,9 +346,10 @@ int stargemm__fit_plan(struct stargemm__fit *f, struct stargemm_plan *plan,
 		       struct stargemm__worklist *wl);
 
 /* Whether the tiles of other ranks the list's products receive fit in the managed
- * storage beside the live matrices (src/storage.c): all of them in core, those of
- * lookahead + 2 consecutive chunks out of core. Returns 0 or -ENOMEM with a message
- * naming @p fn and the numbers; 0 without managed storage. */
+ * storage beside the live matrices (src/storage.c), or without managed storage in
+ * StarPU's host budget alone (with GPUs, this rank's share of the machine): all of
+ * them in core, those of lookahead + 2 consecutive chunks out of core. Returns 0 or
+ * -ENOMEM with a message naming @p fn and the numbers; 0 when there is no bound. */
 int stargemm__storage_check_list(const struct stargemm__worklist *wl,
 				 const struct stargemm__request *r, size_t elem, const char *fn);
 

@@ -164,6 +164,22 @@ run h100half5 h100 1 5000 57000 --m 36000 --n 36000 --k 36000 --lo 512 --hi 2048
 run h100big h100 1 8800 57000 --m 48000 --n 48000 --k 48000 --lo 512 --hi 2048
 # Two simulated ranks, one V100 each, tiles of several shapes: the run must end.
 run2 irrmpi summit 1 200 7200 --m 3000 --n 3000 --k 3000 --lo 500 --hi 1000 --P 1 --Q 2
+# StarPU's host budget (set here as a user may; with GPUs stargemm_init() sets this
+# rank's share of the machine) below the tiles of lookahead + 2 chunks that a rank
+# receives: refused on every rank with the numbers, where StarPU would wait for room
+# forever (a 4 x 4 grid's product at 60,000^3 in 752 MiB per rank did).
+echo "== budget: 2 x 2 nodes, received tiles above a host budget of 20 MiB" | tee -a "$out"
+env STARPU_LIMIT_CPU_MEM=20 STARPU_NCPU=1 STARPU_NCUDA=1 STARPU_LIMIT_CUDA_MEM=200 \
+	TEST_TIMEOUT=120 "$SRCDIR/tests/simrun.sh" summit 4 "$bench" --m 6000 --n 6000 \
+	--k 6000 --lo 500 --hi 1000 --density-a 0.5 --density-b 0.5 --ooc --niter 1 \
+	--warmup 0 --csv --P 2 --Q 2 >"$out.budget" 2>&1 || true
+refused=$(grep -c "more than StarPU's host budget of 20.0 MiB" "$out.budget" || true)
+if [ "$refused" -ne 4 ] || grep -q '^stargemm,' "$out.budget"; then
+	grep -v -e '/INFO]' -e 'MPI_Init_thread' "$out.budget" | tail -n 20
+	echo "budget: expected the refusal on all 4 ranks and no result, got $refused"
+	exit 1
+fi
+echo "budget: refused on $refused ranks" | tee -a "$out"
 # Small tiles in core on 4 GPUs, batched and not; in core: no --ooc, all the memory.
 # A handle per tile (STARGEMM_PACK_BELOW=0), then packed (the default).
 common="--niter 1 --warmup 0 --density-a 0.3 --density-b 0.3 --csv"

@@ -223,8 +223,9 @@ int main(int argc, char **argv)
 			      (long long)sysconf(_SC_PHYS_PAGES) * sysconf(_SC_PAGESIZE) /
 				      (1024 * 1024),
 		      "stargemm_init, with CUDA workers and no RAM budget given, sets StarPU's "
-		      "host budget to the machine's memory, so that StarPU keeps the pinned "
-		      "buffers of received tiles (tests/bad_input.tap unsets it)");
+		      "host budget to this rank's share of the machine's memory (the only "
+		      "rank here), so that StarPU keeps the pinned buffers of received tiles "
+		      "(tests/bad_input.tap unsets it)");
 	else
 		check(getenv("STARPU_LIMIT_CPU_MEM") == NULL,
 		      "stargemm_init, without CUDA workers and no RAM budget given, sets no "
