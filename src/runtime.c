@@ -134,7 +134,7 @@ static int check_settings(const struct stargemm_config *cfg)
  * buffers for tiles of the same shape, and block-sparse tiles of 512-2048 rarely share
  * one, so without a share each simulated rank kept every tile it had received: a 4 x 4
  * grid's block-sparse product at 24,000^3 held 7.5 GiB, and runs at 40,000 passed
- * 15 GiB (doc/out-of-core.md, "Simulated clusters"). */
+ * 15 GiB (doc/design.md, "With GPUs, host buffers StarPU allocates are kept"). */
 static long memory_shares(MPI_Comm comm)
 {
 #ifdef STARPU_SIMGRID

@@ -18,8 +18,7 @@
  * sets one, this rank's share of the machine (src/runtime.c, keep_host_buffers()), or
  * the user set STARPU_LIMIT_CPU_MEM. The matrices' tiles are then stargemm's, outside
  * it, but the buffers of received tiles are StarPU's, inside: a product whose received
- * tiles would not fit in it alone waits forever the same way (a 4 x 4 simulated grid's
- * block-sparse product at 60,000^3 in 752 MiB per rank), and is refused.
+ * tiles would not fit in it alone would wait forever the same way, and is refused.
  */
 #include <inttypes.h>
 #include <stdlib.h>

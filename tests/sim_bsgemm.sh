@@ -167,7 +167,7 @@ run2 irrmpi summit 1 200 7200 --m 3000 --n 3000 --k 3000 --lo 500 --hi 1000 --P 
 # StarPU's host budget (set here as a user may; with GPUs stargemm_init() sets this
 # rank's share of the machine) below the tiles of lookahead + 2 chunks that a rank
 # receives: refused on every rank with the numbers, where StarPU would wait for room
-# forever (a 4 x 4 grid's product at 60,000^3 in 752 MiB per rank did).
+# forever.
 echo "== budget: 2 x 2 nodes, received tiles above a host budget of 20 MiB" | tee -a "$out"
 env STARPU_LIMIT_CPU_MEM=20 STARPU_NCPU=1 STARPU_NCUDA=1 STARPU_LIMIT_CUDA_MEM=200 \
 	TEST_TIMEOUT=120 "$SRCDIR/tests/simrun.sh" summit 4 "$bench" --m 6000 --n 6000 \
