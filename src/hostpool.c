@@ -1,34 +1,52 @@
 /*
- * hostpool.c — the pinned host pool: host tiles carved out of pinned slabs, kept for
- * the next matrices.
+ * hostpool.c — pinned host memory carved out of slabs pinned once and kept: the host
+ * tiles of stargemm's matrices, and the host buffers StarPU allocates itself.
  *
- * Why: with CUDA workers a matrix's own host tiles are pinned (starpu_malloc(), a
- * cudaHostAlloc each), so that copies to and from the GPUs run at the link's rate.
- * Pinning is slow: StarPU's simulator charges 0.65 ms per MiB (its estimate of
- * cudaHostAlloc, StarPU 1.3.10 src/datawizard/malloc.c), and a real cudaHostAlloc
- * costs the same order. An application that makes its C at every step (a sign
- * iteration's symbolic product, stargemm_matrix_create_product()) paid that at every
- * step: on the simulated H100, 36,000^3 at density 0.5, 6.4 s of pinning against a
- * 0.49 s product (doc/performance.md, "C made at every step").
+ * Why: with CUDA workers host memory is pinned, so that copies to and from the GPUs
+ * run at the link's rate. Pinning is slow: StarPU's simulator charges 0.65 ms per MiB
+ * (its estimate of cudaHostAlloc, StarPU 1.3.10 src/datawizard/malloc.c), and a real
+ * cudaHostAlloc costs the same order. An application that makes its C at every step
+ * (a sign iteration's symbolic product, stargemm_matrix_create_product()) paid that at
+ * every step: on the simulated H100, 36,000^3 at density 0.5, 6.4 s of pinning against
+ * a 0.49 s product (doc/performance.md, "C made at every step"). StarPU pins a buffer
+ * for every tile a rank receives over MPI and keeps a freed one only for a tile of the
+ * same shape, which irregular tiles seldom have: on a simulated 4 x 4 Summit-like
+ * cluster, pinning received tiles took three quarters of a block-sparse product's
+ * time (doc/out-of-core.md, "Block-sparse at scale").
  *
- * How: tiles are blocks of slabs (src/arena.c: best fit, freed blocks merged with
- * their free neighbours) pinned once each. A matrix about to allocate its tiles first
- * reserves their total: one slab of what the free room lacks, so that the first
- * matrix pins its own size. A tile that still fits in no slab (the free room
- * fragmented) gets a slab of a quarter of what is pinned, between 64 MiB and 1 GiB,
- * so that such slabs stay few. Slabs are not freed when they empty: the
- * next matrix takes their blocks without pinning. They are freed in
- * stargemm_finalize(), before StarPU stops (after starpu_shutdown() StarPU can no
- * longer tell pinned memory from plain). In SimGrid mode slabs are folded, as
- * src/matrix.c's tiles were (a few physical pages mapped again and again).
+ * How: two pools of slabs, each block of a slab handed out by an arena (src/arena.c:
+ * best fit, freed blocks merged with their free neighbours):
+ *   - tiles: a matrix's own host tiles (src/matrix.c). A matrix about to allocate its
+ *     tiles first reserves their total: one slab of what the free room lacks, so that
+ *     the first matrix pins its own size. In SimGrid mode these slabs are folded, as
+ *     src/matrix.c's tiles were (a few physical pages mapped again and again).
+ *   - buffers: every pinned host allocation StarPU makes while stargemm runs (received
+ *     tiles, a RAM budget's storage, packs, starpu_malloc()), through
+ *     starpu_malloc_set_hooks(). Their contents are real in SimGrid mode too (SMPI
+ *     copies received tiles into them). Each block starts with a header giving its
+ *     size: starpu_free() gives none.
+ * A block that fits in no slab gets a new slab, pinned while other threads go on
+ * (MIN_SLAB below). Slabs are not freed when they empty: the next matrix, the next
+ * received tile takes their blocks without pinning. Empty slabs are freed in stargemm_finalize(), after StarPU has stopped and
+ * given its buffers back; a slab still holding a block is left to the process.
  *
- * Only tiles stargemm allocates (src/matrix.c) come from here; buffers StarPU
- * allocates itself (tiles received over MPI, a RAM budget's storage, packs) are
- * StarPU's, kept for reuse by keep_host_buffers() (src/runtime.c).
+ * The hooks replace StarPU's allocator as a whole, so this file pins by itself
+ * (cudaHostAlloc; in SimGrid mode StarPU's simulated cost, then a plain or a folded
+ * allocation), makes StarPU's unpinned allocations as StarPU would (aligned malloc,
+ * SMPI's folded memory) and gives back memory StarPU allocated before the hooks as
+ * StarPU would have. With several NUMA memory nodes (STARPU_USE_NUMA) StarPU binds
+ * host buffers to their node, which the hooks would not do: there they are not
+ * installed and StarPU pins its own buffers.
  */
 #include <errno.h>
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <starpu.h>
+#if defined(STARPU_SIMGRID)
+#include <smpi/smpi.h>
+#elif defined(STARPU_USE_CUDA)
+#include <cuda_runtime.h>
+#endif
 
 #include "arena.h"
 #include "error.h"
@@ -37,10 +55,22 @@
 
 /* Blocks start on this many bytes (cache lines, and the device pool's alignment). */
 #define HOSTPOOL_ALIGN 256
-/* A slab made for a tile that fits nowhere: a quarter of what is pinned, at least
- * 64 MiB (42 ms of simulated pinning) and at most 1 GiB, or the tile's size. */
+/* A slab made for a block that fits nowhere: a share of what its pool has pinned, at
+ * most 1 GiB, or the block's size.
+ *   - tiles: a quarter, at least 64 MiB (42 ms of simulated pinning); a matrix has
+ *     reserved its total before (stargemm__host_reserve()), so such slabs are few.
+ *   - buffers: an eighth, no least size: a received tile waits for the pinning of
+ *     about its own size. On a simulated 2 x 2 grid (12,288^3, tiles of 1024) the
+ *     first product took 0.161 s with 64 MiB slabs, 0.131 s so, 0.127 s with
+ *     StarPU pinning each buffer; the warm block-sparse product of a 4 x 4 grid
+ *     (40,000^3, tiles of 512-2048) 0.148 s so, 0.169 s with slabs of the block's
+ *     size (freed blocks then hold fewer of the next tiles). */
 #define MIN_SLAB ((size_t)64 << 20)
 #define MAX_SLAB ((size_t)1 << 30)
+/* StarPU's unpinned host allocations are aligned on cache lines. */
+#define PLAIN_ALIGN 64
+/* What a buffer's header holds before its first byte. */
+#define BUFFER_MAGIC 0x5354474d42554646ULL  /* "STGMBUFF" */
 
 struct slab {
 	char *base;
@@ -48,30 +78,79 @@ struct slab {
 	struct stargemm__arena arena;
 };
 
-static struct {
-	int on;                  /* set and cleared only by init and shutdown */
-	starpu_pthread_mutex_t lock;  /* a simulated one in SimGrid mode (pinning sleeps) */
+struct pool {
+	int folded;              /* SimGrid mode: folded slabs (contents never read) */
+	size_t min_slab;         /* a slab made for a block that fits nowhere: at least */
+	int share;               /* this, and this share of what the pool has pinned */
 	struct slab *slabs;      /* sorted by base */
 	int64_t nslabs, cap;
 	uint64_t pinned;         /* bytes in slabs */
+};
+
+/* The header of a StarPU buffer, in the HOSTPOOL_ALIGN bytes before it. */
+struct buffer_header {
+	uint64_t magic;
+	size_t bytes;            /* asked for */
+};
+
+static struct {
+	int on;                  /* set and cleared only by init and shutdown */
+	int hooked;              /* StarPU's host allocations come here */
+	int charge;              /* SimGrid mode: pinning takes simulated time */
+	_Atomic uint64_t live;   /* bytes in StarPU's live buffers (as asked) */
+	starpu_pthread_mutex_t lock;  /* a simulated one in SimGrid mode (pinning sleeps) */
+	struct pool tiles, buffers;
 } hp;
 
-#ifdef STARPU_SIMGRID
-#define SLAB_FLAGS (STARPU_MALLOC_PINNED | STARPU_MALLOC_SIMULATION_FOLDED)
+/* ---- pinning -------------------------------------------------------------------- */
+
+/* @p bytes of pinned host memory (folded in SimGrid mode when @p folded), or NULL. */
+static void *pin(size_t bytes, int folded)
+{
+	void *p = NULL;
+
+#if defined(STARPU_SIMGRID)
+	if (hp.charge)
+		starpu_sleep((float)((double)bytes * 0.000650 / 1048576.0));
+	if (folded)
+		return SMPI_SHARED_MALLOC(bytes);
+	return posix_memalign(&p, HOSTPOOL_ALIGN, bytes) == 0 ? p : NULL;
+#elif defined(STARPU_USE_CUDA)
+	(void)folded;
+	return cudaHostAlloc(&p, bytes, cudaHostAllocPortable) == cudaSuccess ? p : NULL;
 #else
-#define SLAB_FLAGS STARPU_MALLOC_PINNED
+	(void)bytes;
+	(void)folded;
+	return p;  /* the pool is on only with CUDA workers */
 #endif
+}
+
+static void unpin(void *p, int folded)
+{
+#if defined(STARPU_SIMGRID)
+	if (folded)
+		SMPI_SHARED_FREE(p);
+	else
+		free(p);
+#elif defined(STARPU_USE_CUDA)
+	(void)folded;
+	cudaFreeHost(p);
+#else
+	(void)p;
+	(void)folded;
+#endif
+}
 
 /* ---- slabs ---------------------------------------------------------------------- */
 
-/* The slab holding @p p, or NULL (binary search over the bases). */
-static struct slab *slab_of(const char *p)
+/* The slab of @p pool holding @p p, or NULL (binary search over the bases). */
+static struct slab *slab_of(struct pool *pool, const char *p)
 {
-	int64_t lo = 0, hi = hp.nslabs - 1;
+	int64_t lo = 0, hi = pool->nslabs - 1;
 
 	while (lo <= hi) {
 		int64_t mid = lo + (hi - lo) / 2;
-		struct slab *s = &hp.slabs[mid];
+		struct slab *s = &pool->slabs[mid];
 
 		if (p < s->base)
 			hi = mid - 1;
@@ -83,53 +162,123 @@ static struct slab *slab_of(const char *p)
 	return NULL;
 }
 
-/* The size of the next slab, for a tile of @p need bytes. */
-static size_t next_slab_bytes(size_t need)
+/* The size of the next slab of @p pool, for a block of @p need bytes. */
+static size_t next_slab_bytes(const struct pool *pool, size_t need)
 {
-	size_t bytes = (size_t)(hp.pinned / 4);
+	size_t bytes = (size_t)(pool->pinned / pool->share);
 
-	bytes = bytes < MIN_SLAB ? MIN_SLAB : bytes > MAX_SLAB ? MAX_SLAB : bytes;
+	bytes = bytes < pool->min_slab ? pool->min_slab : bytes > MAX_SLAB ? MAX_SLAB : bytes;
 	return bytes < need ? need : bytes;
 }
 
-/* A new slab of @p bytes (rounded up to the alignment), in the sorted array; NULL
- * when out of memory. */
-static struct slab *add_slab(size_t bytes)
+/* Puts the pinned range @p base of @p bytes in @p pool's sorted array as a slab; 0,
+ * or -ENOMEM. The caller holds the lock. */
+static int insert_slab(struct pool *pool, char *base, size_t bytes)
 {
-	struct slab s = { 0 };
+	struct slab s = { .base = base, .bytes = bytes };
 	int64_t at;
 
-	bytes = (bytes + HOSTPOOL_ALIGN - 1) / HOSTPOOL_ALIGN * HOSTPOOL_ALIGN;
-	if (hp.nslabs == hp.cap) {
-		int64_t cap = hp.cap ? 2 * hp.cap : 16;
-		struct slab *grown = realloc(hp.slabs, (size_t)cap * sizeof(*grown));
+	if (pool->nslabs == pool->cap) {
+		int64_t cap = pool->cap ? 2 * pool->cap : 16;
+		struct slab *grown = realloc(pool->slabs, (size_t)cap * sizeof(*grown));
 
 		if (!grown)
-			return NULL;
-		hp.slabs = grown;
-		hp.cap = cap;
+			return -ENOMEM;
+		pool->slabs = grown;
+		pool->cap = cap;
 	}
-	if (starpu_malloc_flags((void **)&s.base, bytes, SLAB_FLAGS) != 0 || !s.base)
-		return NULL;
-	if (stargemm__arena_init(&s.arena, bytes, HOSTPOOL_ALIGN) != 0) {
-		starpu_free_flags(s.base, bytes, SLAB_FLAGS);
-		return NULL;
-	}
-	s.bytes = bytes;
-	for (at = hp.nslabs; at > 0 && hp.slabs[at - 1].base > s.base; at--)
-		hp.slabs[at] = hp.slabs[at - 1];
-	hp.slabs[at] = s;
-	hp.nslabs++;
-	hp.pinned += bytes;
-	return &hp.slabs[at];
+	if (stargemm__arena_init(&s.arena, bytes, HOSTPOOL_ALIGN) != 0)
+		return -ENOMEM;
+	for (at = pool->nslabs; at > 0 && pool->slabs[at - 1].base > s.base; at--)
+		pool->slabs[at] = pool->slabs[at - 1];
+	pool->slabs[at] = s;
+	pool->nslabs++;
+	pool->pinned += bytes;
+	return 0;
 }
 
-static void free_slab(struct slab *s)
+/* A new slab of @p bytes (rounded up to the alignment) in @p pool; 0, or -ENOMEM. The
+ * caller holds the lock, which is let go while the slab is pinned: other threads
+ * take blocks meanwhile, or pin slabs of their own, as they would pin their buffers
+ * side by side without the pool (a 2 x 2 simulated grid's first product took 0.172 s
+ * instead of 0.127 s while every allocation waited for one pinning). */
+static int add_slab(struct pool *pool, size_t bytes)
 {
-	stargemm__arena_destroy(&s->arena);
-	starpu_free_flags(s->base, s->bytes, SLAB_FLAGS);
-	hp.pinned -= s->bytes;
+	char *base;
+
+	bytes = (bytes + HOSTPOOL_ALIGN - 1) / HOSTPOOL_ALIGN * HOSTPOOL_ALIGN;
+	starpu_pthread_mutex_unlock(&hp.lock);
+	base = pin(bytes, pool->folded);
+	starpu_pthread_mutex_lock(&hp.lock);
+	if (!base)
+		return -ENOMEM;
+	if (insert_slab(pool, base, bytes) != 0) {
+		unpin(base, pool->folded);
+		return -ENOMEM;
+	}
+	return 0;
 }
+
+/* Frees @p pool's empty slabs and forgets the others (left to the process). */
+static void drop_slabs(struct pool *pool)
+{
+	for (int64_t i = 0; i < pool->nslabs; i++) {
+		if (pool->slabs[i].arena.nblocks == 0)
+			unpin(pool->slabs[i].base, pool->folded);
+		stargemm__arena_destroy(&pool->slabs[i].arena);
+	}
+	free(pool->slabs);
+	pool->slabs = NULL;
+	pool->nslabs = pool->cap = 0;
+	pool->pinned = 0;
+}
+
+/* The slab of @p pool with the least room that holds @p bytes (fewer slabs touched),
+ * or NULL. */
+static struct slab *best_fit(struct pool *pool, size_t bytes)
+{
+	struct slab *best = NULL;
+	size_t best_room = 0;
+
+	for (int64_t i = 0; i < pool->nslabs; i++) {
+		size_t room = stargemm__arena_largest(&pool->slabs[i].arena);
+
+		if (room >= bytes && (!best || room < best_room)) {
+			best = &pool->slabs[i];
+			best_room = room;
+		}
+	}
+	return best;
+}
+
+/* A block of @p bytes of @p pool, from the best fitting slab or from a new one. The
+ * caller holds the lock (let go while a slab is pinned). */
+static int take(struct pool *pool, void **p, size_t bytes)
+{
+	struct slab *best;
+	size_t off;
+
+	while (!(best = best_fit(pool, bytes)))
+		if (add_slab(pool, next_slab_bytes(pool, bytes)) != 0)
+			return -ENOMEM;
+	if (stargemm__arena_alloc(&best->arena, bytes, &off) != 0)
+		return -ENOMEM;
+	*p = best->base + off;
+	return 0;
+}
+
+/* Gives back the block at @p p of @p bytes to @p pool; 0, or -EINVAL when @p p is not
+ * a live block of it. The caller holds the lock. */
+static int give(struct pool *pool, void *p, size_t bytes)
+{
+	struct slab *s = slab_of(pool, p);
+
+	if (!s)
+		return -EINVAL;
+	return stargemm__arena_free(&s->arena, (size_t)((char *)p - s->base), bytes);
+}
+
+/* ---- tiles ---------------------------------------------------------------------- */
 
 void stargemm__host_reserve(size_t bytes, int64_t ntiles)
 {
@@ -139,92 +288,170 @@ void stargemm__host_reserve(size_t bytes, int64_t ntiles)
 		return;
 	need = bytes + (size_t)ntiles * HOSTPOOL_ALIGN;
 	starpu_pthread_mutex_lock(&hp.lock);
-	for (int64_t i = 0; i < hp.nslabs; i++)
-		room += hp.slabs[i].arena.capacity - hp.slabs[i].arena.used;
+	for (int64_t i = 0; i < hp.tiles.nslabs; i++)
+		room += hp.tiles.slabs[i].arena.capacity - hp.tiles.slabs[i].arena.used;
 	if (room < need)
-		add_slab(need - room);
+		add_slab(&hp.tiles, need - room);
 	starpu_pthread_mutex_unlock(&hp.lock);
 }
 
-/* ---- tiles ---------------------------------------------------------------------- */
-
-/* A block of @p bytes from the slab with the least room that holds it (fewer slabs
- * touched), or from a new slab. */
-static int take(void **p, size_t bytes)
-{
-	struct slab *best = NULL;
-	size_t best_room = 0, off;
-
-	for (int64_t i = 0; i < hp.nslabs; i++) {
-		size_t room = stargemm__arena_largest(&hp.slabs[i].arena);
-
-		if (room >= bytes && (!best || room < best_room)) {
-			best = &hp.slabs[i];
-			best_room = room;
-		}
-	}
-	if (!best && !(best = add_slab(next_slab_bytes(bytes))))
-		return -ENOMEM;
-	if (stargemm__arena_alloc(&best->arena, bytes, &off) != 0)
-		return -ENOMEM;
-	*p = best->base + off;
-	return 0;
-}
+#ifdef STARPU_SIMGRID
+#define TILE_FLAGS (STARPU_MALLOC_PINNED | STARPU_MALLOC_SIMULATION_FOLDED)
+#else
+#define TILE_FLAGS STARPU_MALLOC_PINNED
+#endif
 
 int stargemm__host_alloc(void **p, size_t bytes)
 {
 	int ret;
 
 	*p = NULL;
-	if (!hp.on) {
-#ifdef STARPU_SIMGRID
-		return starpu_malloc_flags(p, bytes, SLAB_FLAGS) ? -ENOMEM : 0;
-#else
-		return starpu_malloc(p, bytes) ? -ENOMEM : 0;
-#endif
-	}
+	if (!hp.on)
+		return starpu_malloc_flags(p, bytes, TILE_FLAGS) ? -ENOMEM : 0;
 	starpu_pthread_mutex_lock(&hp.lock);
-	ret = take(p, bytes);
+	ret = take(&hp.tiles, p, bytes);
 	starpu_pthread_mutex_unlock(&hp.lock);
 	return ret;
 }
 
 void stargemm__host_free(void *p, size_t bytes)
 {
-	struct slab *s = NULL;
-	int ret = -EINVAL;
+	int ret;
 
 	if (!p)
 		return;
-	if (hp.on) {
-		starpu_pthread_mutex_lock(&hp.lock);
-		if ((s = slab_of(p)) != NULL)
-			ret = stargemm__arena_free(&s->arena, (size_t)((char *)p - s->base),
-						   bytes);
-		starpu_pthread_mutex_unlock(&hp.lock);
-		STARPU_ASSERT_MSG(s && ret == 0, "stargemm: host tile %p of %zu bytes is not a "
-				  "live block of the pinned host pool", p, bytes);
+	if (!hp.on) {
+		starpu_free_flags(p, bytes, TILE_FLAGS);
 		return;
 	}
+	starpu_pthread_mutex_lock(&hp.lock);
+	ret = give(&hp.tiles, p, bytes);
+	starpu_pthread_mutex_unlock(&hp.lock);
+	STARPU_ASSERT_MSG(ret == 0, "stargemm: host tile %p of %zu bytes is not a live "
+			  "block of the pinned host pool", p, bytes);
+}
+
+/* ---- StarPU's host buffers ------------------------------------------------------ */
+
+/* An allocation StarPU would not pin: aligned malloc, or SMPI's folded memory. */
+static int plain_alloc(void **p, size_t bytes, int flags)
+{
 #ifdef STARPU_SIMGRID
-	starpu_free_flags(p, bytes, SLAB_FLAGS);
+	if (flags & STARPU_MALLOC_SIMULATION_FOLDED)
+		return (*p = SMPI_SHARED_MALLOC(bytes)) ? 0 : -ENOMEM;
 #else
-	starpu_free(p);
+	(void)flags;
 #endif
+	if (posix_memalign(p, PLAIN_ALIGN, bytes ? bytes : 1) != 0) {
+		*p = NULL;
+		return -ENOMEM;
+	}
+	return 0;
+}
+
+/* Memory that is no buffer of the pool: StarPU's own from before the hooks (pinned by
+ * CUDA or not), or plain_alloc()'s. */
+static void plain_free(void *p, int flags)
+{
+#if defined(STARPU_SIMGRID)
+	if (flags & STARPU_MALLOC_SIMULATION_FOLDED) {
+		SMPI_SHARED_FREE(p);
+		return;
+	}
+#elif defined(STARPU_USE_CUDA)
+	struct cudaPointerAttributes at;
+
+	if (cudaPointerGetAttributes(&at, p) == cudaSuccess && at.type == cudaMemoryTypeHost) {
+		cudaFreeHost(p);
+		return;
+	}
+	cudaGetLastError();  /* a plain pointer is no error of the application's */
+#endif
+	(void)flags;
+	free(p);
+}
+
+/* StarPU's malloc hook: a pinned request is a block of the buffers pool, after its
+ * header; any other is plain. */
+static int buffer_alloc(unsigned node, void **p, size_t bytes, int flags)
+{
+	struct buffer_header *h;
+	void *block = NULL;
+	int ret;
+
+	(void)node;
+	if (!(flags & STARPU_MALLOC_PINNED))
+		return plain_alloc(p, bytes, flags);
+	starpu_pthread_mutex_lock(&hp.lock);
+	ret = take(&hp.buffers, &block, bytes + HOSTPOOL_ALIGN);
+	starpu_pthread_mutex_unlock(&hp.lock);
+	if (ret != 0) {
+		*p = NULL;
+		return ret;
+	}
+	atomic_fetch_add(&hp.live, bytes);
+	h = block;
+	h->magic = BUFFER_MAGIC;
+	h->bytes = bytes;
+	*p = (char *)block + HOSTPOOL_ALIGN;
+	return 0;
+}
+
+/* StarPU's free hook: a buffer of the pool goes back to it, by its header's size. */
+static int buffer_free(unsigned node, void *p, size_t bytes, int flags)
+{
+	struct buffer_header *h = (struct buffer_header *)((char *)p - HOSTPOOL_ALIGN);
+	int ret = -EINVAL, ours;
+
+	(void)node;
+	(void)bytes;
+	if (!p)
+		return 0;
+	starpu_pthread_mutex_lock(&hp.lock);
+	ours = slab_of(&hp.buffers, p) != NULL;
+	if (ours && h->magic == BUFFER_MAGIC) {
+		h->magic = 0;
+		atomic_fetch_sub(&hp.live, h->bytes);
+		ret = give(&hp.buffers, h, h->bytes + HOSTPOOL_ALIGN);
+	}
+	starpu_pthread_mutex_unlock(&hp.lock);
+	if (!ours) {
+		plain_free(p, flags);
+		return 0;
+	}
+	STARPU_ASSERT_MSG(ret == 0, "stargemm: host buffer %p is not a live block of the "
+			  "pinned host pool (freed twice?)", p);
+	return 0;
 }
 
 /* ---- set-up --------------------------------------------------------------------- */
 
 int stargemm__hostpool_init(void)
 {
-	double setting;
+	double setting, no_pinning = 0, charge = 1;
 	int ret = stargemm__setting(STARGEMM__HOST_POOL, &setting);
 
+	if (!ret)
+		ret = stargemm__setting(STARGEMM__STARPU_DISABLE_PINNING, &no_pinning);
+	if (!ret)
+		ret = stargemm__setting(STARGEMM__STARPU_SIMGRID_CUDA_MALLOC_COST, &charge);
 	hp.on = 0;
-	if (ret || setting == 0 || starpu_cuda_worker_get_count() == 0)
+	if (ret || setting == 0 || no_pinning > 0 || starpu_cuda_worker_get_count() == 0)
 		return ret;
 	starpu_pthread_mutex_init(&hp.lock, NULL);
+	hp.charge = charge != 0;
+#ifdef STARPU_SIMGRID
+	hp.tiles.folded = 1;
+#endif
+	hp.tiles.min_slab = MIN_SLAB;
+	hp.tiles.share = 4;
+	hp.buffers.min_slab = 0;
+	hp.buffers.share = 8;
 	hp.on = 1;
+	if (starpu_memory_nodes_get_numa_count() <= 1) {
+		starpu_malloc_set_hooks(buffer_alloc, buffer_free);
+		hp.hooked = 1;
+	}
 	return 0;
 }
 
@@ -232,16 +459,27 @@ void stargemm__hostpool_shutdown(void)
 {
 	if (!hp.on)
 		return;
-	for (int64_t i = 0; i < hp.nslabs; i++) {
-		if (hp.slabs[i].arena.nblocks == 0)
-			free_slab(&hp.slabs[i]);
-		else
-			stargemm__arena_destroy(&hp.slabs[i].arena);  /* left to the process */
+	if (hp.hooked) {
+		starpu_malloc_set_hooks(NULL, NULL);
+		hp.hooked = 0;
 	}
-	free(hp.slabs);
-	hp.slabs = NULL;
-	hp.nslabs = hp.cap = 0;
-	hp.pinned = 0;
+	drop_slabs(&hp.tiles);
+	drop_slabs(&hp.buffers);
 	hp.on = 0;
 	starpu_pthread_mutex_destroy(&hp.lock);
+}
+
+int stargemm__hostpool_serves_buffers(void)
+{
+	double setting = 1, no_pinning = 0, numa = 0;
+
+	return stargemm__setting(STARGEMM__HOST_POOL, &setting) == 0 && setting != 0 &&
+	       stargemm__setting(STARGEMM__STARPU_DISABLE_PINNING, &no_pinning) == 0 &&
+	       no_pinning <= 0 && stargemm__setting(STARGEMM__STARPU_USE_NUMA, &numa) == 0 &&
+	       numa <= 0;
+}
+
+uint64_t stargemm__hostpool_buffers_used(void)
+{
+	return hp.hooked ? atomic_load(&hp.live) : 0;
 }

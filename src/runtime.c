@@ -122,7 +122,9 @@ static int check_settings(const struct stargemm_config *cfg)
 
 	if ((ret = stargemm__fault_setup(-1)) ||   /* parsed; armed on no rank */
 	    (ret = stargemm__setting(STARGEMM__DEVICE_POOL, &x)) ||
-	    (ret = stargemm__setting(STARGEMM__HOST_POOL, &x)))
+	    (ret = stargemm__setting(STARGEMM__HOST_POOL, &x)) ||
+	    (ret = stargemm__setting(STARGEMM__STARPU_DISABLE_PINNING, &x)) ||
+	    (ret = stargemm__setting(STARGEMM__STARPU_SIMGRID_CUDA_MALLOC_COST, &x)))
 		return ret;
 	return cfg->disk_dir ? stargemm__setting(STARGEMM__DISK_ONE_FILE, &x) : 0;
 }
@@ -157,19 +159,22 @@ static long memory_shares(MPI_Comm comm)
 
 /* Host buffers that StarPU allocates itself — one for every tile a rank receives over
  * MPI, and for the tiles of the matrices it stores (stargemm_bsgemm()'s C) — are
- * pinned when there are CUDA workers, and StarPU 1.3 frees such a buffer as soon as
- * its tile lets go of it, unless host memory has a budget: then it keeps the buffer
- * and gives it to the next tile of the same shape (datawizard/memalloc.c). Pinning
- * costs time: StarPU's simulator charges 0.65 ms per MiB (its estimate of
- * cudaHostAlloc), 5.2 ms per tile of 8 MiB, on a CPU worker before the receive is
- * posted, so received tiles landed one every 5.2 ms instead of one every 0.75 ms
- * at the simulated link's rate, and a 2 x 2 grid took 0.567 s instead of 0.232 s
- * (doc/out-of-core.md, "Host buffers are kept for the next tiles"). So with GPUs and
- * no budget of the user's (ram_limit_mib, STARPU_LIMIT_CPU_MEM), the budget is this
+ * pinned when there are CUDA workers. With the pinned host pool (src/hostpool.c, the
+ * default) they are blocks of its slabs, pinned once: StarPU frees a buffer as soon
+ * as its tile lets go of it, and the block goes back to the pool for the next tile,
+ * of any shape. With STARGEMM_HOST_POOL=0 StarPU pins each buffer itself, and frees
+ * it at once unless host memory has a budget: then it keeps the buffer and gives it
+ * to the next tile of the same shape (datawizard/memalloc.c). Pinning costs time:
+ * StarPU's simulator charges 0.65 ms per MiB (its estimate of cudaHostAlloc), 5.2 ms
+ * per tile of 8 MiB, on a CPU worker before the receive is posted, so received tiles
+ * landed one every 5.2 ms instead of one every 0.75 ms at the simulated link's rate,
+ * and a 2 x 2 grid took 0.567 s instead of 0.232 s (doc/out-of-core.md, "Host
+ * buffers are kept for the next tiles"). So without the pool, with GPUs and no
+ * budget of the user's (ram_limit_mib, STARPU_LIMIT_CPU_MEM), the budget is this
  * rank's share of the machine's memory (memory_shares()): it bounds nothing that would
  * otherwise fit, and freed buffers stay pinned for reuse — evicted by StarPU when the
- * budget needs the room. The matrices' own storage (src/matrix.c, from the pinned
- * host pool, src/hostpool.c) is not in StarPU's count. */
+ * budget needs the room. The matrices' own storage (src/matrix.c) is not in StarPU's
+ * count. */
 static void keep_host_buffers(long shares)
 {
 	long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGESIZE);
@@ -341,8 +346,12 @@ static void fill_starpu_conf(struct starpu_conf *conf, const struct stargemm_con
 }
 
 /* StarPU's host memory budget: a non-zero stargemm_config.ram_limit_mib replaces
- * STARPU_LIMIT_CPU_MEM; with CUDA workers and no budget at all it is this rank's
- * share of the machine's memory (keep_host_buffers()). Without CUDA workers none is
+ * STARPU_LIMIT_CPU_MEM; with CUDA workers, no budget at all and the pinned host pool
+ * off it is this rank's share of the machine's memory (keep_host_buffers()); with the
+ * pool on, none is set: a freed buffer goes back to the pool at once, where a budget
+ * would only make StarPU keep it for a tile of its shape (a 4 x 4 grid's simulation of
+ * a block-sparse product at 40,000^3 then held 23 GiB instead of 13, in the same
+ * simulated time: doc/out-of-core.md). Without CUDA workers none is
  * set: buffers are not pinned, and a budget would only make StarPU keep every freed
  * buffer (counted as used: tests/test_ooc_model.c's peak of received copies). In
  * SimGrid mode the simulated GPUs are those asked for (STARPU_NCUDA, or the
@@ -358,6 +367,8 @@ static void set_ram_budget(const struct stargemm_config *cfg, const struct starp
 		setenv("STARPU_LIMIT_CPU_MEM", buf, 1);
 		return;
 	}
+	if (stargemm__hostpool_serves_buffers())
+		return;
 #ifdef STARPU_SIMGRID
 	if (conf->ncuda != 0)
 		keep_host_buffers(shares);
@@ -478,8 +489,8 @@ int stargemm_finalize(void)
 	stargemm__run_deferred();
 	if (starpu_cuda_worker_get_count() > 0)
 		starpu_cublas_shutdown();
-	stargemm__hostpool_shutdown();
 	mpi_shutdown();
+	stargemm__hostpool_shutdown();   /* StarPU gave its host buffers back to it */
 	stargemm__pool_shutdown();
 	stargemm__transfers_shutdown();
 	stargemm__process_stopped();

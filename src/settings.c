@@ -40,8 +40,9 @@ static const struct stargemm__setting_row table[STARGEMM__NSETTINGS] = {
 		"a disk node keeps its tiles in one file (src/disk.c; 0: StarPU's unistd "
 		"backend, a file per tile)" },
 	[STARGEMM__HOST_POOL] = { "STARGEMM_HOST_POOL", 1, 1,
-		"with CUDA workers, the host tiles stargemm allocates come from pinned slabs "
-		"kept for the next matrices (src/hostpool.c; 0: a starpu_malloc() each)" },
+		"with CUDA workers, the host tiles stargemm allocates and the host buffers "
+		"StarPU allocates (received tiles) come from pinned slabs kept for the next "
+		"ones (src/hostpool.c; 0: StarPU pins each)" },
 	/* Chosen by src/host.c: 2048 with GPUs, else from the kernels measured on the
 	 * machine (codelets/calibrate.c) and the problem's size. */
 	[STARGEMM__HOST_TILE] = { "STARGEMM_HOST_TILE", 1, NAN,
@@ -89,6 +90,8 @@ static const struct stargemm__setting_row table[STARGEMM__NSETTINGS] = {
 	[STARGEMM__STARPU_COMM_STATS] = { "STARPU_COMM_STATS", 0, NAN,
 		"StarPU's; when unset and transfers are counted, stargemm sets it and hides "
 		"StarPU's report" },
+	[STARGEMM__STARPU_DISABLE_PINNING] = { "STARPU_DISABLE_PINNING", 1, 0,
+		"StarPU's; when > 0 nothing is pinned, and the pinned host pool is off" },
 	[STARGEMM__STARPU_FXT_TRACE] = { "STARPU_FXT_TRACE", 0, NAN,
 		"StarPU's; stargemm sets 0 unless set (no trace unless asked for)" },
 	[STARGEMM__STARPU_HOME] = { "STARPU_HOME", 0, NAN,
@@ -103,6 +106,12 @@ static const struct stargemm__setting_row table[STARGEMM__NSETTINGS] = {
 	[STARGEMM__STARPU_SCHED] = { "STARPU_SCHED", 0, NAN,
 		"StarPU's; when set (and stargemm_config.sched_policy is not), its policy "
 		"replaces stargemm's out-of-core policy" },
+	[STARGEMM__STARPU_SIMGRID_CUDA_MALLOC_COST] = { "STARPU_SIMGRID_CUDA_MALLOC_COST", 1, 1,
+		"StarPU's; in simulation, 0: pinning host memory takes no simulated time "
+		"(the pinned host pool's slabs as StarPU's own buffers)" },
+	[STARGEMM__STARPU_USE_NUMA] = { "STARPU_USE_NUMA", 1, 0,
+		"StarPU's; when > 0 StarPU may bind host buffers to NUMA nodes, and pins them "
+		"itself: they are kept under a host budget, not in the pinned host pool" },
 	[STARGEMM__GLIBC_TUNABLES] = { "GLIBC_TUNABLES", 0, NAN,
 		"glibc's; with a glibc.malloc. tunable, STARGEMM_KEEP_MEMORY does nothing" },
 	[STARGEMM__MALLOC_MMAP_THRESHOLD] = { "MALLOC_MMAP_THRESHOLD_", 0, NAN,

@@ -456,8 +456,10 @@ struct stargemm_transfer_stats {
 	uint64_t mpi_sent_bytes;   /**< bytes this rank sent */
 	/** Peak of host memory allocated by StarPU (tiles received over MPI, and every
 	 *  tile when StarPU manages the storage), sampled as stargemm_pdgemm_ooc() tasks
-	 *  complete; 0 when no out-of-core GEMM ran since the reset. With CUDA workers
-	 *  it includes freed pinned buffers StarPU keeps for reuse (src/runtime.c). */
+	 *  complete; 0 when no out-of-core GEMM ran since the reset. With a host budget
+	 *  (ram_limit_mib, STARPU_LIMIT_CPU_MEM) StarPU's count, which includes freed
+	 *  buffers it keeps for reuse; else, with CUDA workers, the live buffers of the
+	 *  pinned host pool (STARGEMM_HOST_POOL, src/hostpool.c). */
 	uint64_t ram_peak_bytes;
 	/** Tasks of the out-of-core product (a C block's) that the stargemm-ooc policy
 	 *  gave to workers, and of those the ones taken with an input neither on their

@@ -21,6 +21,7 @@
 #include "collective.h"
 #include "contract.h"
 #include "error.h"
+#include "hostpool.h"
 #include "process.h"
 #include "stargemm.h"
 #include "stats.h"
@@ -34,7 +35,11 @@ void stargemm__sample_memory(void)
 {
 	starpu_ssize_t total = starpu_memory_get_total(STARPU_MAIN_RAM);
 	starpu_ssize_t avail = starpu_memory_get_available(STARPU_MAIN_RAM);
-	uint64_t used = total > 0 && avail >= 0 && avail <= total ? (uint64_t)(total - avail) : 0;
+	/* StarPU's count when host memory has a budget (it counts the freed buffers it
+	 * keeps); else, with the pinned host pool, its live buffers (freed ones are back
+	 * in the pool at once) */
+	uint64_t used = total > 0 && avail >= 0 && avail <= total ? (uint64_t)(total - avail)
+							    : stargemm__hostpool_buffers_used();
 	uint64_t seen = atomic_load(&ram_peak);
 
 	while (used > seen && !atomic_compare_exchange_weak(&ram_peak, &seen, used))
