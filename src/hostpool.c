@@ -23,12 +23,13 @@
  *   - buffers: every pinned host allocation StarPU makes while stargemm runs (received
  *     tiles, a RAM budget's storage, packs, starpu_malloc()), through
  *     starpu_malloc_set_hooks(). Their contents are real in SimGrid mode too (SMPI
- *     copies received tiles into them). Each block starts with a header giving its
- *     size: starpu_free() gives none.
+ *     copies received tiles into them). Each live block's size is kept in a tree
+ *     by address: starpu_free() gives none.
  * A block that fits in no slab gets a new slab, pinned while other threads go on
  * (MIN_SLAB below). Slabs are not freed when they empty: the next matrix, the next
- * received tile takes their blocks without pinning. Empty slabs are freed in stargemm_finalize(), after StarPU has stopped and
- * given its buffers back; a slab still holding a block is left to the process.
+ * received tile takes their blocks without pinning. Empty slabs are freed in
+ * stargemm_finalize(), after StarPU has stopped and given its buffers back; a slab
+ * still holding a block is left to the process.
  *
  * The hooks replace StarPU's allocator as a whole, so this file pins by itself
  * (cudaHostAlloc; in SimGrid mode StarPU's simulated cost, then a plain or a folded
@@ -38,7 +39,9 @@
  * host buffers to their node, which the hooks would not do: there they are not
  * installed and StarPU pins its own buffers.
  */
+#define _GNU_SOURCE  /* tdestroy() */
 #include <errno.h>
+#include <search.h>
 #include <stdatomic.h>
 #include <stdlib.h>
 #include <starpu.h>
@@ -56,21 +59,21 @@
 /* Blocks start on this many bytes (cache lines, and the device pool's alignment). */
 #define HOSTPOOL_ALIGN 256
 /* A slab made for a block that fits nowhere: a share of what its pool has pinned, at
- * most 1 GiB, or the block's size.
+ * most 1 GiB, in whole blocks of the one asked for (tiles of one shape leave no tail
+ * too short for another), or that block.
  *   - tiles: a quarter, at least 64 MiB (42 ms of simulated pinning); a matrix has
  *     reserved its total before (stargemm__host_reserve()), so such slabs are few.
  *   - buffers: an eighth, no least size: a received tile waits for the pinning of
  *     about its own size. On a simulated 2 x 2 grid (12,288^3, tiles of 1024) the
- *     first product took 0.161 s with 64 MiB slabs, 0.131 s so, 0.127 s with
- *     StarPU pinning each buffer; the warm block-sparse product of a 4 x 4 grid
- *     (40,000^3, tiles of 512-2048) 0.148 s so, 0.169 s with slabs of the block's
- *     size (freed blocks then hold fewer of the next tiles). */
+ *     first product takes 0.1265 s so, as with StarPU pinning each buffer, and took
+ *     0.161 s with 64 MiB slabs, 0.131 s with slabs not in whole blocks; the warm
+ *     block-sparse product of a 4 x 4 grid (40,000^3, tiles of 512-2048) takes
+ *     0.157 s, 0.148 s with slabs not in whole blocks, 0.169 s with slabs of the
+ *     block's size alone (freed blocks then hold fewer of the next tiles). */
 #define MIN_SLAB ((size_t)64 << 20)
 #define MAX_SLAB ((size_t)1 << 30)
 /* StarPU's unpinned host allocations are aligned on cache lines. */
 #define PLAIN_ALIGN 64
-/* What a buffer's header holds before its first byte. */
-#define BUFFER_MAGIC 0x5354474d42554646ULL  /* "STGMBUFF" */
 
 struct slab {
 	char *base;
@@ -87,9 +90,9 @@ struct pool {
 	uint64_t pinned;         /* bytes in slabs */
 };
 
-/* The header of a StarPU buffer, in the HOSTPOOL_ALIGN bytes before it. */
-struct buffer_header {
-	uint64_t magic;
+/* A live buffer of StarPU's, in the tree of live buffers. */
+struct buffer {
+	char *p;
 	size_t bytes;            /* asked for */
 };
 
@@ -98,6 +101,7 @@ static struct {
 	int hooked;              /* StarPU's host allocations come here */
 	int charge;              /* SimGrid mode: pinning takes simulated time */
 	_Atomic uint64_t live;   /* bytes in StarPU's live buffers (as asked) */
+	void *live_buffers;      /* tsearch() tree of struct buffer, by address */
 	starpu_pthread_mutex_t lock;  /* a simulated one in SimGrid mode (pinning sleeps) */
 	struct pool tiles, buffers;
 } hp;
@@ -166,9 +170,11 @@ static struct slab *slab_of(struct pool *pool, const char *p)
 static size_t next_slab_bytes(const struct pool *pool, size_t need)
 {
 	size_t bytes = (size_t)(pool->pinned / pool->share);
+	size_t block = (need + HOSTPOOL_ALIGN - 1) / HOSTPOOL_ALIGN * HOSTPOOL_ALIGN;
 
 	bytes = bytes < pool->min_slab ? pool->min_slab : bytes > MAX_SLAB ? MAX_SLAB : bytes;
-	return bytes < need ? need : bytes;
+	/* whole blocks of this size: tiles of one shape (dense) leave no unusable tail */
+	return bytes < block ? block : bytes / block * block;
 }
 
 /* Puts the pinned range @p base of @p bytes in @p pool's sorted array as a slab; 0,
@@ -371,56 +377,73 @@ static void plain_free(void *p, int flags)
 	free(p);
 }
 
-/* StarPU's malloc hook: a pinned request is a block of the buffers pool, after its
- * header; any other is plain. */
+/* Orders live buffers by address (tsearch()). */
+static int by_address(const void *a, const void *b)
+{
+	const char *x = ((const struct buffer *)a)->p, *y = ((const struct buffer *)b)->p;
+
+	return x < y ? -1 : x > y;
+}
+
+/* StarPU's malloc hook: a pinned request is a block of the buffers pool, recorded
+ * with its size; any other is plain. */
 static int buffer_alloc(unsigned node, void **p, size_t bytes, int flags)
 {
-	struct buffer_header *h;
-	void *block = NULL;
+	struct buffer *b;
 	int ret;
 
 	(void)node;
+	*p = NULL;
 	if (!(flags & STARPU_MALLOC_PINNED))
 		return plain_alloc(p, bytes, flags);
+	if (!(b = malloc(sizeof(*b))))
+		return -ENOMEM;
+	b->bytes = bytes;
 	starpu_pthread_mutex_lock(&hp.lock);
-	ret = take(&hp.buffers, &block, bytes + HOSTPOOL_ALIGN);
+	ret = take(&hp.buffers, (void **)&b->p, bytes);
+	if (ret == 0 && !tsearch(b, &hp.live_buffers, by_address)) {
+		give(&hp.buffers, b->p, bytes);
+		ret = -ENOMEM;
+	}
 	starpu_pthread_mutex_unlock(&hp.lock);
 	if (ret != 0) {
-		*p = NULL;
+		free(b);
 		return ret;
 	}
 	atomic_fetch_add(&hp.live, bytes);
-	h = block;
-	h->magic = BUFFER_MAGIC;
-	h->bytes = bytes;
-	*p = (char *)block + HOSTPOOL_ALIGN;
+	*p = b->p;
 	return 0;
 }
 
-/* StarPU's free hook: a buffer of the pool goes back to it, by its header's size. */
+/* StarPU's free hook: a buffer of the pool goes back to it with its recorded size
+ * (starpu_free() gives none); any other pointer is plain. */
 static int buffer_free(unsigned node, void *p, size_t bytes, int flags)
 {
-	struct buffer_header *h = (struct buffer_header *)((char *)p - HOSTPOOL_ALIGN);
-	int ret = -EINVAL, ours;
+	struct buffer key = { .p = p }, *b = NULL;
+	void *found;
+	int ret = 0;
 
 	(void)node;
 	(void)bytes;
 	if (!p)
 		return 0;
 	starpu_pthread_mutex_lock(&hp.lock);
-	ours = slab_of(&hp.buffers, p) != NULL;
-	if (ours && h->magic == BUFFER_MAGIC) {
-		h->magic = 0;
-		atomic_fetch_sub(&hp.live, h->bytes);
-		ret = give(&hp.buffers, h, h->bytes + HOSTPOOL_ALIGN);
+	if ((found = tfind(&key, &hp.live_buffers, by_address)) != NULL) {
+		b = *(struct buffer **)found;
+		tdelete(&key, &hp.live_buffers, by_address);
+		ret = give(&hp.buffers, b->p, b->bytes);
+		atomic_fetch_sub(&hp.live, b->bytes);
 	}
 	starpu_pthread_mutex_unlock(&hp.lock);
-	if (!ours) {
+	if (!b) {
+		STARPU_ASSERT_MSG(!slab_of(&hp.buffers, p), "stargemm: host buffer %p is not a "
+				  "live block of the pinned host pool (freed twice?)", p);
 		plain_free(p, flags);
 		return 0;
 	}
-	STARPU_ASSERT_MSG(ret == 0, "stargemm: host buffer %p is not a live block of the "
-			  "pinned host pool (freed twice?)", p);
+	STARPU_ASSERT_MSG(ret == 0, "stargemm: host buffer %p of %zu bytes is not a live "
+			  "block of the pinned host pool", p, b->bytes);
+	free(b);
 	return 0;
 }
 
@@ -465,6 +488,8 @@ void stargemm__hostpool_shutdown(void)
 	}
 	drop_slabs(&hp.tiles);
 	drop_slabs(&hp.buffers);
+	tdestroy(hp.live_buffers, free);   /* those StarPU did not give back */
+	hp.live_buffers = NULL;
 	hp.on = 0;
 	starpu_pthread_mutex_destroy(&hp.lock);
 }

@@ -169,8 +169,8 @@ static long memory_shares(MPI_Comm comm)
  * per tile of 8 MiB, on a CPU worker before the receive is posted, so received tiles
  * landed one every 5.2 ms instead of one every 0.75 ms at the simulated link's rate,
  * and a 2 x 2 grid took 0.567 s instead of 0.232 s (doc/out-of-core.md, "Host
- * buffers are kept for the next tiles"). So without the pool, with GPUs and no
- * budget of the user's (ram_limit_mib, STARPU_LIMIT_CPU_MEM), the budget is this
+ * buffers of received tiles are pinned once"). So without the pool, with GPUs and
+ * no budget of the user's (ram_limit_mib, STARPU_LIMIT_CPU_MEM), the budget is this
  * rank's share of the machine's memory (memory_shares()): it bounds nothing that would
  * otherwise fit, and freed buffers stay pinned for reuse — evicted by StarPU when the
  * budget needs the room. The matrices' own storage (src/matrix.c) is not in StarPU's
