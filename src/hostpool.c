@@ -449,17 +449,28 @@ static int buffer_free(unsigned node, void *p, size_t bytes, int flags)
 
 /* ---- set-up --------------------------------------------------------------------- */
 
-int stargemm__hostpool_init(void)
+/* Whether the settings allow the pool (STARGEMM_HOST_POOL not 0, pinning not
+ * disabled) into *@p allow; 0, or -EINVAL for a bad setting. */
+static int settings_allow(int *allow)
 {
-	double setting, no_pinning = 0, charge = 1;
+	double setting = 1, no_pinning = 0;
 	int ret = stargemm__setting(STARGEMM__HOST_POOL, &setting);
 
 	if (!ret)
 		ret = stargemm__setting(STARGEMM__STARPU_DISABLE_PINNING, &no_pinning);
+	*allow = !ret && setting != 0 && no_pinning <= 0;
+	return ret;
+}
+
+int stargemm__hostpool_init(void)
+{
+	double charge = 1;
+	int allow, ret = settings_allow(&allow);
+
 	if (!ret)
 		ret = stargemm__setting(STARGEMM__STARPU_SIMGRID_CUDA_MALLOC_COST, &charge);
 	hp.on = 0;
-	if (ret || setting == 0 || no_pinning > 0 || starpu_cuda_worker_get_count() == 0)
+	if (ret || !allow || starpu_cuda_worker_get_count() == 0)
 		return ret;
 	starpu_pthread_mutex_init(&hp.lock, NULL);
 	hp.charge = charge != 0;
@@ -496,12 +507,11 @@ void stargemm__hostpool_shutdown(void)
 
 int stargemm__hostpool_serves_buffers(void)
 {
-	double setting = 1, no_pinning = 0, numa = 0;
+	double numa = 0;
+	int allow;
 
-	return stargemm__setting(STARGEMM__HOST_POOL, &setting) == 0 && setting != 0 &&
-	       stargemm__setting(STARGEMM__STARPU_DISABLE_PINNING, &no_pinning) == 0 &&
-	       no_pinning <= 0 && stargemm__setting(STARGEMM__STARPU_USE_NUMA, &numa) == 0 &&
-	       numa <= 0;
+	return settings_allow(&allow) == 0 && allow &&
+	       stargemm__setting(STARGEMM__STARPU_USE_NUMA, &numa) == 0 && numa <= 0;
 }
 
 uint64_t stargemm__hostpool_buffers_used(void)
