@@ -12,6 +12,7 @@
 #            GPU memory), then paper 000's synthetic problem (tiles 512-2048, A and B
 #            half full, 49,152^3) in core and out of core with 8 GiB of GPU memory
 #            (A + B + C = 4.5x that): useful-flop rate and loads against the work list;
+#            C made at every repetition (32,768^3) with the pinned host pool and without;
 #            small irregular tiles (20-60) as batches of cuBLAS batched calls, checked
 #            in double and double complex, and 8000^3 batched and not (rates)
 #   small    bench/compare_gpu.sh, N = 32,768, t = 2048, 4 GiB of GPU memory (c2)
@@ -20,7 +21,7 @@
 # Every log goes to ${OUT:-/tmp/stargemm-gpu-out}; the summary is printed last.
 # GPU_CHECK_OOC_SIZE and GPU_CHECK_OOC_LIMIT (MiB) change the forced-(c2) run's size
 # and GPU memory, GPU_CHECK_SPARSE_SIZE and GPU_CHECK_SPARSE_LIMIT the synthetic sparse
-# problem's, GPU_CHECK_BATCH_SIZE the small-tile one's (tests/gpu_bundle.sh runs the
+# problem's, GPU_CHECK_POOL_SIZE the pool comparison's, GPU_CHECK_BATCH_SIZE the small-tile one's (tests/gpu_bundle.sh runs the
 # bundle small on machines without GPU).
 # Exit status: 0 when every phase passed.
 set -u
@@ -44,6 +45,8 @@ bsbench=$here/bin/stargemm_bsgemm
 sparse_size=${GPU_CHECK_SPARSE_SIZE:-"--m 49152 --n 49152 --k 49152 --lo 512 --hi 2048 \
 	--density-a 0.5 --density-b 0.5"}
 sparse_limit=${GPU_CHECK_SPARSE_LIMIT:-8192}
+pool_size=${GPU_CHECK_POOL_SIZE:-"--m 32768 --n 32768 --k 32768 --lo 512 --hi 2048 \
+	--density-a 0.5 --density-b 0.5"}
 ooc_size=${GPU_CHECK_OOC_SIZE:-"--m 10000 --n 9001 --k 7003 --nb 1024"}
 ooc_limit=${GPU_CHECK_OOC_LIMIT:-1024}
 summary=$out/summary.txt
@@ -122,6 +125,14 @@ phase_sparse() {
 		--niter 3 --warmup 1 --no-dense --csv
 	# shellcheck disable=SC2086
 	step bs_incore_perf "$bsbench" $sparse_size --niter 2 --warmup 1 --no-dense --csv
+	# C made at every repetition (symbolic_s): host tiles from the pinned pool, whose
+	# slabs the second C reuses (src/hostpool.c, the default), or pinned per tile by
+	# StarPU (STARGEMM_HOST_POOL=0)
+	# shellcheck disable=SC2086
+	step bs_pool_perf "$bsbench" $pool_size --niter 3 --warmup 0 --no-dense --csv
+	# shellcheck disable=SC2086
+	step bs_nopool_perf env STARGEMM_HOST_POOL=0 "$bsbench" $pool_size --niter 3 \
+		--warmup 0 --no-dense --csv
 	# shellcheck disable=SC2086
 	step bs_ooc_perf env STARPU_LIMIT_CUDA_MEM=$sparse_limit "$bsbench" $sparse_size --ooc \
 		--niter 2 --warmup 1 --no-dense --csv --plan

@@ -16,13 +16,14 @@ set +e
 env -i PATH=/usr/bin:/bin HOME="$dir" OUT="$dir/out" \
 	GPU_CHECK_OOC_SIZE="--m 1500 --n 1301 --k 1103 --nb 256" GPU_CHECK_OOC_LIMIT=16 \
 	GPU_CHECK_SPARSE_SIZE="--m 1200 --n 1100 --k 1000 --lo 100 --hi 300" \
+	GPU_CHECK_POOL_SIZE="--m 900 --n 800 --k 700 --lo 100 --hi 300" \
 	GPU_CHECK_BATCH_SIZE="--m 1000 --n 900 --k 800 --lo 20 --hi 60" \
 	"$dir/unpacked/stargemm-gpu/gpu_check.sh" info correct sparse
 set -e
 summary="$dir/out/summary.txt"
 for step in test_pdgemm test_pdgemm_ooc ooc_c2_check test_bsgemm test_bsfilter \
 	bs_incore_check bs_ooc_check bs_batch_check bs_batch_check_z bs_tiles_check \
-	bs_pack_ooc_check bs_incore_perf bs_ooc_perf; do
+	bs_pack_ooc_check bs_incore_perf bs_pool_perf bs_nopool_perf bs_ooc_perf; do
 	grep -q "^$step  *rc=0 " "$summary" || { echo "$step failed"; exit 1; }
 done
 if command -v nvidia-smi >/dev/null 2>&1 && nvidia-smi -L >/dev/null 2>&1; then
