@@ -26,9 +26,26 @@ extern struct starpu_codelet stargemm_pack_fill_cl;       /* a pack's tiles, use
 extern struct starpu_codelet stargemm_pack_norm_cl;       /* a pack's tile norms */
 extern struct starpu_codelet stargemm_pack_copy_cl;       /* a pack from another's */
 extern struct starpu_codelet stargemm_noop_cl;            /* nothing: a skipped task */
+extern struct starpu_codelet stargemm_combine2_cl;        /* D = a A + b B: A, B in R, D in W */
+extern struct starpu_codelet stargemm_combine1_cl;        /* D = a A: A in R, D in W */
+extern struct starpu_codelet stargemm_add_diagonal_cl;    /* A += a I on its diagonal, RW */
+extern struct starpu_codelet stargemm_trace_cl;           /* out[2] = its diagonal's sum */
+extern struct starpu_codelet stargemm_pack_combine2_cl;   /* the same on packs */
+extern struct starpu_codelet stargemm_pack_combine1_cl;
+extern struct starpu_codelet stargemm_pack_add_diagonal_cl;
+extern struct starpu_codelet stargemm_pack_trace_cl;
 /* The tile-wise codelets' models, shared with their pack versions (a regression on the
  * elements of the buffer: a pack's are its tiles'). */
 extern struct starpu_perfmodel stargemm_fill_model, stargemm_norm_model, stargemm_copy_model;
+extern struct starpu_perfmodel stargemm_combine_model, stargemm_diagonal_model;
+
+/* The diagonal elements (r, r + shift) that a rows x cols tile of type @p t (leading
+ * dimension ld) holds, shift = its first row's index minus its first column's:
+ * add @p alpha to them, or their sum (codelets/diagonal.c). */
+void stargemm__tile_add_diagonal(const struct stargemm__element *t, void *tile, int64_t ld,
+				 int64_t rows, int64_t cols, int64_t shift, double _Complex alpha);
+double _Complex stargemm__tile_trace(const struct stargemm__element *t, const void *tile,
+				     int64_t ld, int64_t rows, int64_t cols, int64_t shift);
 
 
 /* What the codelets' regression models are indexed by (codelets/model.c): the default

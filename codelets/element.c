@@ -6,9 +6,9 @@
  * element size (storage, transfers, the planner's bytes), the flops of a multiply-add
  * (2, or 8 for complex types), the CPU GEMMs (BLAS, and stargemm's kernel for small
  * products of every shape), the cuBLAS GEMMs (one tile, or a batch of tiles), a tile's
- * scaling and Frobenius norm, and how to store a value. Each entry's functions are a
- * few lines that call the routine of their type; scalars arrive as double _Complex (see
- * struct stargemm__element) and are narrowed here.
+ * scaling, linear combination and Frobenius norm, and how to store a value. Each
+ * entry's functions are a few lines that call the routine of their type; scalars
+ * arrive as double _Complex (see struct stargemm__element) and are narrowed here.
  */
 #include <cblas.h>
 #include <complex.h>
@@ -263,6 +263,52 @@ static void zscale(void *t, int64_t ld, int64_t rows, int64_t cols, double _Comp
 				x[r + c * ld] *= beta;
 }
 
+/* ---- D = alpha A + beta B (B NULL: D = alpha A), for the matrix operations ---------- */
+
+static void scombine(void *d, int64_t ldd, const void *a, int64_t lda, double _Complex alpha,
+		     const void *b, int64_t ldb, double _Complex beta, int64_t rows, int64_t cols)
+{
+	const float *x = a, *y = b, al = (float)creal(alpha), be = (float)creal(beta);
+	float *z = d;
+
+	for (int64_t c = 0; c < cols; c++)
+		for (int64_t r = 0; r < rows; r++)
+			z[r + c * ldd] = al * x[r + c * lda] + (y ? be * y[r + c * ldb] : 0.0f);
+}
+
+static void dcombine(void *d, int64_t ldd, const void *a, int64_t lda, double _Complex alpha,
+		     const void *b, int64_t ldb, double _Complex beta, int64_t rows, int64_t cols)
+{
+	const double *x = a, *y = b, al = creal(alpha), be = creal(beta);
+	double *z = d;
+
+	for (int64_t c = 0; c < cols; c++)
+		for (int64_t r = 0; r < rows; r++)
+			z[r + c * ldd] = al * x[r + c * lda] + (y ? be * y[r + c * ldb] : 0.0);
+}
+
+static void ccombine(void *d, int64_t ldd, const void *a, int64_t lda, double _Complex alpha,
+		     const void *b, int64_t ldb, double _Complex beta, int64_t rows, int64_t cols)
+{
+	const float _Complex *x = a, *y = b;
+	float _Complex *z = d, al = (float _Complex)alpha, be = (float _Complex)beta;
+
+	for (int64_t c = 0; c < cols; c++)
+		for (int64_t r = 0; r < rows; r++)
+			z[r + c * ldd] = al * x[r + c * lda] + (y ? be * y[r + c * ldb] : 0.0f);
+}
+
+static void zcombine(void *d, int64_t ldd, const void *a, int64_t lda, double _Complex alpha,
+		     const void *b, int64_t ldb, double _Complex beta, int64_t rows, int64_t cols)
+{
+	const double _Complex *x = a, *y = b;
+	double _Complex *z = d;
+
+	for (int64_t c = 0; c < cols; c++)
+		for (int64_t r = 0; r < rows; r++)
+			z[r + c * ldd] = alpha * x[r + c * lda] + (y ? beta * y[r + c * ldb] : 0.0);
+}
+
 /* ---- Frobenius norms: BLAS's scaled column norms (no overflow), joined by hypot ---- */
 
 static double snorm(const void *t, int64_t ld, int64_t rows, int64_t cols)
@@ -347,13 +393,15 @@ static double _Complex zload(const void *p)
 
 static const struct stargemm__element elements[] = {
 	{ 's', "single", sizeof(float), 0, 2.0, 0.5, sgemm_cpu, sgemm_any, sgemm_cuda,
-	  sgemm_batched, sscale, snorm, sstore, sload },
+	  sgemm_batched, sscale, scombine, snorm, sstore, sload },
 	{ 'd', "double", sizeof(double), 0, 2.0, 1.0, dgemm_cpu, dgemm_any, dgemm_cuda,
-	  dgemm_batched, dscale, dnorm, dstore, dload },
+	  dgemm_batched, dscale, dcombine, dnorm, dstore, dload },
 	{ 'c', "single complex", sizeof(float _Complex), 1, 8.0, 2.0, cgemm_cpu, cgemm_any,
-	  cgemm_cuda, cgemm_batched, cscale, cnorm, cstore, cload },
+	  cgemm_cuda, cgemm_batched, cscale, ccombine, cnorm, cstore,
+	  cload },
 	{ 'z', "double complex", sizeof(double _Complex), 1, 8.0, 4.0, zgemm_cpu, zgemm_any,
-	  zgemm_cuda, zgemm_batched, zscale, znorm, zstore, zload },
+	  zgemm_cuda, zgemm_batched, zscale, zcombine, znorm, zstore,
+	  zload },
 };
 
 const struct stargemm__element *stargemm__element(int t)

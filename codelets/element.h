@@ -46,6 +46,11 @@ struct stargemm__element {
 	/* T = beta T on a rows x cols tile of leading dimension ld (beta = 0 writes zeros
 	 * without reading T). */
 	void (*scale)(void *t, int64_t ld, int64_t rows, int64_t cols, double _Complex beta);
+	/* D = alpha A + beta B on rows x cols tiles of leading dimensions ldd, lda, ldb;
+	 * B NULL: D = alpha A. D may not overlap A or B. */
+	void (*combine)(void *d, int64_t ldd, const void *a, int64_t lda, double _Complex alpha,
+			const void *b, int64_t ldb, double _Complex beta, int64_t rows,
+			int64_t cols);
 	/* The Frobenius norm of a tile. */
 	double (*norm)(const void *t, int64_t ld, int64_t rows, int64_t cols);
 	/* Store re + i im (im ignored for real types) at element @p idx of @p t. */

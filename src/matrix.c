@@ -553,8 +553,8 @@ int stargemm__matrix_create_pattern(struct stargemm_matrix **out, int type, int6
 				    const struct stargemm_distribution *dist, int packable,
 				    const char *fn)
 {
-	struct shape sh = { mt, row_sizes, nt, col_sizes, packable ? 1 : 2, npresent, present,
-			    type };
+	struct shape sh = { mt, row_sizes, nt, col_sizes, npresent < 0 ? 0 : packable ? 1 : 2,
+			    npresent, present, type };
 
 	return create(out, &sh, dist, NULL, fn);
 }

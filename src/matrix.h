@@ -160,7 +160,8 @@ static inline int stargemm__present(const struct stargemm_matrix *A, int64_t i, 
 int stargemm__matrix_drop_tile(struct stargemm_matrix *A, int64_t i, int64_t j);
 
 /* A block-sparse matrix (as stargemm_matrix_create_distributed) of element type
- * @p type, packed only when @p packable; errors name @p fn. */
+ * @p type, packed only when @p packable, or dense when @p npresent < 0; errors name
+ * @p fn. */
 int stargemm__matrix_create_pattern(struct stargemm_matrix **out, int type, int64_t mt,
 				    const int64_t *row_sizes, int64_t nt,
 				    const int64_t *col_sizes, int64_t npresent,

@@ -22,6 +22,7 @@
  */
 #include <errno.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "error.h"
 #include "pack.h"
@@ -58,6 +59,15 @@ static int64_t group_axis(const int64_t *off, int64_t n, const int *proc, double
 static int packed_axis(int64_t size, int64_t n, double below)
 {
 	return below > 0 && (double)size < below * (double)n;
+}
+
+int stargemm__pack_same_groups(const struct stargemm__packing *a,
+			       const struct stargemm__packing *b)
+{
+	if (a->gmt != b->gmt || a->gnt != b->gnt)
+		return 0;
+	return !memcmp(a->row_first, b->row_first, (size_t)(a->gmt + 1) * sizeof(int64_t)) &&
+	       !memcmp(a->col_first, b->col_first, (size_t)(a->gnt + 1) * sizeof(int64_t));
 }
 
 void stargemm__pack_free(struct stargemm__packing *pk)

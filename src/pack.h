@@ -35,6 +35,10 @@ struct stargemm__pack_request {
 int stargemm__pack_layout(const struct stargemm__pack_request *q,
 			  struct stargemm__packing **out);
 void stargemm__pack_free(struct stargemm__packing *pk);
+/* Whether two layouts group tile rows and columns alike (matrices of one tiling packed
+ * with the same settings do; their offsets differ with their patterns). */
+int stargemm__pack_same_groups(const struct stargemm__packing *a,
+			       const struct stargemm__packing *b);
 /* proc[t] of each tile of an axis whose groups (group[t]) are dealt cyclically. */
 void stargemm__pack_cyclic(const int64_t *group, int64_t n, int nproc, int *proc);
 

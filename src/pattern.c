@@ -107,19 +107,9 @@ static int initialise_pack(struct stargemm_matrix *D, const struct stargemm_matr
 				      STARPU_R, src, STARPU_W, D->packs[idx], 0);
 }
 
-/* Whether packed C and D have the same packs (they do when both were packed with the
- * same settings). */
-static int same_packs(const struct stargemm__packing *c, const struct stargemm__packing *d)
-{
-	if (c->gmt != d->gmt || c->gnt != d->gnt)
-		return 0;
-	return !memcmp(c->row_first, d->row_first, (size_t)(c->gmt + 1) * sizeof(int64_t)) &&
-	       !memcmp(c->col_first, d->col_first, (size_t)(c->gnt + 1) * sizeof(int64_t));
-}
-
 static int initialise_packs(struct stargemm_matrix *D, const struct stargemm_matrix *C)
 {
-	if (!same_packs(C->pack, D->pack))
+	if (!stargemm__pack_same_groups(C->pack, D->pack))
 		return stargemm__error(-EINVAL, "stargemm_matrix_create_product: C's packs differ "
 				       "from the product's (STARGEMM_PACK_BELOW or "
 				       "STARGEMM_PACK_EXTENT changed since C was created)");
@@ -206,7 +196,7 @@ int stargemm_matrix_create_product(struct stargemm_matrix **out, stargemm_trans 
 	/* Without C, a shape-only descriptor: op(A)'s rows, op(B)'s columns, A's grid. */
 	struct stargemm_matrix shape = { 0 };
 	struct stargemm__gemm g = { .ta = transa, .tb = transb, .alpha = 1.0, .beta = 1.0,
-				    .A = A, .B = B, .C = NULL };
+				    .A = A, .B = B, .C = NULL, .c_read_only = 1 };
 	int ret, paused;
 
 	stargemm__clear_error();

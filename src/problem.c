@@ -118,7 +118,7 @@ int stargemm__gemm_check(struct stargemm__gemm *p)
 	if ((ret = stargemm__check_matrix(p->A, "A")) || (ret = stargemm__check_matrix(p->B, "B"))
 	    || (ret = stargemm__check_matrix(p->C, "C")))
 		return ret;
-	if (p->C == p->A || p->C == p->B)
+	if (!p->c_read_only && (p->C == p->A || p->C == p->B))
 		return stargemm__error(-EINVAL, "%s: C must not be the same matrix as A or B (it "
 				       "is written while they are read)", fn);
 	if ((ret = check_types(p)))

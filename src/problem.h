@@ -34,6 +34,9 @@ struct stargemm__gemm {
 	 * tiles array), NULL = none, and the threshold. */
 	const double *norm_a, *norm_b;
 	double eps;
+	/* C is only read (the old C of a symbolic product, src/pattern.c): it may then be
+	 * A or B. */
+	int c_read_only;
 	/* Set by the executor once one of the product's insertions failed on this rank: the
 	 * inserts then insert the tasks as no-ops (codelets/noop.c, src/execute.c). */
 	int skip;

@@ -618,7 +618,8 @@ int stargemm_gemm_ooc(stargemm_trans transa, stargemm_trans transb, const void *
  *  reaches, united with the pattern of @p Cold when it is not NULL (DBCSR's product
  *  without "retain sparsity"). C has op(A)'s row tiling, op(B)'s column tiling and A's
  *  grid; it takes Cold's values on Cold's tiles and zeros on the others, so that a
- *  product into C computes alpha op(A) op(B) + beta Cold with nothing dropped.
+ *  product into C computes alpha op(A) op(B) + beta Cold with nothing dropped. Cold is
+ *  only read: it may be A or B (the sign step X (3I - X X) / 2 takes X as both).
  *  Errors as stargemm_pdgemm() (tilings, grids). Collective. */
 int stargemm_matrix_create_product(struct stargemm_matrix **C, stargemm_trans transa,
 				   stargemm_trans transb, const struct stargemm_matrix *A,
@@ -634,6 +635,42 @@ int stargemm_matrix_norms(const struct stargemm_matrix *A, double *norms);
  *  nothing): they become absent, as if never listed. @p removed (may be NULL) receives
  *  their number. Collective. */
 int stargemm_matrix_filter(struct stargemm_matrix *A, double eps, int64_t *removed);
+
+/* ------------------------------------------------------------------------------ */
+/* Matrix operations (what an iteration needs besides the product)                */
+/* ------------------------------------------------------------------------------ */
+/* Dense or block-sparse matrices of any element type; scalars by address in the
+ * matrix's type (as stargemm_gemm()). Each is collective and synchronous, and refuses
+ * bad input on every rank with a message (stargemm_last_error()). */
+
+/** Create @p B, a copy of @p A: its type, tilings, distribution, pattern and values. */
+int stargemm_matrix_copy(struct stargemm_matrix **B, const struct stargemm_matrix *A);
+
+/** A = alpha A (alpha = 0 writes zeros: NaNs do not survive). */
+int stargemm_matrix_scale(struct stargemm_matrix *A, const void *alpha);
+
+/** Create @p C = alpha A + beta B. Its pattern is the union of A's and B's (a tile that
+ *  one of them lacks reads as zeros; C is dense when both are); it has A's tilings and
+ *  distribution (B's tiles move to their owners, B may be distributed otherwise; A and
+ *  B may be the same matrix). Errors: A and B of different element types, sizes or
+ *  tilings, one packed and the other not (small tiles, stargemm_matrix_create_sparse()),
+ *  a NULL scalar. To update A in place, add, then destroy A and keep C. */
+int stargemm_matrix_add(struct stargemm_matrix **C, const void *alpha,
+			const struct stargemm_matrix *A, const void *beta,
+			const struct stargemm_matrix *B);
+
+/** A = A + alpha I: alpha is added to A(r, r) for r < min(m, n). The pattern does not
+ *  grow: a tile that holds diagonal elements and is absent is an error naming it (make
+ *  A with its diagonal tiles, or stargemm_matrix_add() a matrix that has them). */
+int stargemm_matrix_add_diagonal(struct stargemm_matrix *A, const void *alpha);
+
+/** The trace of A (the sum of A(r, r), r < min(m, n); absent tiles count as zeros),
+ *  into *trace, a scalar of A's type, on every rank (the same value). */
+int stargemm_matrix_trace(const struct stargemm_matrix *A, void *trace);
+
+/** The Frobenius norm of A into *norm on every rank (per tile:
+ *  stargemm_matrix_norms()). */
+int stargemm_matrix_norm(const struct stargemm_matrix *A, double *norm);
 
 /** Options of stargemm_bsgemm(); initialise with stargemm_bsgemm_options_init(). */
 struct stargemm_bsgemm_options {
