@@ -28,6 +28,7 @@ extern struct starpu_codelet stargemm_pack_copy_cl;       /* a pack from another
 extern struct starpu_codelet stargemm_noop_cl;            /* nothing: a skipped task */
 extern struct starpu_codelet stargemm_combine2_cl;        /* D = a A + b B: A, B in R, D in W */
 extern struct starpu_codelet stargemm_combine1_cl;        /* D = a A: A in R, D in W */
+extern struct starpu_codelet stargemm_accumulate_cl;      /* Y += X: X in R, Y in RW */
 extern struct starpu_codelet stargemm_add_diagonal_cl;    /* A += a I on its diagonal, RW */
 extern struct starpu_codelet stargemm_trace_cl;           /* out[2] = its diagonal's sum */
 extern struct starpu_codelet stargemm_pack_combine2_cl;   /* the same on packs */

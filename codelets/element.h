@@ -47,7 +47,7 @@ struct stargemm__element {
 	 * without reading T). */
 	void (*scale)(void *t, int64_t ld, int64_t rows, int64_t cols, double _Complex beta);
 	/* D = alpha A + beta B on rows x cols tiles of leading dimensions ldd, lda, ldb;
-	 * B NULL: D = alpha A. D may not overlap A or B. */
+	 * B NULL: D = alpha A. D may be B itself (element by element), not overlap A. */
 	void (*combine)(void *d, int64_t ldd, const void *a, int64_t lda, double _Complex alpha,
 			const void *b, int64_t ldb, double _Complex beta, int64_t rows,
 			int64_t cols);

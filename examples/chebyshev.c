@@ -116,13 +116,22 @@ static int make(const struct options *o, struct stargemm_matrix **H,
 		struct stargemm_matrix **X)
 {
 	int64_t nt, *sizes = tiling(o, &nt), *pairs, np = 0, r0 = 0, block = o->block;
+	int *rows = sizes ? calloc((size_t)nt, sizeof(*rows)) : NULL, *cols = NULL, zero = 0;
+	struct stargemm_distribution dist = { (int)o->P, 1, NULL, NULL, NULL }, xdist;
 	int ret;
 
-	pairs = sizes ? malloc((size_t)(2 * nt * nt) * sizeof(*pairs)) : NULL;
-	if (!pairs) {
+	pairs = rows ? malloc((size_t)(2 * nt * nt) * sizeof(*pairs)) : NULL;
+	cols = pairs ? calloc((size_t)nt, sizeof(*cols)) : NULL;   /* one process column */
+	if (!cols) {
 		free(sizes);
+		free(rows);
+		free(pairs);
 		return -ENOMEM;
 	}
+	dist.row_proc = rows;
+	dist.col_proc = cols;
+	xdist = dist;
+	xdist.col_proc = &zero;
 	for (int64_t i = 0; i < nt; r0 += sizes[i++])
 		for (int64_t j = 0, c0 = 0; j < nt; c0 += sizes[j++]) {
 			int64_t gap = c0 > r0 + sizes[i] - 1 ? c0 - (r0 + sizes[i] - 1)
@@ -134,15 +143,23 @@ static int make(const struct options *o, struct stargemm_matrix **H,
 				np++;
 			}
 		}
-	ret = stargemm_matrix_create_sparse(H, nt, sizes, nt, sizes, np, pairs, (int)o->P, 1);
+	/* Tile rows in P contiguous blocks, one per rank: H's band then couples a rank's
+	 * rows with its neighbours' at the blocks' edges only, and H X moves few tiles of
+	 * X (dealt cyclically, every tile row would need its neighbours' from elsewhere). */
+	for (int64_t i = 0; i < nt; i++)
+		rows[i] = (int)(i * o->P / nt);
+	ret = stargemm_matrix_create_distributed(H, nt, sizes, nt, sizes, np, pairs, &dist);
 	if (!ret)
 		ret = stargemm_matrix_fill(*H, fill_h, (void *)o);
 	if (!ret)
-		ret = stargemm_matrix_create_irregular(X, nt, sizes, 1, &block, (int)o->P, 1);
+		ret = stargemm_matrix_create_distributed(X, nt, sizes, 1, &block, -1, NULL,
+							 &xdist);
 	if (!ret)
 		ret = stargemm_matrix_fill_random(*X, 5);
 	free(sizes);
 	free(pairs);
+	free(rows);
+	free(cols);
 	return ret;
 }
 

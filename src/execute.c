@@ -149,22 +149,10 @@ static int local_batch(const struct stargemm__worklist *wl, int64_t b)
 	return wl->products[wl->batches[b].first].info.device >= 0;
 }
 
-/* An insertion failed on this rank (its message set). The first time: the failure is
- * recorded for stargemm_wait() and the rest is skipped (inserted as no-ops); returns 1:
- * insert the task again, as a no-op. A no-op that cannot be inserted either ends the
- * job: the other ranks would wait for its messages. */
+/* An insertion failed on this rank: src/insert.c's rule (the rest skipped). */
 static int insertion_failed(struct stargemm__executor *ex)
 {
-	if (!ex->gemm->skip) {
-		stargemm__task_failed(stargemm_last_error());
-		ex->gemm->skip = 1;
-		return 1;
-	}
-	fprintf(stderr, "stargemm: rank %d: %s; the product's remaining tasks cannot be "
-		"skipped either, and the other ranks would wait for their messages: aborting "
-		"the job\n", stargemm_rank(), stargemm_last_error());
-	MPI_Abort(stargemm__comm(), 70);
-	return 0;
+	return stargemm__insertion_failed(ex->gemm);
 }
 
 /* The callback of a task: the chunk counter (throttled), the progress line (in core,

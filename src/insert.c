@@ -66,20 +66,18 @@ static int insert_skipped(struct starpu_data_descr *d, int n)
 				      STARPU_DATA_MODE_ARRAY, d, n, 0);
 }
 
-int stargemm__gemm_insert(const struct stargemm__gemm *p, int64_t i, int64_t j, int64_t k,
-			  int first, int priority, struct stargemm_task_info *info,
-			  void (*callback)(void *), void *callback_arg)
+int stargemm__gemm_insert_into(const struct stargemm__gemm *p, int64_t i, int64_t j, int64_t k,
+			       starpu_data_handle_t c, double _Complex beta, int priority,
+			       struct stargemm_task_info *info, void (*callback)(void *),
+			       void *callback_arg)
 {
-	double _Complex beta = first ? p->beta : 1.0;
 	char type = p->type->letter;
-	struct starpu_codelet *cl = first && p->beta == 0.0 ? &stargemm_gemm_overwrite_cl
-							    : &stargemm_gemm_cl;
+	struct starpu_codelet *cl = beta == 0.0 ? &stargemm_gemm_overwrite_cl : &stargemm_gemm_cl;
 	starpu_data_handle_t a = stargemm__gemm_a_tile(p, i, k);
 	starpu_data_handle_t b = stargemm__gemm_b_tile(p, k, j);
 	char ta = stargemm__kernel_op(p, p->ta), tb = stargemm__kernel_op(p, p->tb);
-	enum starpu_data_access_mode cmode = first && p->beta == 0.0 ? STARPU_W : STARPU_RW;
-	struct starpu_data_descr d[3] = { { a, STARPU_R }, { b, STARPU_R },
-					  { stargemm__tile(p->C, i, j), cmode } };
+	enum starpu_data_access_mode cmode = beta == 0.0 ? STARPU_W : STARPU_RW;
+	struct starpu_data_descr d[3] = { { a, STARPU_R }, { b, STARPU_R }, { c, cmode } };
 	int injected = injected_failure(p), ret = injected;
 	char what[96];
 
@@ -102,6 +100,15 @@ int stargemm__gemm_insert(const struct stargemm__gemm *p, int64_t i, int64_t j, 
 	snprintf(what, sizeof(what), "the update of C(%" PRId64 ",%" PRId64 ") by k=%" PRId64,
 		 i, j, k);
 	return insert_error(ret, injected, what);
+}
+
+int stargemm__gemm_insert(const struct stargemm__gemm *p, int64_t i, int64_t j, int64_t k,
+			  int first, int priority, struct stargemm_task_info *info,
+			  void (*callback)(void *), void *callback_arg)
+{
+	return stargemm__gemm_insert_into(p, i, j, k, stargemm__tile(p->C, i, j),
+					  first ? p->beta : 1.0, priority, info, callback,
+					  callback_arg);
 }
 
 int stargemm__batch_insert(const struct stargemm__gemm *p, const struct stargemm__worklist *wl,
@@ -181,4 +188,34 @@ int stargemm__scale_insert(const struct stargemm__gemm *p, int64_t i, int64_t j)
 		return 0;
 	snprintf(what, sizeof(what), "the scaling of C(%" PRId64 ",%" PRId64 ")", i, j);
 	return insert_error(ret, injected, what);
+}
+
+int stargemm__accumulate_insert(const struct stargemm__gemm *p, starpu_data_handle_t x,
+				starpu_data_handle_t y)
+{
+	struct starpu_data_descr d[2] = { { x, STARPU_R }, { y, STARPU_RW } };
+	char type = p->type->letter;
+	int injected = injected_failure(p), ret = injected;
+
+	if (p->skip)
+		ret = insert_skipped(d, 2);
+	else if (!ret)
+		ret = starpu_mpi_task_insert(stargemm__comm(), &stargemm_accumulate_cl,
+					     STARPU_VALUE, &type, sizeof(type),
+					     STARPU_DATA_MODE_ARRAY, d, 2, 0);
+	return ret ? insert_error(ret, injected, "a sum of partial tiles") : 0;
+}
+
+int stargemm__insertion_failed(struct stargemm__gemm *p)
+{
+	if (!p->skip) {
+		stargemm__task_failed(stargemm_last_error());
+		p->skip = 1;
+		return 1;
+	}
+	fprintf(stderr, "stargemm: rank %d: %s; the product's remaining tasks cannot be "
+		"skipped either, and the other ranks would wait for their messages: aborting "
+		"the job\n", stargemm_rank(), stargemm_last_error());
+	MPI_Abort(stargemm__comm(), 70);
+	return 0;
 }

@@ -83,6 +83,12 @@ int stargemm__is_trans(char t);
 int stargemm__gemm_insert(const struct stargemm__gemm *p, int64_t i, int64_t j, int64_t k,
 			  int first, int priority, struct stargemm_task_info *info,
 			  void (*callback)(void *), void *callback_arg);
+/* The same into the tile handle @p c (of C(i, j)'s shape) with this @p beta (0: c is
+ * only written): the partial tiles of a split inner dimension (src/ksplit.c). */
+int stargemm__gemm_insert_into(const struct stargemm__gemm *p, int64_t i, int64_t j, int64_t k,
+			       starpu_data_handle_t c, double _Complex beta, int priority,
+			       struct stargemm_task_info *info, void (*callback)(void *),
+			       void *callback_arg);
 /* Insert one batch of tile products of a work list (the products' op(A), op(B) and C
  * tiles are the batch's refs, the buffers of the task, described in @p descr: room for
  * the largest batch's refs), with a StarPU priority (the task info is its first
@@ -96,6 +102,29 @@ int stargemm__batch_insert(const struct stargemm__gemm *p, const struct stargemm
  * The three inserts return -EIO with a message when the task cannot be inserted (or
  * STARGEMM_FAULT injects that); with p->skip they insert the task as a no-op. */
 int stargemm__scale_insert(const struct stargemm__gemm *p, int64_t i, int64_t j);
+
+/* Insert Y = Y + X (two tiles of one shape; it runs on Y's owner): the sum of partial
+ * tiles (src/ksplit.c). Errors as the other inserts. */
+int stargemm__accumulate_insert(const struct stargemm__gemm *p, starpu_data_handle_t x,
+				starpu_data_handle_t y);
+/* An insertion of problem @p p failed on this rank (its message set). The first time:
+ * the failure is recorded for stargemm_wait() (every rank reports it) and the rest of
+ * the product is skipped (p->skip: inserted as no-ops with the same data, which the
+ * other ranks' messages need); returns 1: insert the task again, as a no-op. A no-op
+ * that cannot be inserted either aborts the job. */
+int stargemm__insertion_failed(struct stargemm__gemm *p);
+
+/* The inner dimension split over ranks and workers (src/ksplit.c): the number of
+ * partial tiles per rank and C tile when the in-core product @p g should be split (its
+ * C has fewer present tiles than the workers of all ranks, or STARGEMM_KSPLIT=2; not
+ * for packed operands), 0 when not, or an error (a bad setting). Collective. */
+int stargemm__ksplit_width(const struct stargemm__gemm *g);
+/* Insert the split product: chains into partial tiles, their sum into C = beta C; the
+ * products and flops into @p info (may be NULL). The partials are freed at the next
+ * wait. A failed insertion skips the rest (stargemm__insertion_failed()): the next
+ * wait reports it. Collective. */
+int stargemm__ksplit_run(struct stargemm__gemm *g, int width,
+			 struct stargemm_bsgemm_info *info);
 
 /* The executor (src/execute.c). new: what the walk of the work list @p wl of problem
  * @p gemm needs, allocated before the product's agreement (-ENOMEM, or -EINVAL for a

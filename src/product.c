@@ -205,6 +205,24 @@ static void free_list(void *wl)
 	free(wl);
 }
 
+/* In core, with the inner dimension split (src/ksplit.c): operands never written read
+ * as zeros, C too unless beta = 0 overwrites it. */
+static int split_product(struct stargemm__gemm *g, int width, struct stargemm_bsgemm_info *info)
+{
+	int paused, ret;
+
+	stargemm__zero_if_unwritten(g->A);
+	stargemm__zero_if_unwritten(g->B);
+	if (g->beta != 0.0)
+		stargemm__zero_if_unwritten(g->C);
+	g->C->written = 1;
+	stargemm__written_in_place(g->C);
+	paused = stargemm__quiet_begin();
+	ret = stargemm__ksplit_run(g, width, info);
+	stargemm__quiet_end(paused);
+	return ret;
+}
+
 /* Inspect the problem and run its work list. In core the list is kept until
  * stargemm_wait(), as the tasks read it. */
 int stargemm__run_product(struct stargemm__gemm *g, const struct stargemm_plan_request *pr,
@@ -219,6 +237,10 @@ int stargemm__run_product(struct stargemm__gemm *g, const struct stargemm_plan_r
 
 	if (!wl)
 		return stargemm__error(-ENOMEM, "stargemm: out of memory");
+	if (!pr && (ret = stargemm__ksplit_width(g)) != 0) {
+		free(wl);
+		return ret < 0 ? ret : split_product(g, ret, info);
+	}
 	paused = stargemm__quiet_begin();
 	ret = make_request(g, &r);
 	if (!ret)

@@ -52,6 +52,11 @@ static const struct stargemm__setting_row table[STARGEMM__NSETTINGS] = {
 		"freed buffers below 32 MiB are kept in glibc's heaps, and up to 1 GiB of free "
 		"heap top (0: glibc's defaults; also off when the user set glibc's malloc "
 		"tunables)" },
+	/* Auto: a product whose C has fewer tiles than the workers splits its inner
+	 * dimension (src/ksplit.c). */
+	[STARGEMM__KSPLIT] = { "STARGEMM_KSPLIT", 1, 1,
+		"in core, a C of fewer tiles than the workers splits the inner dimension over "
+		"ranks and workers and sums the partial tiles (0: never; 2: always)" },
 	/* An axis of a block-sparse matrix is packed (several tiles per StarPU handle,
 	 * src/pack.c) below a mean tile extent of 64, into groups of at least 256. */
 	[STARGEMM__PACK_BELOW] = { "STARGEMM_PACK_BELOW", 1, 64,

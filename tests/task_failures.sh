@@ -5,7 +5,7 @@
 # returns a bad status). Every rank must end — never hang — with the same error, which
 # names the failing rank and the cause and says that C is undefined: in core and out
 # of core, one task per tile product and batches of small products, on 2 and 4 ranks
-# (src/execute.c), also with MPI at MPI_THREAD_SERIALIZED. Out of core, with the
+# (src/execute.c), the inner dimension split (src/ksplit.c), also with MPI at MPI_THREAD_SERIALIZED. Out of core, with the
 # ranks agreeing every ell + 1 chunks
 # (STARGEMM_AGREE_FLOPS=0), the product is abandoned early: rank 0's progress line
 # stops well short of its tasks. A CPU kernel refused its scratch memory goes on
@@ -60,6 +60,11 @@ expect "kernel, in core, batches" kernel:1:2 2 "batch of tile products: injected
 expect "kernel, in core, tile products" kernel:1:2 2 "$gemm_fault" $large
 expect "kernel, out of core, 4 ranks" kernel:2:1 4 "$gemm_fault" $large $ooc \
 	--P 2 --Q 2
+# C of one tile on 2 ranks: the inner dimension split over the ranks (src/ksplit.c).
+split="--m 300 --n 200 --k 6000 --nb 300 --transA T --P 2 --Q 1"
+expect "insertion, split inner dimension" insert:1:3 2 "injected by STARGEMM_FAULT" $split
+expect "insertion, split, the sums" insert:0:21 2 "a sum of partial tiles (injected" $split
+expect "kernel, split inner dimension" kernel:1:2 2 "$gemm_fault" $split
 
 # Out of core, 2 ranks, 5 x 5 C tiles of 300 and 5 chunks of k each: a kernel failing
 # early on rank 1 stops every rank within a few chunks.

@@ -152,7 +152,7 @@ static int operations(const char *name, stargemm_type t, struct stargemm_matrix 
 	int64_t m = stargemm_matrix_m(A), n = stargemm_matrix_n(A), mn = m * n;
 	double _Complex al = t == STARGEMM_C || t == STARGEMM_Z ? 1.5 - 0.5 * I : 1.5;
 	double _Complex be = t == STARGEMM_C || t == STARGEMM_Z ? -0.25 + 2.0 * I : -0.25;
-	unsigned char alpha[16], beta[16], tr[16];
+	double _Complex alpha[1], beta[1], tr[1];   /* room for any type, aligned */
 	struct stargemm_matrix *C = NULL, *D = NULL;
 	void *a = sg_gather_typed(A), *b = sg_gather_typed(B), *c = NULL, *d = NULL, *s = NULL;
 	double tol = 64 * roundoff(t), err = 0.0, norm = 0.0;
@@ -236,7 +236,7 @@ static int shift_case(const char *name, stargemm_type t, struct stargemm_matrix 
 {
 	int64_t m = stargemm_matrix_m(A), n = stargemm_matrix_n(A), mn = m * n;
 	double _Complex al = t == STARGEMM_C || t == STARGEMM_Z ? 0.75 + 0.5 * I : 0.75;
-	unsigned char alpha[16];
+	double _Complex alpha[1];
 	void *a = sg_gather_typed(A), *s = NULL;
 	double err = 0.0;
 	char what[128];

@@ -1,0 +1,251 @@
+/*
+ * ksplit.c — a product whose C has fewer tiles than the workers: the inner dimension
+ * split over the ranks and their workers, the partial tiles summed into C.
+ *
+ * X^T Y with X, Y of N x n, n <= 512 and N >> n (a Gram matrix of paper 004's filter) has
+ * a C of a few tiles, and each C tile's updates form one chain (src/inspect.c): one
+ * worker of one rank does them all while the others wait. Here C tile (i, j) gets a
+ * partial tile per segment (rank r, worker w): the k whose op(A)(i, k) lives on rank r
+ * are dealt to r's workers in contiguous runs (op(A)'s tile is read where it lives,
+ * op(B)(k, j) moves if it lives elsewhere), each run a chain of GEMMs into its partial,
+ * the first of which only writes it. Then each rank adds its partials into its first
+ * (on r), C(i, j) = beta C(i, j), and C's owner adds each rank's sum (StarPU-MPI sends
+ * it): a flat reduction, one tile from each rank per C tile. The partials are
+ * StarPU-allocated handles with tags of their own, unregistered at the next wait.
+ *
+ * Chosen in core when C has fewer present tiles than the workers of all ranks
+ * (STARGEMM_KSPLIT: 0 never, 2 always); not for packed operands.
+ */
+#include <inttypes.h>
+#include <stdlib.h>
+
+#include "internal.h"
+
+struct ksplit {
+	struct stargemm__gemm *g;
+	int nranks, width;           /* segments per rank: its workers */
+	int64_t ntiles;              /* C's tile positions, mt * nt */
+	starpu_data_handle_t *part;  /* segment s's partial of C tile t at s * ntiles + t */
+	int64_t *seg;                /* per k of the current C tile row: segment, or -1 */
+	int64_t *count;              /* per rank: its products of the current C tile, then
+					the ones dealt so far */
+};
+
+int stargemm__ksplit_width(const struct stargemm__gemm *g)
+{
+	int64_t workers = starpu_cuda_worker_get_count() > 0 ? stargemm__device_count()
+							      : stargemm_ncpu_workers();
+	double mode;
+	int ret = stargemm__setting(STARGEMM__KSPLIT, &mode);
+
+	if (ret)
+		return ret;
+	if (mode == 0.0 || stargemm__gemm_packed(g) || g->kt < 2 || workers < 1)
+		return 0;
+	if (mode >= 2.0 || g->C->npresent < workers * stargemm_nranks())
+		return (int)workers;
+	return 0;
+}
+
+/* Whether the product C(i, j) += op(A)(i, k) op(B)(k, j) is computed (1), or left out by
+ * the norm filter (-1), or has an absent tile (0). */
+static int computed(const struct stargemm__gemm *g, int64_t i, int64_t j, int64_t k)
+{
+	int ta = stargemm__is_trans(g->ta), tb = stargemm__is_trans(g->tb);
+	int64_t ai = ta ? k : i, ak = ta ? i : k, bk = tb ? j : k, bj = tb ? k : j;
+
+	if (!stargemm__present(g->A, ai, ak) || !stargemm__present(g->B, bk, bj))
+		return 0;
+	if (g->norm_a && g->norm_b &&
+	    g->norm_a[stargemm__tile_index(g->A, ai, ak)] *
+			    g->norm_b[stargemm__tile_index(g->B, bk, bj)] < g->eps)
+		return -1;
+	return 1;
+}
+
+/* The rank of op(A)(i, k). */
+static int a_owner(const struct stargemm__gemm *g, int64_t i, int64_t k)
+{
+	return stargemm__is_trans(g->ta) ? stargemm_matrix_owner(g->A, k, i)
+					 : stargemm_matrix_owner(g->A, i, k);
+}
+
+/* The segments of C tile (i, j)'s products: ks->seg[k] for each k (-1: not computed);
+ * the n-th of rank r's c products goes to r's worker n * width / c. Counts the
+ * products, their flops and the filtered ones into *info. */
+static void deal(struct ksplit *ks, int64_t i, int64_t j, struct stargemm_bsgemm_info *info)
+{
+	const struct stargemm__gemm *g = ks->g;
+	int64_t *next = ks->count + ks->nranks, kdim;
+
+	for (int r = 0; r < 2 * ks->nranks; r++)
+		ks->count[r] = 0;
+	for (int64_t k = 0; k < g->kt; k++) {
+		int c = computed(g, i, j, k);
+
+		ks->seg[k] = c > 0 ? a_owner(g, i, k) : -1;
+		if (ks->seg[k] >= 0)
+			ks->count[ks->seg[k]]++;
+		info->skipped += c < 0;
+	}
+	for (int64_t k = 0; k < g->kt; k++) {
+		int64_t r = ks->seg[k];
+
+		if (r < 0)
+			continue;
+		ks->seg[k] = r * ks->width + next[r]++ * ks->width / ks->count[r];
+		kdim = stargemm__is_trans(g->ta) ? stargemm__rows_of(g->A, k)
+						 : stargemm__cols_of(g->A, k);
+		info->products++;
+		info->flops += g->type->fma_flops * (double)(stargemm__rows_of(g->C, i) *
+							     stargemm__cols_of(g->C, j) * kdim);
+	}
+}
+
+/* Register the partial of segment s of C tile (i, j), owned by s's rank. */
+static int new_partial(struct ksplit *ks, int64_t s, int64_t i, int64_t j, int64_t tag)
+{
+	const struct stargemm_matrix *C = ks->g->C;
+	starpu_data_handle_t *h = &ks->part[s * ks->ntiles + stargemm__tile_index(C, i, j)];
+	int64_t rows = stargemm__rows_of(C, i);
+
+	starpu_matrix_data_register(h, -1, 0, (uint32_t)rows, (uint32_t)rows,
+				    (uint32_t)stargemm__cols_of(C, j), C->elem_size);
+	if (!*h)
+		return stargemm__error(-ENOMEM, "stargemm: cannot register a partial tile");
+	starpu_mpi_data_register(*h, tag, (int)(s / ks->width));
+	return 0;
+}
+
+static void free_partials(void *arg)
+{
+	struct ksplit *ks = arg;
+
+	for (int64_t e = 0; e < (int64_t)ks->nranks * ks->width * ks->ntiles; e++)
+		if (ks->part[e])
+			starpu_data_unregister(ks->part[e]);
+	free(ks->part);
+	free(ks->seg);
+	free(ks->count);
+	free(ks);
+}
+
+/* The inserts of the split product. A failed one is inserted again as a no-op and the
+ * rest skipped (stargemm__insertion_failed()): the other ranks insert the same tasks
+ * and wait for their messages. */
+static int insert_gemm(const struct ksplit *ks, int64_t i, int64_t j, int64_t k,
+		       starpu_data_handle_t part, int first)
+{
+	int ret;
+
+	while ((ret = stargemm__gemm_insert_into(ks->g, i, j, k, part, first ? 0.0 : 1.0, 0,
+						 NULL, NULL, NULL)) &&
+	       stargemm__insertion_failed(ks->g))
+		;
+	return ret;
+}
+
+/* Y += X (it runs on Y's owner). */
+static int accumulate(const struct ksplit *ks, starpu_data_handle_t x, starpu_data_handle_t y)
+{
+	int ret;
+
+	while ((ret = stargemm__accumulate_insert(ks->g, x, y)) &&
+	       stargemm__insertion_failed(ks->g))
+		;
+	return ret;
+}
+
+/* C(i, j) = beta C(i, j) (nothing when beta = 1). */
+static int scale(const struct ksplit *ks, int64_t i, int64_t j)
+{
+	int ret;
+
+	while ((ret = stargemm__scale_insert(ks->g, i, j)) && stargemm__insertion_failed(ks->g))
+		;
+	return ret;
+}
+
+/* C tile (i, j): the chains into its partials, each rank's sum, C = beta C + the sums. */
+static int run_tile(struct ksplit *ks, int64_t i, int64_t j, int64_t tags,
+		    struct stargemm_bsgemm_info *info)
+{
+	const struct stargemm__gemm *g = ks->g;
+	int64_t t = stargemm__tile_index(g->C, i, j), nseg = (int64_t)ks->nranks * ks->width;
+	int ret = 0;
+
+	deal(ks, i, j, info);
+	for (int64_t k = 0; k < g->kt && !ret; k++) {
+		int64_t s = ks->seg[k];
+		int first;
+
+		if (s < 0)
+			continue;
+		first = !ks->part[s * ks->ntiles + t];
+		if (first)
+			ret = new_partial(ks, s, i, j, tags + s * ks->ntiles + t);
+		if (!ret)
+			ret = insert_gemm(ks, i, j, k, ks->part[s * ks->ntiles + t], first);
+	}
+	/* each rank's partials into its first */
+	for (int64_t s0 = 0; s0 < nseg && !ret; s0 += ks->width) {
+		starpu_data_handle_t sum = NULL;
+
+		for (int64_t s = s0; s < s0 + ks->width && !ret; s++) {
+			starpu_data_handle_t p = ks->part[s * ks->ntiles + t];
+
+			if (p && !sum)
+				sum = p;
+			else if (p)
+				ret = accumulate(ks, p, sum);
+		}
+		if (!ret && s0 == 0)
+			ret = scale(ks, i, j);
+		if (!ret && sum)
+			ret = accumulate(ks, sum, stargemm__tile(g->C, i, j));
+	}
+	return ret;
+}
+
+int stargemm__ksplit_run(struct stargemm__gemm *g, int width,
+			 struct stargemm_bsgemm_info *info)
+{
+	struct stargemm_bsgemm_info counted = { 0 };
+	struct ksplit *ks = calloc(1, sizeof(*ks));
+	int64_t nparts = 0, tags;
+	int ret = 0;
+
+	if (ks) {
+		ks->g = g;
+		ks->nranks = stargemm_nranks();
+		ks->width = width;
+		ks->ntiles = g->C->mt * g->C->nt;
+		nparts = (int64_t)ks->nranks * width * ks->ntiles;
+		ks->part = calloc((size_t)(nparts > 0 ? nparts : 1), sizeof(*ks->part));
+		ks->seg = malloc((size_t)g->kt * sizeof(*ks->seg));
+		ks->count = malloc((size_t)(2 * ks->nranks) * sizeof(*ks->count));
+	}
+	if (!ks || !ks->part || !ks->seg || !ks->count)
+		ret = stargemm__error(-ENOMEM, "stargemm: out of memory for %" PRId64
+				      " partial tiles", nparts);
+	/* every rank inserts the tasks, or none does */
+	if ((ret = stargemm__agree(ret))) {
+		if (ks)
+			free_partials(ks);
+		return ret;
+	}
+	tags = stargemm__reserve_tags(nparts);
+	for (int64_t j = 0; j < g->C->nt && !ret; j++)
+		for (int64_t i = 0; i < g->C->mt && !ret; i++)
+			if (stargemm__present(g->C, i, j))
+				ret = run_tile(ks, i, j, tags, &counted);
+	/* The partials go once their tasks are done: at the next wait. */
+	stargemm__defer_to_wait(free_partials, ks);
+	if (info) {
+		info->products = counted.products;
+		info->flops = counted.flops;
+		info->skipped = counted.skipped;
+		info->pred_loads = 0.0;
+	}
+	return ret;
+}
