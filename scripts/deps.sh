@@ -47,6 +47,8 @@ packages=(build-essential pkg-config autoconf automake libtool libtool-bin dpkg-
 [ "$flavour" = native ] && packages+=(libdbcsr-dev libopenmpi-dev)
 # libxsmm's kernels for batches of small tile products (codelets/smallgemm.c).
 [ "$flavour" = native ] && packages+=(libxsmm-dev)
+# A Fortran compiler for the Fortran module (fortran/stargemm.f90) and its driver.
+[ "$flavour" = native ] && packages+=(gfortran)
 # gnuplot for bench/plot.sh's figures of the benchmarks' CSV (tests/plot.sh).
 [ "$flavour" = native ] && packages+=(gnuplot-nox)
 # ScaLAPACK's PBLAS testers, built with MPICH, run with libstargemm-scalapack in front

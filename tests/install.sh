@@ -2,7 +2,8 @@
 # tests/install.sh — `make install` (into a staging directory, DESTDIR), then a program
 # outside the tree built with `pkg-config --cflags --libs stargemm` against the
 # installed header and library only, and run: a ragged block-sparse product checked
-# against the dense one. The installed stargemm.pc is read with its prefix moved under
+# against the dense one; with Fortran, a Fortran program built against the installed
+# module (stargemm.mod, libstargemm_fortran) and run. The installed stargemm.pc is read with its prefix moved under
 # the staging directory (its Requires, StarPU's .pc files, stay where they are).
 stage="$BUILDDIR/tests/install.stage"
 work="$BUILDDIR/tests/install.work"
@@ -73,4 +74,40 @@ mpicc.mpich -o "$work/example" "$work/example.c" $flags -lm ||
 starpu_lib=$(pkg-config --variable=libdir starpu-1.3 2>/dev/null)
 LD_LIBRARY_PATH="$stage$prefix/lib:$starpu_lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}" \
 	"$SRCDIR/tests/mpirun.sh" 1 "$work/example" || { echo "FAIL: the example failed"; exit 1; }
+# Fortran, when the module was built: a program using it, against the installed
+# stargemm.mod and libstargemm_fortran.
+fc=$(sed -n 's/^FC = //p' "$BUILDDIR/Makefile")
+if [ -f "$stage$prefix/include/stargemm.mod" ] && [ -n "$fc" ]; then
+	cat >"$work/example.f90" <<'PROGRAM'
+program example
+   use, intrinsic :: iso_c_binding
+   use stargemm
+   implicit none
+   type(c_ptr) :: a, c
+   real(c_double) :: norm
+   integer(c_int) :: ret
+
+   ret = stargemm_init()
+   if (ret == 0) ret = stargemm_matrix_create(a, 50_c_int64_t, 40_c_int64_t, 16_c_int64_t, &
+      16_c_int64_t, 1_c_int, 1_c_int)
+   if (ret == 0) ret = stargemm_matrix_fill_random(a, 3_c_int64_t)
+   if (ret == 0) ret = stargemm_matrix_create(c, 40_c_int64_t, 40_c_int64_t, 16_c_int64_t, &
+      16_c_int64_t, 1_c_int, 1_c_int)
+   if (ret == 0) ret = stargemm_pdgemm('T', 'N', 1.0d0, a, a, 0.0d0, c)
+   if (ret == 0) ret = stargemm_matrix_norm(c, norm)
+   if (ret /= 0) print '(a)', stargemm_error_message()
+   if (ret == 0) print '(a, es12.5)', 'installed stargemm from Fortran: ||A^T A||_F = ', norm
+   call stargemm_matrix_destroy(a)
+   call stargemm_matrix_destroy(c)
+   if (stargemm_finalize() /= 0 .or. ret /= 0) stop 1
+end program example
+PROGRAM
+	# shellcheck disable=SC2086 # $flags is pkg-config's word list
+	(cd "$work" && "$fc" -I"$stage$prefix/include" -o example_f example.f90 \
+		-L"$stage$prefix/lib" -lstargemm_fortran $flags) ||
+		{ echo "FAIL: the Fortran example does not build"; exit 1; }
+	LD_LIBRARY_PATH="$stage$prefix/lib:$starpu_lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}" \
+		"$SRCDIR/tests/mpirun.sh" 1 "$work/example_f" ||
+		{ echo "FAIL: the Fortran example failed"; exit 1; }
+fi
 rm -rf "$stage" "$work"
