@@ -35,6 +35,8 @@
 
 #include <stargemm.h>
 
+#include "banded.h"
+
 /* LAPACK (OpenBLAS carries it): Cholesky, triangular inverse, symmetric eigensolver. */
 void dpotrf_(const char *uplo, const int *n, double *a, const int *lda, int *info);
 void dtrtri_(const char *uplo, const char *diag, const int *n, double *a, const int *lda,
@@ -51,41 +53,19 @@ struct options {
 
 /* ---- H ------------------------------------------------------------------------------ */
 
-static uint64_t mix(uint64_t x)
-{
-	x ^= x >> 33;
-	x *= 0xff51afd7ed558ccdULL;
-	x ^= x >> 33;
-	x *= 0xc4ceb9fe1a85ec53ULL;
-	return x ^ (x >> 33);
-}
-
-static double unit(int64_t r, int64_t c)
-{
-	uint64_t lo = (uint64_t)(r < c ? r : c), hi = (uint64_t)(r < c ? c : r);
-
-	return (double)(mix(lo * 0x9e3779b97f4a7c15ULL + hi) >> 11) * 0x1.0p-53;
-}
-
+/* H(r, c): the diagonal spread over [-1, 1], off it examples/banded.c's decaying
+ * elements. */
 static double element(const struct options *o, int64_t r, int64_t c)
 {
-	int64_t d = r > c ? r - c : c - r;
-
-	if (d == 0)
-		return 2.0 * unit(r, r) - 1.0;
-	if (d > o->band)
-		return 0.0;
-	return 0.1 * exp(-o->decay * (double)d) * (2.0 * unit(r, c) - 1.0);
+	if (r == c)
+		return 2.0 * banded_unit(r, r) - 1.0;
+	return banded_offdiagonal(r, c, o->band, o->decay);
 }
 
 /* The top of H's spectrum (Gershgorin). */
 static double top(const struct options *o)
 {
-	double b = 1.0;
-
-	for (int64_t k = 1; k <= o->band; k++)
-		b += 0.2 * exp(-o->decay * (double)k);
-	return b;
+	return banded_bound(o->band, o->decay);
 }
 
 static void fill_h(double *t, int64_t ld, int64_t rows, int64_t cols, int64_t r0, int64_t c0,
@@ -96,59 +76,25 @@ static void fill_h(double *t, int64_t ld, int64_t rows, int64_t cols, int64_t r0
 			t[r + c * ld] = element(arg, r0 + r, c0 + c);
 }
 
-static int64_t *tiling(const struct options *o, int64_t *count)
-{
-	int64_t *s = malloc((size_t)(o->n / o->lo + 2) * sizeof(*s)), done = 0;
-	uint64_t span = (uint64_t)(o->hi - o->lo + 1);
-
-	*count = 0;
-	while (s && done < o->n) {
-		int64_t t = o->lo + (int64_t)(mix((uint64_t)*count + 17) % span);
-
-		s[*count] = t < o->n - done ? t : o->n - done;
-		done += s[(*count)++];
-	}
-	return s;
-}
-
-/* H on tiles that meet the band; X (n x block, one tile column) random. */
+/* H on tiles that meet the band; X (n x block, one tile column) random. Tile rows in P
+ * contiguous blocks, one per rank: H's band then couples a rank's rows with its
+ * neighbours' at the blocks' edges only, and H X moves few tiles of X (dealt
+ * cyclically, every tile row would need its neighbours' from another rank). */
 static int make(const struct options *o, struct stargemm_matrix **H,
 		struct stargemm_matrix **X)
 {
-	int64_t nt, *sizes = tiling(o, &nt), *pairs, np = 0, r0 = 0, block = o->block;
-	int *rows = sizes ? calloc((size_t)nt, sizeof(*rows)) : NULL, *cols = NULL, zero = 0;
-	struct stargemm_distribution dist = { (int)o->P, 1, NULL, NULL, NULL }, xdist;
-	int ret;
+	int64_t nt, np = 0, block = o->block, *sizes = banded_tiling(o->n, o->lo, o->hi, &nt);
+	int64_t *pairs = sizes ? banded_pattern(sizes, nt, o->band, &np) : NULL;
+	int *rows = pairs ? calloc((size_t)nt, sizeof(*rows)) : NULL;
+	int *cols = rows ? calloc((size_t)nt, sizeof(*cols)) : NULL, zero = 0;
+	struct stargemm_distribution dist = { (int)o->P, 1, rows, cols, NULL }, xdist = dist;
+	int ret = cols ? 0 : -ENOMEM;
 
-	pairs = rows ? malloc((size_t)(2 * nt * nt) * sizeof(*pairs)) : NULL;
-	cols = pairs ? calloc((size_t)nt, sizeof(*cols)) : NULL;   /* one process column */
-	if (!cols) {
-		free(sizes);
-		free(rows);
-		free(pairs);
-		return -ENOMEM;
-	}
-	dist.row_proc = rows;
-	dist.col_proc = cols;
-	xdist = dist;
-	xdist.col_proc = &zero;
-	for (int64_t i = 0; i < nt; r0 += sizes[i++])
-		for (int64_t j = 0, c0 = 0; j < nt; c0 += sizes[j++]) {
-			int64_t gap = c0 > r0 + sizes[i] - 1 ? c0 - (r0 + sizes[i] - 1)
-				    : r0 > c0 + sizes[j] - 1 ? r0 - (c0 + sizes[j] - 1) : 0;
-
-			if (gap <= o->band) {
-				pairs[2 * np] = i;
-				pairs[2 * np + 1] = j;
-				np++;
-			}
-		}
-	/* Tile rows in P contiguous blocks, one per rank: H's band then couples a rank's
-	 * rows with its neighbours' at the blocks' edges only, and H X moves few tiles of
-	 * X (dealt cyclically, every tile row would need its neighbours' from elsewhere). */
-	for (int64_t i = 0; i < nt; i++)
+	xdist.col_proc = &zero;   /* one process column */
+	for (int64_t i = 0; rows && i < nt; i++)
 		rows[i] = (int)(i * o->P / nt);
-	ret = stargemm_matrix_create_distributed(H, nt, sizes, nt, sizes, np, pairs, &dist);
+	if (!ret)
+		ret = stargemm_matrix_create_distributed(H, nt, sizes, nt, sizes, np, pairs, &dist);
 	if (!ret)
 		ret = stargemm_matrix_fill(*H, fill_h, (void *)o);
 	if (!ret)
@@ -324,14 +270,6 @@ static int rayleigh_ritz(const struct options *o, const struct stargemm_matrix *
 
 /* ---- the iteration --------------------------------------------------------------------- */
 
-static double now(void)
-{
-	struct timespec t;
-
-	clock_gettime(CLOCK_MONOTONIC, &t);
-	return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
-}
-
 /* One step from X: filter, orthonormalize twice, Rayleigh–Ritz; X replaced. */
 static int step(const struct options *o, const struct stargemm_matrix *H,
 		struct stargemm_matrix **X, double cut, double *theta, double *res)
@@ -383,47 +321,22 @@ static double *dense_eigenvalues(const struct options *o)
 	return w;
 }
 
-struct option_slot {
-	const char *name;
-	int64_t *i;
-	double *d;
-};
-
 static int parse(int argc, char **argv, struct options *o)
 {
-	const struct option_slot slots[] = {
-		{ "--n", &o->n, NULL },       { "--lo", &o->lo, NULL },
-		{ "--hi", &o->hi, NULL },     { "--band", &o->band, NULL },
-		{ "--nev", &o->nev, NULL },   { "--block", &o->block, NULL },
-		{ "--degree", &o->degree, NULL }, { "--iters", &o->iters, NULL },
-		{ "--P", &o->P, NULL },       { "--decay", NULL, &o->decay },
-		{ "--tol", NULL, &o->tol },     { "--ram-limit", &o->ram_limit, NULL },
-		{ "--disk-mib", &o->disk_mib, NULL },
+	const struct banded_option opts[] = {
+		{ "--n", .i = &o->n },           { "--lo", .i = &o->lo },
+		{ "--hi", .i = &o->hi },         { "--band", .i = &o->band },
+		{ "--nev", .i = &o->nev },       { "--block", .i = &o->block },
+		{ "--degree", .i = &o->degree }, { "--iters", .i = &o->iters },
+		{ "--P", .i = &o->P },           { "--decay", .d = &o->decay },
+		{ "--tol", .d = &o->tol },       { "--ram-limit", .i = &o->ram_limit },
+		{ "--disk-mib", .i = &o->disk_mib }, { "--disk", .text = &o->disk },
+		{ "--check", .flag = &o->check },
 	};
 
 	*o = (struct options){ 2000, 40, 80, 40, 16, 0, 10, 20, 1, 0, 4096, 0.5, 1e-8, 0, NULL };
-	for (int a = 1; a < argc; a++) {
-		size_t s = 0;
-
-		if (!strcmp(argv[a], "--check")) {
-			o->check = 1;
-			continue;
-		}
-		if (!strcmp(argv[a], "--disk") && a + 1 < argc) {
-			o->disk = argv[++a];
-			continue;
-		}
-		while (s < sizeof(slots) / sizeof(slots[0]) && strcmp(argv[a], slots[s].name))
-			s++;
-		if (s == sizeof(slots) / sizeof(slots[0]) || a + 1 >= argc) {
-			fprintf(stderr, "chebyshev: unknown option or missing value: '%s'\n", argv[a]);
-			return -EINVAL;
-		}
-		if (slots[s].i)
-			*slots[s].i = atoll(argv[++a]);
-		else
-			*slots[s].d = atof(argv[++a]);
-	}
+	if (banded_parse("chebyshev", argc, argv, opts, sizeof(opts) / sizeof(opts[0])))
+		return -EINVAL;
 	if (o->block == 0)
 		o->block = o->nev + o->nev / 2;
 	if (o->n < 1 || o->lo < 1 || o->hi < o->lo || o->band < 0 || !(o->decay > 0) ||
@@ -478,9 +391,9 @@ static int iterate(const struct options *o, const struct stargemm_matrix *H,
 	for (int64_t it = 0; !ret && it < o->iters && !*converged; it++) {
 		double worst = 0.0, change = 0.0;
 
-		t = now();
+		t = banded_now();
 		ret = step(o, H, X, cut, theta, res);
-		t = now() - t;
+		t = banded_now() - t;
 		for (int64_t i = 0; !ret && stargemm_rank() == 0 && i < o->nev; i++)
 			worst = fmax(worst, res[i]);
 		if (!ret && stargemm_rank() == 0) {

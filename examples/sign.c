@@ -31,6 +31,8 @@
 
 #include <stargemm.h>
 
+#include "banded.h"
+
 struct options {
 	int64_t n, lo, hi, band;
 	double decay, eps, tol;
@@ -39,44 +41,13 @@ struct options {
 
 /* ---- the matrix H / bound ------------------------------------------------------- */
 
-static uint64_t mix(uint64_t x)
-{
-	x ^= x >> 33;
-	x *= 0xff51afd7ed558ccdULL;
-	x ^= x >> 33;
-	x *= 0xc4ceb9fe1a85ec53ULL;
-	return x ^ (x >> 33);
-}
-
-/* Uniform in [0, 1), symmetric in (r, c). */
-static double unit(int64_t r, int64_t c)
-{
-	uint64_t lo = (uint64_t)(r < c ? r : c), hi = (uint64_t)(r < c ? c : r);
-
-	return (double)(mix(lo * 0x9e3779b97f4a7c15ULL + hi) >> 11) * 0x1.0p-53;
-}
-
-/* The Gershgorin bound of H: |diagonal| <= 1, off-diagonal sum <= 0.2 sum e^(-decay k). */
-static double bound(const struct options *o)
-{
-	double b = 1.0;
-
-	for (int64_t k = 1; k <= o->band; k++)
-		b += 0.2 * exp(-o->decay * (double)k);
-	return b;
-}
-
-/* H(r, c) / bound: diagonal +-(0.5 .. 1) alternating (a gap around 0), off the diagonal
- * 0.1 e^(-decay |r - c|) times a symmetric value in [-1, 1), zero beyond the band. */
+/* H(r, c) / scale: on the diagonal +-(0.5 .. 1) alternating (a gap around 0), off it
+ * examples/banded.c's decaying elements. */
 static double element(const struct options *o, double scale, int64_t r, int64_t c)
 {
-	int64_t d = r > c ? r - c : c - r;
-
-	if (d == 0)
-		return (r % 2 ? -1.0 : 1.0) * (0.5 + 0.5 * unit(r, r)) / scale;
-	if (d > o->band)
-		return 0.0;
-	return 0.1 * exp(-o->decay * (double)d) * (2.0 * unit(r, c) - 1.0) / scale;
+	if (r == c)
+		return (r % 2 ? -1.0 : 1.0) * (0.5 + 0.5 * banded_unit(r, r)) / scale;
+	return banded_offdiagonal(r, c, o->band, o->decay) / scale;
 }
 
 struct fill_arg {
@@ -94,46 +65,16 @@ static void fill(double *t, int64_t ld, int64_t rows, int64_t cols, int64_t r0, 
 			t[r + c * ld] = element(f->o, f->scale, r0 + r, c0 + c);
 }
 
-/* Tile sizes uniform in [lo, hi] (the last one ragged). */
-static int64_t *tiling(const struct options *o, int64_t *count)
-{
-	int64_t *s = malloc((size_t)(o->n / o->lo + 2) * sizeof(*s)), done = 0;
-
-	*count = 0;
-	while (s && done < o->n) {
-		uint64_t span = (uint64_t)(o->hi - o->lo + 1);
-		int64_t t = o->lo + (int64_t)(mix((uint64_t)*count + 17) % span);
-
-		s[*count] = t < o->n - done ? t : o->n - done;
-		done += s[(*count)++];
-	}
-	return s;
-}
-
 /* X0 = H / bound: the tiles that meet the band. */
 static int make_x0(const struct options *o, struct stargemm_matrix **X)
 {
-	int64_t nt, *sizes = tiling(o, &nt), *pairs, np = 0, r0 = 0;
-	struct fill_arg f = { o, bound(o) };
-	int ret;
+	struct fill_arg f = { o, banded_bound(o->band, o->decay) };
+	int64_t nt, np = 0, *sizes = banded_tiling(o->n, o->lo, o->hi, &nt);
+	int64_t *pairs = sizes ? banded_pattern(sizes, nt, o->band, &np) : NULL;
+	int ret = pairs ? 0 : -ENOMEM;
 
-	pairs = sizes ? malloc((size_t)(2 * nt * nt) * sizeof(*pairs)) : NULL;
-	if (!pairs) {
-		free(sizes);
-		return -ENOMEM;
-	}
-	for (int64_t i = 0; i < nt; r0 += sizes[i++])
-		for (int64_t j = 0, c0 = 0; j < nt; c0 += sizes[j++]) {
-			int64_t gap = c0 > r0 + sizes[i] - 1 ? c0 - (r0 + sizes[i] - 1)
-				    : r0 > c0 + sizes[j] - 1 ? r0 - (c0 + sizes[j] - 1) : 0;
-
-			if (gap <= o->band) {
-				pairs[2 * np] = i;
-				pairs[2 * np + 1] = j;
-				np++;
-			}
-		}
-	ret = stargemm_matrix_create_sparse(X, nt, sizes, nt, sizes, np, pairs, o->P, o->Q);
+	if (!ret)
+		ret = stargemm_matrix_create_sparse(X, nt, sizes, nt, sizes, np, pairs, o->P, o->Q);
 	if (!ret)
 		ret = stargemm_matrix_fill(*X, fill, &f);
 	free(sizes);
@@ -142,14 +83,6 @@ static int make_x0(const struct options *o, struct stargemm_matrix **X)
 }
 
 /* ---- the iteration ---------------------------------------------------------------- */
-
-static double now(void)
-{
-	struct timespec t;
-
-	clock_gettime(CLOCK_MONOTONIC, &t);
-	return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
-}
 
 /* ||X2 - I||_F / sqrt(n). */
 static int idempotency(const struct stargemm_matrix *X2, double *err)
@@ -215,10 +148,10 @@ static int iterate(const struct options *o, double eps, struct stargemm_matrix *
 		       "it, tile products, seconds\n", eps);
 	*converged = 0;
 	for (*iterations = 0; *iterations < o->maxiter; (*iterations)++) {
-		t = now();
+		t = banded_now();
 		if ((ret = step(X, eps, &err, &products)))
 			return ret;
-		t = now() - t;
+		t = banded_now() - t;
 		if (stargemm_rank() == 0)
 			printf("  %2d  %.3e  %5.1f%%  %8lld  %.4f\n", *iterations + 1, err,
 			       100.0 * (double)stargemm_matrix_present_count(*X) / (double)tiles,
@@ -240,7 +173,7 @@ static double dense_difference(const struct options *o, int iterations, const do
 	int64_t n = o->n;
 	size_t bytes = (size_t)(n * n) * sizeof(double);
 	double *d = malloc(bytes), *d2 = malloc(bytes), *y = malloc(bytes);
-	double diff = 0.0, ref = 0.0, scale = bound(o);
+	double diff = 0.0, ref = 0.0, scale = banded_bound(o->band, o->decay);
 
 	if (!d || !d2 || !y) {
 		free(d);
@@ -271,43 +204,21 @@ static double dense_difference(const struct options *o, int iterations, const do
 
 /* ---- main ---------------------------------------------------------------------------- */
 
-/* The numeric options: name, and where the value goes (an integer or a double). */
-struct option_slot {
-	const char *name;
-	int64_t *i;
-	double *d;
-};
-
 static int parse(int argc, char **argv, struct options *o)
 {
 	int64_t maxiter = 50, P = 1, Q = 1;
-	const struct option_slot slots[] = {
-		{ "--n", &o->n, NULL },         { "--lo", &o->lo, NULL },
-		{ "--hi", &o->hi, NULL },       { "--band", &o->band, NULL },
-		{ "--decay", NULL, &o->decay }, { "--eps", NULL, &o->eps },
-		{ "--tol", NULL, &o->tol },     { "--maxiter", &maxiter, NULL },
-		{ "--P", &P, NULL },            { "--Q", &Q, NULL },
+	const struct banded_option opts[] = {
+		{ "--n", .i = &o->n },          { "--lo", .i = &o->lo },
+		{ "--hi", .i = &o->hi },        { "--band", .i = &o->band },
+		{ "--decay", .d = &o->decay },  { "--eps", .d = &o->eps },
+		{ "--tol", .d = &o->tol },      { "--maxiter", .i = &maxiter },
+		{ "--P", .i = &P },             { "--Q", .i = &Q },
+		{ "--check", .flag = &o->check },
 	};
 
 	*o = (struct options){ 2000, 40, 80, 60, 0.5, 1e-8, 1e-6, 50, 1, 1, 0 };
-	for (int a = 1; a < argc; a++) {
-		size_t s = 0;
-
-		if (!strcmp(argv[a], "--check")) {
-			o->check = 1;
-			continue;
-		}
-		while (s < sizeof(slots) / sizeof(slots[0]) && strcmp(argv[a], slots[s].name))
-			s++;
-		if (s == sizeof(slots) / sizeof(slots[0]) || a + 1 >= argc) {
-			fprintf(stderr, "sign: unknown option or missing value: '%s'\n", argv[a]);
-			return -EINVAL;
-		}
-		if (slots[s].i)
-			*slots[s].i = atoll(argv[++a]);
-		else
-			*slots[s].d = atof(argv[++a]);
-	}
+	if (banded_parse("sign", argc, argv, opts, sizeof(opts) / sizeof(opts[0])))
+		return -EINVAL;
 	o->maxiter = (int)maxiter;
 	o->P = (int)P;
 	o->Q = (int)Q;
@@ -327,12 +238,13 @@ int main(int argc, char **argv)
 	double *x = NULL, *xf = NULL;
 	struct options o;
 
+	if (parse(argc, argv, &o))
+		return 2;
 	if ((ret = stargemm_init(NULL, &argc, &argv)) != 0) {
 		fprintf(stderr, "stargemm_init: %s\n", stargemm_last_error());
 		return ret == -ENODEV ? 77 : 1;
 	}
-	if ((ret = parse(argc, argv, &o)) == 0)
-		ret = iterate(&o, 0.0, &X, &iterations, &converged);
+	ret = iterate(&o, 0.0, &X, &iterations, &converged);
 	if (!ret)
 		ret = iterate(&o, o.eps, &Xf, &fiterations, &fconverged);
 	if (ret)
