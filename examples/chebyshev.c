@@ -111,7 +111,7 @@ static int make(const struct options *o, struct stargemm_matrix **H,
 
 /* ---- the filter ---------------------------------------------------------------------- */
 
-/* A new n x block matrix on X's tiling (dense, unwritten). */
+/* A new n x block matrix on X's tiling and distribution, of zeros. */
 static int like(const struct stargemm_matrix *X, struct stargemm_matrix **Y)
 {
 	double zero = 0.0;

@@ -149,12 +149,6 @@ static int local_batch(const struct stargemm__worklist *wl, int64_t b)
 	return wl->products[wl->batches[b].first].info.device >= 0;
 }
 
-/* An insertion failed on this rank: src/insert.c's rule (the rest skipped). */
-static int insertion_failed(struct stargemm__executor *ex)
-{
-	return stargemm__insertion_failed(ex->gemm);
-}
-
 /* The callback of a task: the chunk counter (throttled), the progress line (in core,
  * when counted), or none. */
 typedef void (*callback_fn)(void *);
@@ -208,12 +202,13 @@ static void insert_chunk(struct stargemm__executor *ex, int64_t n)
 
 	if (wl->nbatches > 0) {
 		for (int64_t b = ch->batch_first; b < ch->batch_first + ch->batch_count; b++)
-			while (insert_task(ex, n, wl->batches[b].first, b) && insertion_failed(ex))
+			while (insert_task(ex, n, wl->batches[b].first, b) &&
+			       stargemm__insertion_failed(ex->gemm))
 				;
 		return;
 	}
 	for (int64_t p = ch->first; p < ch->first + ch->count; p++)
-		while (insert_task(ex, n, p, -1) && insertion_failed(ex))
+		while (insert_task(ex, n, p, -1) && stargemm__insertion_failed(ex->gemm))
 			;
 }
 
@@ -505,7 +500,7 @@ static void insert_scales(struct stargemm__executor *ex)
 
 	for (int64_t e = wl->scale_first; e < wl->scale_first + wl->scale_count; e++)
 		while (stargemm__scale_insert(ex->gemm, wl->refs[e].r, wl->refs[e].c) &&
-		       insertion_failed(ex))
+		       stargemm__insertion_failed(ex->gemm))
 			;
 }
 
@@ -567,7 +562,7 @@ static void walk_chunk(struct stargemm__executor *ex, int64_t n)
 	const struct stargemm__chunk *ch = &ex->wl->chunks[n];
 
 	if (!ex->gemm->skip && holds_now(ex, n) && hold_block(ex, ch->block))
-		insertion_failed(ex);
+		stargemm__insertion_failed(ex->gemm);
 	if (ch->prefetch_before && !ex->gemm->skip)
 		prefetch_refs(ex, n, ch->prefetch_first, ch->prefetch_count);
 	insert_chunk(ex, n);

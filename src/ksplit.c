@@ -20,9 +20,11 @@
 #include <stdlib.h>
 
 #include "internal.h"
+#include "worklist.h"
 
 struct ksplit {
 	struct stargemm__gemm *g;
+	const struct stargemm__request *r;   /* its operands' patterns and norms */
 	int nranks, width;           /* segments per rank: its workers */
 	int64_t ntiles;              /* C's tile positions, mt * nt */
 	starpu_data_handle_t *part;  /* segment s's partial of C tile t at s * ntiles + t */
@@ -48,19 +50,13 @@ int stargemm__ksplit_width(const struct stargemm__gemm *g)
 }
 
 /* Whether the product C(i, j) += op(A)(i, k) op(B)(k, j) is computed (1), or left out by
- * the norm filter (-1), or has an absent tile (0). */
-static int computed(const struct stargemm__gemm *g, int64_t i, int64_t j, int64_t k)
+ * the norm filter (-1), or has an absent tile (0): the inspector's rules. */
+static int computed(const struct ksplit *ks, int64_t i, int64_t j, int64_t k)
 {
-	int ta = stargemm__is_trans(g->ta), tb = stargemm__is_trans(g->tb);
-	int64_t ai = ta ? k : i, ak = ta ? i : k, bk = tb ? j : k, bj = tb ? k : j;
-
-	if (!stargemm__present(g->A, ai, ak) || !stargemm__present(g->B, bk, bj))
+	if (!stargemm__operand_present(&ks->r->a, i, k) ||
+	    !stargemm__operand_present(&ks->r->b, k, j))
 		return 0;
-	if (g->norm_a && g->norm_b &&
-	    g->norm_a[stargemm__tile_index(g->A, ai, ak)] *
-			    g->norm_b[stargemm__tile_index(g->B, bk, bj)] < g->eps)
-		return -1;
-	return 1;
+	return stargemm__product_filtered(ks->r, i, j, k) ? -1 : 1;
 }
 
 /* The rank of op(A)(i, k). */
@@ -81,7 +77,7 @@ static void deal(struct ksplit *ks, int64_t i, int64_t j, struct stargemm_bsgemm
 	for (int r = 0; r < 2 * ks->nranks; r++)
 		ks->count[r] = 0;
 	for (int64_t k = 0; k < g->kt; k++) {
-		int c = computed(g, i, j, k);
+		int c = computed(ks, i, j, k);
 
 		ks->seg[k] = c > 0 ? a_owner(g, i, k) : -1;
 		if (ks->seg[k] >= 0)
@@ -216,8 +212,8 @@ static int sums(struct ksplit *ks, int64_t i, int64_t j)
 	return ret;
 }
 
-int stargemm__ksplit_run(struct stargemm__gemm *g, int width,
-			 struct stargemm_bsgemm_info *info)
+int stargemm__ksplit_run(struct stargemm__gemm *g, const struct stargemm__request *r,
+			 int width, struct stargemm_bsgemm_info *info)
 {
 	struct stargemm_bsgemm_info counted = { 0 };
 	struct ksplit *ks = calloc(1, sizeof(*ks));
@@ -226,6 +222,7 @@ int stargemm__ksplit_run(struct stargemm__gemm *g, int width,
 
 	if (ks) {
 		ks->g = g;
+		ks->r = r;
 		ks->nranks = stargemm_nranks();
 		ks->width = width;
 		ks->ntiles = g->C->mt * g->C->nt;

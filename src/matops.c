@@ -77,31 +77,21 @@ static int check_alike(const struct stargemm_matrix *A, const struct stargemm_ma
 static int create_union(struct stargemm_matrix **out, const struct stargemm_matrix *A,
 			const struct stargemm_matrix *B, const char *fn)
 {
-	struct stargemm_distribution dist = { A->grid.P, A->grid.Q, A->rows.proc, A->cols.proc,
-					      A->grid.rank };
-	int64_t *rows = malloc((size_t)A->mt * sizeof(*rows)), n = 0;
-	int64_t *cols = malloc((size_t)A->nt * sizeof(*cols));
-	int64_t *pairs = malloc((size_t)(2 * A->mt * A->nt) * sizeof(*pairs));
+	int64_t *pairs = malloc((size_t)(2 * A->mt * A->nt) * sizeof(*pairs)), n = 0;
 	int dense = !A->present && (!B || !B->present), ret;
 
-	if (!rows || !cols || !pairs) {
-		ret = stargemm__error(-ENOMEM, "%s: out of memory for a %" PRId64 " x %" PRId64
-				      " tile pattern", fn, A->mt, A->nt);
-		goto out;
-	}
-	for (int64_t i = 0; i < A->mt; i++)
-		rows[i] = stargemm__rows_of(A, i);
-	for (int64_t j = 0; j < A->nt; j++) {
-		cols[j] = stargemm__cols_of(A, j);
+	if (!pairs)
+		return stargemm__error(-ENOMEM, "%s: out of memory for a %" PRId64 " x %" PRId64
+				       " tile pattern", fn, A->mt, A->nt);
+	for (int64_t j = 0; j < A->nt; j++)
 		for (int64_t i = 0; i < A->mt; i++)
 			if (stargemm__present(A, i, j) || (B && stargemm__present(B, i, j))) {
 				pairs[2 * n] = i;
 				pairs[2 * n + 1] = j;
 				n++;
 			}
-	}
-	ret = stargemm__matrix_create_pattern(out, A->type->letter, A->mt, rows, A->nt, cols,
-					      dense ? -1 : n, pairs, &dist, A->pack != NULL, fn);
+	ret = stargemm__matrix_create_like(out, A, dense ? -1 : n, pairs, A->pack != NULL, fn);
+	free(pairs);
 	if (!ret && !(*out)->pack != !A->pack)
 		ret = stargemm__error(-EINVAL, "%s: the result is not packed as A is (the pack "
 				      "settings changed since A was made)", fn);
@@ -112,10 +102,6 @@ static int create_union(struct stargemm_matrix **out, const struct stargemm_matr
 		stargemm_matrix_destroy(*out);
 		*out = NULL;
 	}
-out:
-	free(rows);
-	free(cols);
-	free(pairs);
 	return ret;
 }
 
@@ -308,9 +294,10 @@ static int64_t diagonal_tiles(const struct stargemm_matrix *A, int64_t *d)
 }
 
 /* The diagonal tiles of @p A in a new array (*d, *n); on a packed matrix, the packs
- * that hold them (pack coordinates, each once). */
-static int diagonal_units(const struct stargemm_matrix *A, const char *fn, int64_t **d,
-			  int64_t *n)
+ * that hold them (pack coordinates, each once). With @p present, a diagonal tile absent
+ * from A's pattern is an error naming it (the shift does not add tiles). */
+static int diagonal_units(const struct stargemm_matrix *A, int present, const char *fn,
+			  int64_t **d, int64_t *n)
 {
 	int64_t k = 0;
 
@@ -318,6 +305,13 @@ static int diagonal_units(const struct stargemm_matrix *A, const char *fn, int64
 	if (!*d)
 		return stargemm__error(-ENOMEM, "%s: out of memory", fn);
 	*n = diagonal_tiles(A, *d);
+	for (int64_t e = 0; present && e < *n; e++)
+		if (!stargemm__present(A, (*d)[2 * e], (*d)[2 * e + 1]))
+			return stargemm__error(-EINVAL, "%s: tile (%" PRId64 ", %" PRId64 ") holds "
+					       "diagonal elements and is absent from A's pattern "
+					       "(the shift does not add tiles: make A with its "
+					       "diagonal tiles, or add a matrix that has them)", fn,
+					       (*d)[2 * e], (*d)[2 * e + 1]);
 	if (!A->pack)
 		return 0;
 	for (int64_t e = 0; e < *n; e++) {
@@ -348,26 +342,6 @@ static starpu_data_handle_t unit_handle(const struct stargemm_matrix *A, const i
 	return stargemm__present(A, i, j) ? stargemm__tile(A, i, j) : NULL;
 }
 
-/* A diagonal tile that is absent, as an error (a packed matrix: checked per tile). */
-static int check_diagonal_present(const struct stargemm_matrix *A, const char *fn)
-{
-	int64_t *d = malloc((size_t)(2 * (A->mt + A->nt) + 2) * sizeof(*d)), n;
-	int ret = 0;
-
-	if (!d)
-		return stargemm__error(-ENOMEM, "%s: out of memory", fn);
-	n = diagonal_tiles(A, d);
-	for (int64_t e = 0; e < n && !ret; e++)
-		if (!stargemm__present(A, d[2 * e], d[2 * e + 1]))
-			ret = stargemm__error(-EINVAL, "%s: tile (%" PRId64 ", %" PRId64 ") holds "
-					      "diagonal elements and is absent from A's pattern "
-					      "(the shift does not add tiles: make A with its "
-					      "diagonal tiles, or add a matrix that has them)", fn,
-					      d[2 * e], d[2 * e + 1]);
-	free(d);
-	return ret;
-}
-
 int stargemm_matrix_add_diagonal(struct stargemm_matrix *A, const void *alpha)
 {
 	static const char fn[] = "stargemm_matrix_add_diagonal";
@@ -377,10 +351,9 @@ int stargemm_matrix_add_diagonal(struct stargemm_matrix *A, const void *alpha)
 	int ret;
 
 	stargemm__clear_error();
-	if ((ret = stargemm__check_matrix(A, "A")) || (ret = read_scalar(A, alpha, "alpha", fn, &a)) ||
-	    (ret = check_diagonal_present(A, fn)))
+	if ((ret = stargemm__check_matrix(A, "A")) || (ret = read_scalar(A, alpha, "alpha", fn, &a)))
 		return ret;
-	if ((ret = stargemm__agree(diagonal_units(A, fn, &d, &n))))
+	if ((ret = stargemm__agree(diagonal_units(A, 1, fn, &d, &n))))
 		goto out;
 	type = A->type->letter;
 	stargemm__zero_if_unwritten(A);
@@ -446,7 +419,7 @@ int stargemm_matrix_trace(const struct stargemm_matrix *A, void *trace)
 		return ret;
 	if (!trace)
 		return stargemm__error(-EINVAL, "%s: trace is NULL", fn);
-	ret = diagonal_units(A, fn, &d, &n);
+	ret = diagonal_units(A, 0, fn, &d, &n);
 	if (!ret && !(sums = calloc((size_t)(2 * n + 2), sizeof(*sums))))
 		ret = stargemm__error(-ENOMEM, "%s: out of memory", fn);
 	if ((ret = stargemm__agree(ret)))

@@ -559,6 +559,31 @@ int stargemm__matrix_create_pattern(struct stargemm_matrix **out, int type, int6
 	return create(out, &sh, dist, NULL, fn);
 }
 
+int stargemm__matrix_create_like(struct stargemm_matrix **out, const struct stargemm_matrix *S,
+				 int64_t npresent, const int64_t *present, int packable,
+				 const char *fn)
+{
+	struct stargemm_distribution dist = { S->grid.P, S->grid.Q, S->rows.proc, S->cols.proc,
+					      S->grid.rank };
+	int64_t *rows = malloc((size_t)(S->mt > 0 ? S->mt : 1) * sizeof(*rows));
+	int64_t *cols = malloc((size_t)(S->nt > 0 ? S->nt : 1) * sizeof(*cols));
+	int ret;
+
+	for (int64_t i = 0; rows && i < S->mt; i++)
+		rows[i] = stargemm__rows_of(S, i);
+	for (int64_t j = 0; cols && j < S->nt; j++)
+		cols[j] = stargemm__cols_of(S, j);
+	if (!rows || !cols)
+		ret = stargemm__error(-ENOMEM, "%s: out of memory for a %" PRId64 " x %" PRId64
+				      " tiling", fn, S->mt, S->nt);
+	else
+		ret = stargemm__matrix_create_pattern(out, S->type->letter, S->mt, rows, S->nt,
+						      cols, npresent, present, &dist, packable, fn);
+	free(rows);
+	free(cols);
+	return ret;
+}
+
 int stargemm__matrix_create_tiled_in_place(struct stargemm_matrix **out, int type, int64_t mt,
 					   const int64_t *row_sizes, int64_t nt,
 					   const int64_t *col_sizes,

@@ -169,6 +169,13 @@ int stargemm__matrix_create_pattern(struct stargemm_matrix **out, int type, int6
 				    const struct stargemm_distribution *dist, int packable,
 				    const char *fn);
 
+/* A matrix on the tilings, distribution, grid and element type of @p S, with the
+ * pattern @p npresent, @p present as stargemm__matrix_create_pattern() (dense when
+ * npresent < 0), packed only when @p packable; errors name @p fn. */
+int stargemm__matrix_create_like(struct stargemm_matrix **out, const struct stargemm_matrix *S,
+				 int64_t npresent, const int64_t *present, int packable,
+				 const char *fn);
+
 /* Check that @p A is usable (non-NULL, runtime up); returns 0 or an error. */
 int stargemm__check_matrix(const struct stargemm_matrix *A, const char *name);
 

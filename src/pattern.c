@@ -45,16 +45,6 @@ static uint8_t *symbolic(const struct stargemm__gemm *g, int64_t mt, int64_t nt)
 	return mark;
 }
 
-/* Tile sizes from offsets. */
-static int64_t *sizes_of(const int64_t *off, int64_t count)
-{
-	int64_t *s = malloc((size_t)(count > 0 ? count : 1) * sizeof(*s));
-
-	for (int64_t i = 0; s && i < count; i++)
-		s[i] = off[i + 1] - off[i];
-	return s;
-}
-
 /* The present list of a flag array. */
 static int64_t *pairs_of(const uint8_t *mark, int64_t mt, int64_t nt, int64_t *count)
 {
@@ -166,24 +156,18 @@ static int initialise(struct stargemm_matrix *D, const struct stargemm_matrix *C
 static int create_symbolic(struct stargemm_matrix **out, const struct stargemm__gemm *g,
 			   const struct stargemm_matrix *S)
 {
-	struct stargemm_distribution dist = { S->grid.P, S->grid.Q, S->rows.proc, S->cols.proc,
-					      S->grid.rank };
 	uint8_t *mark = symbolic(g, S->mt, S->nt);
-	int64_t *rows = sizes_of(S->row_off, S->mt), *cols = sizes_of(S->col_off, S->nt);
 	int64_t npairs = 0, *pairs = mark ? pairs_of(mark, S->mt, S->nt, &npairs) : NULL;
 	int ret;
 
-	if (!mark || !rows || !cols || !pairs)
+	if (!mark || !pairs)
 		ret = stargemm__error(-ENOMEM, "stargemm_matrix_create_product: out of memory "
 				      "for a %" PRId64 " x %" PRId64 " tile pattern", S->mt, S->nt);
 	else
 		/* packed like C (src/pack.c), or not at all if C has a handle per tile */
-		ret = stargemm__matrix_create_pattern(out, g->A->type->letter, S->mt, rows, S->nt, cols, npairs,
-						      pairs, &dist, !g->C || g->C->pack,
-						      "stargemm_matrix_create_product");
+		ret = stargemm__matrix_create_like(out, S, npairs, pairs, !g->C || g->C->pack,
+						   "stargemm_matrix_create_product");
 	free(mark);
-	free(rows);
-	free(cols);
 	free(pairs);
 	return ret;
 }

@@ -119,12 +119,14 @@ int stargemm__insertion_failed(struct stargemm__gemm *p);
  * C has fewer present tiles than the workers of all ranks, or STARGEMM_KSPLIT=2; not
  * for packed operands), 0 when not, or an error (a bad setting). Collective. */
 int stargemm__ksplit_width(const struct stargemm__gemm *g);
-/* Insert the split product: chains into partial tiles, their sum into C = beta C; the
- * products and flops into @p info (may be NULL). The partials are freed at the next
+/* Insert the split product of request @p r (src/product.c: which products exist and
+ * which the filter leaves out): chains into partial tiles, their sum into C = beta C;
+ * the products and flops into @p info (may be NULL). The partials are freed at the next
  * wait. A failed insertion skips the rest (stargemm__insertion_failed()): the next
  * wait reports it. Collective. */
-int stargemm__ksplit_run(struct stargemm__gemm *g, int width,
-			 struct stargemm_bsgemm_info *info);
+struct stargemm__request;
+int stargemm__ksplit_run(struct stargemm__gemm *g, const struct stargemm__request *r,
+			 int width, struct stargemm_bsgemm_info *info);
 
 /* The executor (src/execute.c). new: what the walk of the work list @p wl of problem
  * @p gemm needs, allocated before the product's agreement (-ENOMEM, or -EINVAL for a

@@ -205,17 +205,16 @@ static void free_list(void *wl)
 	free(wl);
 }
 
-/* In core, with the inner dimension split (src/ksplit.c): operands never written read
- * as zeros, C too unless beta = 0 overwrites it. */
-static int split_product(struct stargemm__gemm *g, int width, struct stargemm_bsgemm_info *info)
+/* Before a product's tasks: operands never written read as zeros, C too when the
+ * product reads it (@p read_c); C counts as written from then on. */
+static void prepare_operands(struct stargemm__gemm *g, int read_c)
 {
 	stargemm__zero_if_unwritten(g->A);
 	stargemm__zero_if_unwritten(g->B);
-	if (g->beta != 0.0)
+	if (read_c)
 		stargemm__zero_if_unwritten(g->C);
 	g->C->written = 1;
 	stargemm__written_in_place(g->C);
-	return stargemm__ksplit_run(g, width, info);
 }
 
 /* Inspect the problem and run its work list. In core the list is kept until
@@ -228,16 +227,21 @@ int stargemm__run_product(struct stargemm__gemm *g, const struct stargemm_plan_r
 	struct stargemm__executor *ex = NULL;
 	struct stargemm_plan plan;
 	double t0 = now();
-	int ret, paused;
+	int ret, paused, width;
 
 	if (!wl)
 		return stargemm__error(-ENOMEM, "stargemm: out of memory");
-	if (!pr && (ret = stargemm__ksplit_width(g)) != 0) {
-		free(wl);
-		return ret < 0 ? ret : split_product(g, ret, info);
-	}
 	paused = stargemm__quiet_begin();
 	ret = make_request(g, &r);
+	/* In core, a C of fewer tiles than the workers: the inner dimension split. */
+	if (!ret && !pr && (width = stargemm__ksplit_width(g)) != 0) {
+		stargemm__quiet_end(paused);
+		free(wl);
+		if (width < 0)
+			return width;
+		prepare_operands(g, g->beta != 0.0);
+		return stargemm__ksplit_run(g, &r, width, info);
+	}
 	if (!ret)
 		ret = inspect(g, &r, pr, &plan, wl);
 	/* Packed operands whose packs do not line up have no list over packs: they are
@@ -270,13 +274,8 @@ int stargemm__run_product(struct stargemm__gemm *g, const struct stargemm_plan_r
 		free(wl);
 		return ret;
 	}
-	/* Operands never written read as zeros; C too unless beta = 0 overwrites it. */
-	stargemm__zero_if_unwritten(g->A);
-	stargemm__zero_if_unwritten(g->B);
-	if (g->beta != 0.0 || (g->C->pack && !stargemm__worklist_opens_write(wl)))
-		stargemm__zero_if_unwritten(g->C);
-	g->C->written = 1;
-	stargemm__written_in_place(g->C);
+	/* C is read unless beta = 0 overwrites it (a packed C's opening batch may read it). */
+	prepare_operands(g, g->beta != 0.0 || (g->C->pack && !stargemm__worklist_opens_write(wl)));
 	/* In core the executor only inserts: its tasks start once the workers resume. */
 	if (pr)
 		stargemm__quiet_end(paused);
