@@ -42,6 +42,7 @@ struct bs_opts {
 	char ta;                   /* --transA: 'N', or 'T' / 'C': A stored as A^T / A^H */
 	int64_t b, c, d, device_mib, ram_limit_mib, disk_mib;
 	int lookahead;
+	int stationary;             /* --stationary: 0 (auto), 'A', 'B', 'C' */
 	const char *trace_dir, *disk_dir, *sched;
 	int *col_proc;   /* --dist balanced: B's and C's tile columns' process columns */
 };
@@ -65,6 +66,8 @@ static void usage(FILE *f)
 		"                        have imaginary parts)\n"
 		"  --alpha X --beta X    (default 1, 0; real, in the element type)\n"
 		"  --eps X               norm filtering threshold (default 0: none)\n"
+		"  --stationary S        auto (default), A, B or C: the operand kept in place in\n"
+		"                        core (columns stationary, model_mpi_mib, mpi_mib)\n"
 		"  --transA N|T|C        N (default), or A stored as A^T (T) or A^H (C: complex\n"
 		"                        types), K x M, and multiplied with op(A) = A^T or A^H:\n"
 		"                        the same product, through the transposed path\n"
@@ -143,6 +146,20 @@ static int parse_dist(const char *arg, int *balanced)
 	return -1;
 }
 
+static int parse_stationary(const char *arg, int *stationary)
+{
+	*stationary = 0;
+	if (strcmp(arg, "auto") == 0)
+		return 0;
+	if ((arg[0] == 'A' || arg[0] == 'B' || arg[0] == 'C') && !arg[1]) {
+		*stationary = arg[0];
+		return 0;
+	}
+	fprintf(stderr, "stargemm_bsgemm: --stationary must be auto, A, B or C, got '%s'\n",
+		arg);
+	return -1;
+}
+
 static int parse_option(int c, struct bs_opts *o)
 {
 	int64_t v = 0;
@@ -185,6 +202,7 @@ static int parse_option(int c, struct bs_opts *o)
 	case 1007: o->disk_dir = optarg; break;
 	case 1008: bad = parse_int("--disk-mib", optarg, 16, &o->disk_mib); break;
 	case 1009: bad = parse_prec(optarg, &o->prec); break;
+	case 1010: bad = parse_stationary(optarg, &o->stationary); break;
 	default: usage(stderr); return -1;
 	}
 	return bad;
@@ -205,6 +223,7 @@ static int parse(int argc, char **argv, struct bs_opts *o)
 		{ "ram-limit", 1, 0, 1006 }, { "disk", 1, 0, 1007 }, { "disk-mib", 1, 0, 1008 },
 		{ "dist", 1, 0, 'D' }, { "prec", 1, 0, 1009 }, { "no-dense", 0, 0, 'N' },
 		{ "quiet", 0, 0, 'q' }, { "transA", 1, 0, 'T' }, { "help", 0, 0, 'H' },
+		{ "stationary", 1, 0, 1010 },
 		{ 0, 0, 0, 0 }
 	};
 	int c;
@@ -358,6 +377,7 @@ struct result {
 	uint64_t ooc_tasks, unprefetched, late;   /* stargemm_transfer_stats' */
 	double ram_peak_mib;        /* StarPU-allocated host memory's peak (received tiles) */
 	double imbalance;           /* flops_imbalance() */
+	double mpi_mib;             /* received over MPI by all ranks during the product */
 	struct stargemm_bsgemm_info info;
 };
 
@@ -371,6 +391,7 @@ static void options_of(const struct bs_opts *o, struct stargemm_bsgemm_options *
 	opt->ooc.d = o->d;
 	opt->ooc.lookahead = o->lookahead;
 	opt->ooc.device_bytes = o->device_mib << 20;
+	opt->stationary = o->stationary;
 }
 
 /* Residual of C against the dense alpha A B + beta C0 (rank 0), in the type's
@@ -441,6 +462,8 @@ static int measure_loads(struct result *r)
 		r->unprefetched = st.unprefetched_tasks;
 		r->late = st.late_tasks;
 		r->ram_peak_mib = (double)st.ram_peak_bytes / (1024.0 * 1024.0);
+		r->mpi_mib = (double)st.mpi_recv_bytes / (1024.0 * 1024.0);
+		MPI_Allreduce(MPI_IN_PLACE, &r->mpi_mib, 1, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
 	}
 	return ret;
 }
@@ -490,7 +513,7 @@ static void print_header(void)
 	       "kt,products,iter,seconds,useful_gflop,gflops,residual,skipped,c_removed,"
 	       "symbolic_s,inspect_s,dense_gflops,ratio_dense,dist,pred_loads,loads,"
 	       "loads_ratio,peer_loads,prec,transA,ooc_tasks,unprefetched,late,"
-	       "flops_imbalance,ram_peak_mib\n");
+	       "flops_imbalance,ram_peak_mib,stationary,model_mpi_mib,mpi_mib,model_c_s,model_a_s,model_b_s\n");
 }
 
 static void print_row(const struct bs_opts *o, const struct bsgen_problem *pb, int iter,
@@ -500,7 +523,7 @@ static void print_row(const struct bs_opts *o, const struct bsgen_problem *pb, i
 
 	printf("stargemm,%d,%d,%lld,%lld,%lld,%lld,%lld,%g,%g,%g,%llu,%g,%lld,%lld,%lld,%lld,"
 	       "%d,%.6f,%.6f,%.3f,%.3g,%lld,%lld,%.6f,%.6f,%.3f,%.4f,%s,%.0f,%.0f,%.4f,%.0f,"
-	       "%c,%c,%llu,%llu,%llu,%.4f,%.0f\n",
+	       "%c,%c,%llu,%llu,%llu,%.4f,%.0f,%c,%.3f,%.3f,%.6f,%.6f,%.6f\n",
 	       stargemm_nranks(),
 	       stargemm_ncpu_workers() + stargemm_ncuda_workers(), (long long)o->gen.m,
 	       (long long)o->gen.n, (long long)o->gen.k, (long long)o->gen.lo,
@@ -513,7 +536,9 @@ static void print_row(const struct bs_opts *o, const struct bsgen_problem *pb, i
 	       r->info.pred_loads > 0 ? r->loads / r->info.pred_loads : 0.0, r->peer_loads,
 	       o->prec, o->ta, (unsigned long long)r->ooc_tasks,
 	       (unsigned long long)r->unprefetched, (unsigned long long)r->late, r->imbalance,
-	       r->ram_peak_mib);
+	       r->ram_peak_mib, r->info.stationary ? r->info.stationary : 'C',
+	       r->info.model_mpi_bytes / (1024.0 * 1024.0), r->mpi_mib,
+	       r->info.model_seconds[0], r->info.model_seconds[1], r->info.model_seconds[2]);
 	fflush(stdout);
 }
 

@@ -33,6 +33,7 @@ module stargemm
       real(c_double) :: filter_eps
       integer(c_int) :: out_of_core
       type(stargemm_ooc_options) :: ooc
+      integer(c_int) :: stationary
    end type stargemm_bsgemm_options
 
    interface

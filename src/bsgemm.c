@@ -82,7 +82,18 @@ static int bsgemm(struct stargemm__gemm *g, const void *alpha, const void *beta,
 	if ((ret = stargemm__gemm_check(g)) ||
 	    (!g->want && (ret = stargemm__gemm_scalars(g, alpha, beta))))
 		return ret;
+	if (opt->stationary && opt->stationary != 'A' && opt->stationary != 'B' &&
+	    opt->stationary != 'C')
+		return stargemm__error(-EINVAL, "%s: stationary must be 0 (the model's choice), "
+				       "'A', 'B' or 'C', got %d", g->fn, opt->stationary);
+	if ((opt->stationary == 'A' || opt->stationary == 'B') &&
+	    (opt->out_of_core || stargemm__gemm_packed(g)))
+		return stargemm__error(-EINVAL, "%s: stationary '%c' is in core and without "
+				       "packed operands only (the out-of-core plan and the "
+				       "batches over packs keep C in place)", g->fn,
+				       opt->stationary);
 	g->eps = opt->filter_eps;
+	g->stationary = opt->stationary;
 	if (g->eps > 0.0 && (ret = share_norms(g, &na, &nb)))
 		goto out;
 	if ((ret = run(g, opt, info)))

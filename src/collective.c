@@ -44,8 +44,10 @@ void stargemm__reduction_shutdown(void)
 	own_ranks = 0;
 }
 
-static int count_own(int nranks, int n)
+int stargemm__reduction_sent(int to, uint64_t bytes)
 {
+	int nranks = stargemm_nranks();
+
 	if (own_ranks != nranks) {
 		free(own_bytes);
 		own_bytes = calloc((size_t)nranks, sizeof(*own_bytes));
@@ -53,10 +55,18 @@ static int count_own(int nranks, int n)
 	}
 	if (!own_bytes)
 		return -ENOMEM;
-	for (int r = 0; r < nranks; r++)
-		if (r != stargemm_rank())
-			own_bytes[r] += (uint64_t)n * sizeof(uint64_t);
+	own_bytes[to] += bytes;
 	return 0;
+}
+
+static int count_own(int nranks, int n)
+{
+	int ret = 0;
+
+	for (int r = 0; r < nranks && !ret; r++)
+		if (r != stargemm_rank())
+			ret = stargemm__reduction_sent(r, (uint64_t)n * sizeof(uint64_t));
+	return ret;
 }
 
 /* A sum in flight: stargemm__sum_begin() posts it, stargemm__sum_end() completes it. */

@@ -38,6 +38,9 @@ int stargemm__share_failure(int failed, const char *msg, struct stargemm__failur
 int stargemm__share_owned_f64(double *v, int64_t n);
 /* Take the reductions' own StarPU-MPI traffic out of per-destination byte counts. */
 void stargemm__reduction_bytes(size_t *sent);
+/* @p bytes this rank sent to rank @p to through StarPU-MPI for its own purposes (a
+ * sum, the network measurement): taken out of the transfer counters. 0 or -ENOMEM. */
+int stargemm__reduction_sent(int to, uint64_t bytes);
 void stargemm__reduction_shutdown(void);
 
 #endif

@@ -15,6 +15,13 @@
  *
  * Chosen in core when C has fewer present tiles than the workers of all ranks
  * (STARGEMM_KSPLIT: 0 never, 2 always); not for packed operands.
+ *
+ * The same walk keeps op(A) or op(B) in place for a C of any size (the stationary
+ * choice, src/stationary.c): with op(B) kept, the k of C tile (i, j) go to the ranks
+ * of op(B)(k, j) and op(A)(i, k) moves; with a C of as many tiles as the workers or
+ * more, one partial per rank and C tile (width 1), the C tiles' chains spreading over
+ * the workers; the products of C's owner then go into C itself (the first applies
+ * beta), which needs neither a partial nor its sum.
  */
 #include <inttypes.h>
 #include <stdlib.h>
@@ -25,12 +32,16 @@
 struct ksplit {
 	struct stargemm__gemm *g;
 	const struct stargemm__request *r;   /* its operands' patterns and norms */
-	int nranks, width;           /* segments per rank: its workers */
+	int nranks, width;           /* segments per rank: its workers, or 1 */
+	int by_b;                    /* products on op(B)'s owner, not op(A)'s */
 	int64_t ntiles;              /* C's tile positions, mt * nt */
 	starpu_data_handle_t *part;  /* segment s's partial of C tile t at s * ntiles + t */
 	int64_t *seg;                /* per k of the current C tile row: segment, or -1 */
 	int64_t *count;              /* per rank: its products of the current C tile, then
 					the ones dealt so far */
+	uint8_t *direct;             /* per C tile: its owner's chain went into it */
+	int64_t *a_start, *a_rows;   /* width 1: op(A)'s present tiles by column
+					(stargemm__operand_columns()) */
 };
 
 int stargemm__ksplit_width(const struct stargemm__gemm *g)
@@ -59,11 +70,12 @@ static int computed(const struct ksplit *ks, int64_t i, int64_t j, int64_t k)
 	return stargemm__product_filtered(ks->r, i, j, k) ? -1 : 1;
 }
 
-/* The rank of op(A)(i, k). */
-static int a_owner(const struct stargemm__gemm *g, int64_t i, int64_t k)
+/* The rank that computes C(i, j) += op(A)(i, k) op(B)(k, j): op(A)(i, k)'s, or
+ * op(B)(k, j)'s. */
+static int owner(const struct ksplit *ks, int64_t i, int64_t j, int64_t k)
 {
-	return stargemm__is_trans(g->ta) ? stargemm_matrix_owner(g->A, k, i)
-					 : stargemm_matrix_owner(g->A, i, k);
+	return ks->by_b ? stargemm__operand_owner(&ks->r->b, k, j)
+			: stargemm__operand_owner(&ks->r->a, i, k);
 }
 
 /* The segments of C tile (i, j)'s products: ks->seg[k] for each k (-1: not computed);
@@ -79,7 +91,7 @@ static void deal(struct ksplit *ks, int64_t i, int64_t j, struct stargemm_bsgemm
 	for (int64_t k = 0; k < g->kt; k++) {
 		int c = computed(ks, i, j, k);
 
-		ks->seg[k] = c > 0 ? a_owner(g, i, k) : -1;
+		ks->seg[k] = c > 0 ? owner(ks, i, j, k) : -1;
 		if (ks->seg[k] >= 0)
 			ks->count[ks->seg[k]]++;
 		info->skipped += c < 0;
@@ -123,6 +135,9 @@ static void free_partials(void *arg)
 	free(ks->part);
 	free(ks->seg);
 	free(ks->count);
+	free(ks->direct);
+	free(ks->a_start);
+	free(ks->a_rows);
 	free(ks);
 }
 
@@ -136,6 +151,17 @@ static int insert_gemm(const struct ksplit *ks, int64_t i, int64_t j, int64_t k,
 
 	while ((ret = stargemm__gemm_insert_into(ks->g, i, j, k, part, first ? 0.0 : 1.0, 0,
 						 NULL, NULL, NULL)) &&
+	       stargemm__insertion_failed(ks->g))
+		;
+	return ret;
+}
+
+/* The same into C's tile itself (beta applied by the first). */
+static int insert_gemm_c(const struct ksplit *ks, int64_t i, int64_t j, int64_t k, int first)
+{
+	int ret;
+
+	while ((ret = stargemm__gemm_insert(ks->g, i, j, k, first, 0, NULL, NULL, NULL)) &&
 	       stargemm__insertion_failed(ks->g))
 		;
 	return ret;
@@ -162,27 +188,59 @@ static int scale(const struct ksplit *ks, int64_t i, int64_t j)
 	return ret;
 }
 
-/* C tile (i, j): the chains of GEMMs into its partials. */
+/* Product (i, j, k) into segment @p s's partial of C tile (i, j), or into C itself
+ * when one partial per rank is kept and s is C's owner. */
+static int product(struct ksplit *ks, int64_t i, int64_t j, int64_t k, int64_t s,
+		   int64_t tags)
+{
+	int64_t t = stargemm__tile_index(ks->g->C, i, j);
+	int first, ret = 0;
+
+	if (ks->width == 1 && s == stargemm_matrix_owner(ks->g->C, i, j)) {
+		first = !ks->direct[t];
+		ks->direct[t] = 1;
+		return insert_gemm_c(ks, i, j, k, first);
+	}
+	first = !ks->part[s * ks->ntiles + t];
+	if (first)
+		ret = new_partial(ks, s, i, j, tags + s * ks->ntiles + t);
+	return ret ? ret : insert_gemm(ks, i, j, k, ks->part[s * ks->ntiles + t], first);
+}
+
+/* C tile (i, j): the chains of GEMMs into its partials, one per worker. */
 static int chains(struct ksplit *ks, int64_t i, int64_t j, int64_t tags,
 		  struct stargemm_bsgemm_info *info)
 {
-	const struct stargemm__gemm *g = ks->g;
-	int64_t t = stargemm__tile_index(g->C, i, j);
 	int ret = 0;
 
 	deal(ks, i, j, info);
-	for (int64_t k = 0; k < g->kt && !ret; k++) {
-		int64_t s = ks->seg[k];
-		int first;
+	for (int64_t k = 0; k < ks->g->kt && !ret; k++)
+		if (ks->seg[k] >= 0)
+			ret = product(ks, i, j, k, ks->seg[k], tags);
+	return ret;
+}
 
-		if (s < 0)
-			continue;
-		first = !ks->part[s * ks->ntiles + t];
-		if (first)
-			ret = new_partial(ks, s, i, j, tags + s * ks->ntiles + t);
-		if (!ret)
-			ret = insert_gemm(ks, i, j, k, ks->part[s * ks->ntiles + t], first);
-	}
+/* One partial per rank: every product k outer, as the work list inserts them in core
+ * (consecutive tasks read the same op(B)(k, j), still in cache: inserted C tile by C
+ * tile, 2 x 1 ranks ran 15% slower), on its operand's owner. */
+static int k_outer(struct ksplit *ks, int64_t tags, struct stargemm_bsgemm_info *info)
+{
+	const struct stargemm__gemm *g = ks->g;
+	const int64_t *start = ks->a_start, *rows = ks->a_rows;
+	int ret = 0;
+
+	for (int64_t k = 0; k < g->kt && !ret; k++)
+		for (int64_t a = start[k]; a < start[k + 1] && !ret; a++)
+			for (int64_t j = 0, i = rows[a]; j < g->C->nt && !ret; j++) {
+				int c = stargemm__present(g->C, i, j) ? computed(ks, i, j, k) : 0;
+
+				info->skipped += c < 0;
+				if (c <= 0)
+					continue;
+				info->products++;
+				info->flops += stargemm__product_flops(ks->r, i, j, k);
+				ret = product(ks, i, j, k, owner(ks, i, j, k), tags);
+			}
 	return ret;
 }
 
@@ -204,7 +262,7 @@ static int sums(struct ksplit *ks, int64_t i, int64_t j)
 			else if (p)
 				ret = accumulate(ks, p, sum);
 		}
-		if (!ret && s0 == 0)
+		if (!ret && s0 == 0 && !ks->direct[t])
 			ret = scale(ks, i, j);
 		if (!ret && sum)
 			ret = accumulate(ks, sum, stargemm__tile(g->C, i, j));
@@ -213,7 +271,7 @@ static int sums(struct ksplit *ks, int64_t i, int64_t j)
 }
 
 int stargemm__ksplit_run(struct stargemm__gemm *g, const struct stargemm__request *r,
-			 int width, struct stargemm_bsgemm_info *info)
+			 int by_b, int width, struct stargemm_bsgemm_info *info)
 {
 	struct stargemm_bsgemm_info counted = { 0 };
 	struct ksplit *ks = calloc(1, sizeof(*ks));
@@ -225,13 +283,19 @@ int stargemm__ksplit_run(struct stargemm__gemm *g, const struct stargemm__reques
 		ks->r = r;
 		ks->nranks = stargemm_nranks();
 		ks->width = width;
+		ks->by_b = by_b;
 		ks->ntiles = g->C->mt * g->C->nt;
 		nparts = (int64_t)ks->nranks * width * ks->ntiles;
 		ks->part = calloc((size_t)(nparts > 0 ? nparts : 1), sizeof(*ks->part));
 		ks->seg = malloc((size_t)g->kt * sizeof(*ks->seg));
 		ks->count = malloc((size_t)(2 * ks->nranks) * sizeof(*ks->count));
+		ks->direct = calloc((size_t)(ks->ntiles > 0 ? ks->ntiles : 1), 1);
+		if (width == 1 && stargemm__operand_columns(&r->a, g->C->mt, g->kt,
+							    &ks->a_start, &ks->a_rows))
+			ks->a_start = ks->a_rows = NULL;
 	}
-	if (!ks || !ks->part || !ks->seg || !ks->count)
+	if (!ks || !ks->part || !ks->seg || !ks->count || !ks->direct ||
+	    (width == 1 && !ks->a_start))
 		ret = stargemm__error(-ENOMEM, "stargemm: out of memory for %" PRId64
 				      " partial tiles", nparts);
 	/* every rank inserts the tasks, or none does */
@@ -242,7 +306,9 @@ int stargemm__ksplit_run(struct stargemm__gemm *g, const struct stargemm__reques
 	}
 	tags = stargemm__reserve_tags(nparts);
 	paused = stargemm__quiet_begin();
-	for (int64_t j = 0; j < g->C->nt && !ret; j++)
+	if (width == 1)
+		ret = k_outer(ks, tags, &counted);
+	for (int64_t j = 0; j < g->C->nt && !ret && width > 1; j++)
 		for (int64_t i = 0; i < g->C->mt && !ret; i++)
 			if (stargemm__present(g->C, i, j))
 				ret = chains(ks, i, j, tags, &counted);

@@ -37,6 +37,9 @@ struct stargemm__gemm {
 	/* C is only read (the old C of a symbolic product, src/pattern.c): it may then be
 	 * A or B. */
 	int c_read_only;
+	/* In core, the operand kept in place (src/stationary.c): 'A', 'B', 'C', or 0:
+	 * STARGEMM_STATIONARY, else the model's choice (src/product.c). */
+	int stationary;
 	/* Set by the executor once one of the product's insertions failed on this rank: the
 	 * inserts then insert the tasks as no-ops (codelets/noop.c, src/execute.c). */
 	int skip;
@@ -119,14 +122,16 @@ int stargemm__insertion_failed(struct stargemm__gemm *p);
  * C has fewer present tiles than the workers of all ranks, or STARGEMM_KSPLIT=2; not
  * for packed operands), 0 when not, or an error (a bad setting). Collective. */
 int stargemm__ksplit_width(const struct stargemm__gemm *g);
-/* Insert the split product of request @p r (src/product.c: which products exist and
- * which the filter leaves out): chains into partial tiles, their sum into C = beta C;
- * the products and flops into @p info (may be NULL). The partials are freed at the next
- * wait. A failed insertion skips the rest (stargemm__insertion_failed()): the next
- * wait reports it. Collective. */
+/* Insert the product of request @p r (src/product.c: which products exist and which
+ * the filter leaves out) with op(A) (@p by_b = 0) or op(B) (1) kept in place: each
+ * product on the owner of that operand's tile, into one of @p width partial tiles per
+ * rank and C tile; the partials summed into C = beta C on C's owner. The products and
+ * flops into @p info (may be NULL). The partials are freed at the next wait. A failed
+ * insertion skips the rest (stargemm__insertion_failed()): the next wait reports it.
+ * Collective. */
 struct stargemm__request;
 int stargemm__ksplit_run(struct stargemm__gemm *g, const struct stargemm__request *r,
-			 int width, struct stargemm_bsgemm_info *info);
+			 int by_b, int width, struct stargemm_bsgemm_info *info);
 
 /* The executor (src/execute.c). new: what the walk of the work list @p wl of problem
  * @p gemm needs, allocated before the product's agreement (-ENOMEM, or -EINVAL for a

@@ -9,8 +9,10 @@
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <time.h>
 
+#include "../codelets/calibrate.h"
 #include "internal.h"
 #include "worklist.h"
 
@@ -217,6 +219,101 @@ static void prepare_operands(struct stargemm__gemm *g, int read_c)
 	stargemm__written_in_place(g->C);
 }
 
+/* The choice forced for product @p g: its option, else STARGEMM_STATIONARY ('A',
+ * 'B', 'C'), or 0: none. */
+static int forced_stationary(const struct stargemm__gemm *g, int *forced)
+{
+	const char *v = stargemm__setting_text(STARGEMM__STATIONARY);
+
+	*forced = g->stationary;
+	if (*forced || !v || !strcmp(v, "auto"))
+		return 0;
+	if ((v[0] == 'A' || v[0] == 'B' || v[0] == 'C') && !v[1]) {
+		*forced = v[0];
+		return 0;
+	}
+	return stargemm__error(-EINVAL, "stargemm: STARGEMM_STATIONARY='%s': expected auto, "
+			       "A, B or C", v);
+}
+
+/* The rate of a rank's CPU workers on the mean tile product of @p t: the fastest
+ * kernel measured for its size class (codelets/calibrate.c; above 256 a side, also
+ * BLAS at 512), 10 GFLOP/s a worker when nothing was measured. */
+static double flop_rate(const struct stargemm__gemm *g, const struct stargemm__traffic *t)
+{
+	const struct stargemm__calibration *cal = stargemm__calibration();
+	int type = stargemm__cal_type(g->type->letter), side, c;
+	double core = 0.0;
+
+	side = (int)cbrt(t->flops / (double)t->products / g->type->fma_flops);
+	c = stargemm__cal_class(side, side, side);
+	for (int k = 0; cal->measured && type >= 0 && k < STARGEMM__CAL_KERNELS; k++)
+		core = fmax(core, cal->small[type][c][k]);
+	if (cal->measured && type >= 0 && side > 256)
+		core = fmax(core, cal->big[type]);
+	return 1e9 * (core > 0.0 ? core : 10.0) * stargemm_ncpu_workers();
+}
+
+/* Whether the mean tile product of @p t is a cube of STARGEMM_PACK_BELOW a side or
+ * more: smaller ones are the batches' and packs' (one task per product would cost
+ * more than the traffic A or B saves). */
+static int large_tiles(const struct stargemm__request *r, const struct stargemm__traffic *t)
+{
+	double below, extent;
+
+	if (t->products == 0 || stargemm__pack_settings(&below, &extent))
+		return 0;
+	return cbrt(t->flops / (double)t->products / (r->is_complex ? 8.0 : 2.0)) >= below;
+}
+
+/* The operand an in-core product keeps in place (src/stationary.c) into *s, and the
+ * partials per rank and C tile of choices A and B into *width: the forced choice;
+ * else with a small C the inner dimension split (A, a partial per worker); else, on
+ * several ranks of CPU workers and tiles not small (large_tiles()), the model's
+ * choice. The model's bytes of the choice into @p info. Collective. */
+static int choose_stationary(const struct stargemm__gemm *g, const struct stargemm__request *r,
+			     int paused, enum stargemm__stationary *s, int *width,
+			     struct stargemm_bsgemm_info *info)
+{
+	struct stargemm__traffic t[STARGEMM__NSTAT];
+	int forced, split = stargemm__ksplit_width(g), ret = 0, model = stargemm_nranks() > 1;
+	double bytes_rate;
+
+	if (split < 0 || forced_stationary(g, &forced))
+		return split < 0 ? split : -EINVAL;
+	*s = forced == 'A' ? STARGEMM__STAT_A : forced == 'B' ? STARGEMM__STAT_B
+							      : STARGEMM__STAT_C;
+	*width = split > 0 ? split : 1;
+	if (stargemm__gemm_packed(g)) {   /* the work list's batches over packs only */
+		*s = STARGEMM__STAT_C;
+		return 0;
+	}
+	if (model && stargemm__stationary_traffic(r, stargemm_nranks(), g->C->elem_size, t))
+		ret = stargemm__error(-ENOMEM, "stargemm: out of memory for the stationary model");
+	/* every rank takes the same path (the network measurement is collective) */
+	if (model && (ret = stargemm__agree(ret)))
+		return ret;
+	if (!forced && split > 0)
+		*s = STARGEMM__STAT_A;
+	else if (!forced && model && !r->gpus && large_tiles(r, &t[0])) {
+		/* measured once, the workers running (its messages go through StarPU-MPI) */
+		stargemm__quiet_end(paused);
+		ret = stargemm__network_rate(&bytes_rate);
+		if (paused)
+			starpu_pause();
+		if (ret)
+			return ret;
+		*s = stargemm__stationary_pick(t, 7u, flop_rate(g, &t[0]), bytes_rate);
+		for (int v = 0; info && v < STARGEMM__NSTAT; v++)
+			info->model_seconds[v] = stargemm__stationary_time(&t[v],
+									   flop_rate(g, &t[0]),
+									   bytes_rate);
+	}
+	if (info)
+		info->model_mpi_bytes = model ? t[*s].bytes : 0.0;
+	return 0;
+}
+
 /* Inspect the problem and run its work list. In core the list is kept until
  * stargemm_wait(), as the tasks read it. */
 int stargemm__run_product(struct stargemm__gemm *g, const struct stargemm_plan_request *pr,
@@ -227,20 +324,30 @@ int stargemm__run_product(struct stargemm__gemm *g, const struct stargemm_plan_r
 	struct stargemm__executor *ex = NULL;
 	struct stargemm_plan plan;
 	double t0 = now();
+	enum stargemm__stationary s = STARGEMM__STAT_C;
 	int ret, paused, width;
 
 	if (!wl)
 		return stargemm__error(-ENOMEM, "stargemm: out of memory");
 	paused = stargemm__quiet_begin();
 	ret = make_request(g, &r);
-	/* In core, a C of fewer tiles than the workers: the inner dimension split. */
-	if (!ret && !pr && (width = stargemm__ksplit_width(g)) != 0) {
+	if (info) {
+		info->stationary = 'C';
+		info->model_mpi_bytes = 0.0;
+		for (int v = 0; v < STARGEMM__NSTAT; v++)
+			info->model_seconds[v] = 0.0;
+	}
+	/* In core, op(A) or op(B) kept in place: partial C tiles summed into C. */
+	if (!ret && !pr)
+		ret = choose_stationary(g, &r, paused, &s, &width, info);
+	if (!ret && s != STARGEMM__STAT_C) {
 		stargemm__quiet_end(paused);
 		free(wl);
-		if (width < 0)
-			return width;
 		prepare_operands(g, g->beta != 0.0);
-		return stargemm__ksplit_run(g, &r, width, info);
+		ret = stargemm__ksplit_run(g, &r, s == STARGEMM__STAT_B, width, info);
+		if (info)
+			info->stationary = stargemm__stationary_letter(s);
+		return ret;
 	}
 	if (!ret)
 		ret = inspect(g, &r, pr, &plan, wl);

@@ -57,6 +57,10 @@ static const struct stargemm__setting_row table[STARGEMM__NSETTINGS] = {
 	[STARGEMM__KSPLIT] = { "STARGEMM_KSPLIT", 1, 1,
 		"in core, a C of fewer tiles than the workers splits the inner dimension over "
 		"ranks and workers and sums the partial tiles (0: never; 2: always)" },
+	/* The stationary choice's network rate (src/network.c): measured unless set. */
+	[STARGEMM__NETWORK_RATE] = { "STARGEMM_NETWORK_RATE", 1, NAN,
+		"bytes per second a rank sends and receives in tiles over StarPU-MPI, for the "
+		"stationary choice (unset: measured once, a ring of 16 tiles of 256 KiB)" },
 	/* An axis of a block-sparse matrix is packed (several tiles per StarPU handle,
 	 * src/pack.c) below a mean tile extent of 64, into groups of at least 256. */
 	[STARGEMM__PACK_BELOW] = { "STARGEMM_PACK_BELOW", 1, 64,
@@ -92,6 +96,9 @@ static const struct stargemm__setting_row table[STARGEMM__NSETTINGS] = {
 	[STARGEMM__SCALAPACK] = { "STARGEMM_SCALAPACK", 0, NAN,
 		"'off': every drop-in call goes to ScaLAPACK; 'count': rank 0 prints at "
 		"MPI_Finalize how the calls went" },
+	[STARGEMM__STATIONARY] = { "STARGEMM_STATIONARY", 0, NAN,
+		"'A', 'B' or 'C': in core, the operand that stays where it lives (unset or 'auto': "
+		"chosen by the cost model, src/stationary.c); the bsgemm option overrides it" },
 	[STARGEMM__STARPU_COMM_STATS] = { "STARPU_COMM_STATS", 0, NAN,
 		"StarPU's; when unset and transfers are counted, stargemm sets it and hides "
 		"StarPU's report" },

@@ -683,6 +683,14 @@ struct stargemm_bsgemm_options {
 	 *  (packed operands: planned over packs, as stargemm_pdgemm_ooc() says). */
 	int out_of_core;
 	struct stargemm_ooc_options ooc;
+	/** In core, the operand that stays where it lives (Selvitopi et al.; see
+	 *  doc/design.md, "Which operand stays in place"): 'C' (each product on its C
+	 *  tile's owner, the tiles of A and B sent there), 'A' (on the owner of A's tile,
+	 *  B's tile sent there, each rank's partial C tile sent to C's owner and added),
+	 *  'B' (the same with B's tile), or 0: STARGEMM_STATIONARY, else the choice of
+	 *  least modelled time (the busiest rank's flops and MPI bytes). 'A' and 'B' are
+	 *  refused out of core and with packed operands. */
+	int stationary;
 };
 
 void stargemm_bsgemm_options_init(struct stargemm_bsgemm_options *opt);
@@ -701,6 +709,17 @@ struct stargemm_bsgemm_info {
 	double pred_loads;
 	int planned;             /**< out of core: @p plan is the plan used */
 	struct stargemm_plan plan;
+	/** The operand that stayed in place: 'C', 'A' or 'B' (stargemm_bsgemm_options) */
+	int stationary;
+	/** Bytes the stationary model counts over MPI for that choice, all ranks (each
+	 *  tile once per rank that receives it, partial C tiles included; hold it against
+	 *  the sum over ranks of stargemm_transfer_stats.mpi_recv_bytes). 0 on one rank
+	 *  and out of core. */
+	double model_mpi_bytes;
+	/** The model's seconds of keeping C, A and B in place, in that order, when it
+	 *  chose (in core, several ranks of CPU workers, tiles of 64 a side or more);
+	 *  else 0. */
+	double model_seconds[3];
 };
 
 /** C = alpha op(A) op(B) + beta C on block-sparse (or dense) matrices, with norm

@@ -12,8 +12,9 @@
  *    is below eps (counted), computes the others (residual against the kept products'
  *    sum), and removes exactly the C tiles whose norm ends below eps; in core and out
  *    of core;
- *  - bad input (negative, NaN or infinite eps, tilings that do not match) is refused
- *    with a message naming the constraint.
+ *  - bad input (negative, NaN or infinite eps, tilings that do not match, a stationary
+ *    choice that is none or out of core) is refused with a message naming the
+ *    constraint.
  * One line per case, PASS/FAIL; rank 0's verdict is the exit status.
  */
 #include <cblas.h>
@@ -392,6 +393,17 @@ static int bad_input(int P, int Q, int *ncases)
 	opt.filter_eps = INFINITY;
 	good &= refused("infinite eps", stargemm_bsgemm('N', 'N', 1, p.A, p.B, 1, p.C, &opt,
 							NULL), "filter_eps must be finite", P, Q);
+	opt.filter_eps = 0.0;
+	opt.stationary = 'X';
+	good &= refused("stationary 'X'", stargemm_bsgemm('N', 'N', 1, p.A, p.B, 1, p.C, &opt,
+							  NULL), "stationary must be 0", P, Q);
+	opt.stationary = 'B';
+	opt.out_of_core = 1;
+	good &= refused("stationary B out of core", stargemm_bsgemm('N', 'N', 1, p.A, p.B, 1,
+								     p.C, &opt, NULL),
+			"stationary 'B' is in core", P, Q);
+	opt.stationary = 0;
+	opt.out_of_core = 0;
 	good &= refused("filter: negative eps", stargemm_matrix_filter(p.C, -1.0, NULL),
 			"eps must be finite and >= 0", P, Q);
 	good &= refused("symbolic: K tilings", stargemm_matrix_create_product(&D, 'N', 'N', p.A,
@@ -401,7 +413,7 @@ static int bad_input(int P, int Q, int *ncases)
 									      p.B, q.C),
 			"tiling", P, Q);
 	good &= D == NULL;
-	*ncases += 6;
+	*ncases += 8;
 	teardown(&p);
 	teardown(&q);
 	return good;

@@ -1,0 +1,245 @@
+/*
+ * stationary.c — the cost of keeping op(A), op(B) or C in place (Selvitopi et al.,
+ * paper 002: which operand stays put decides the speed of a sparse matrix times a
+ * tall-skinny block of vectors), and the choice between them.
+ *
+ * The work list is C-stationary: a product runs on its C tile's owner. With C = A X,
+ * X of n << N columns in one or two tile columns, C's tiles live on one or two process
+ * columns of the grid, so only those ranks compute while A's tiles travel to them.
+ * Keeping A in place instead spreads the products as A is spread, moves X's tiles to
+ * A's owners, and pays one partial C tile per (rank, C tile) sent to C's owner.
+ *
+ * The model walks the products once, k outer (a tile of op(A) is sent at most once to
+ * a rank, and one of op(B) at most once per k, as StarPU-MPI caches a received tile
+ * for the rest of the product), and counts per rank the flops it computes and the
+ * bytes it sends and receives, the partial tiles' apart. The time of a choice is the
+ * longer of the busiest rank's flops at the rank's rate and its tiles' bytes at the
+ * network's (tiles arrive while products run), then the busiest rank's partial tiles
+ * at the network's rate (they go once its products are done): a model that orders the
+ * choices, not a prediction of the run.
+ */
+#include <errno.h>
+#include <math.h>
+#include <stdlib.h>
+
+#include "stationary.h"
+
+/* Another choice than C is taken when the model gives it less than half of C's time:
+ * the partial tiles' sums (after the products, one StarPU-MPI message and one task per
+ * tile) and StarPU-MPI's cache (a repeated product receives again only what changed)
+ * are not in it, and on dev (2 cores) A ran slower than C wherever the model gave it
+ * more than 0.54 of C's time (doc/design.md, "Which operand stays in place"). */
+#define MARGIN 0.5
+
+struct walk {
+	const struct stargemm__request *r;
+	int n;                    /* ranks */
+	int64_t elem;
+	struct stargemm__traffic *t;
+	double *flops;            /* per choice and rank: [s * n + rank] */
+	double *bytes;            /* the same, sent + received: op(A), op(B) tiles */
+	double *pbytes;           /* the same: partial C tiles */
+	int64_t *a_seen;          /* per rank: the op(A) tile last sent there + 1 (C, B) */
+	int64_t *a_seen_b;
+	int64_t *b_seen;          /* per (j, rank): the k + 1 whose op(B)(k, j) went there */
+	int64_t *b_seen_a;
+	uint8_t *part;            /* per choice A, B: bit (i + j mt) n + rank: a partial */
+};
+
+static int64_t extent(const int64_t *off, int64_t i)
+{
+	return off[i + 1] - off[i];
+}
+
+/* A tile of @p bytes goes from rank @p from to rank @p to under choice @p s, counted
+ * per rank into @p per_rank. */
+static void move(struct walk *w, double *per_rank, int s, int from, int to, double bytes)
+{
+	w->t[s].bytes += bytes;
+	w->t[s].tiles++;
+	per_rank[s * w->n + from] += bytes;
+	per_rank[s * w->n + to] += bytes;
+}
+
+static void mark_partial(struct walk *w, int which, int64_t i, int64_t j, int rank)
+{
+	int64_t bit = (i + j * w->r->mt) * w->n + rank;
+
+	w->part[which * ((w->r->mt * w->r->nt * w->n + 7) / 8) + bit / 8] |=
+		(uint8_t)(1u << (bit % 8));
+}
+
+static int partial(const struct walk *w, int which, int64_t i, int64_t j, int rank)
+{
+	int64_t bit = (i + j * w->r->mt) * w->n + rank;
+
+	return w->part[which * ((w->r->mt * w->r->nt * w->n + 7) / 8) + bit / 8] >>
+	       (bit % 8) & 1;
+}
+
+/* Product C(i, j) += op(A)(i, k) op(B)(k, j) under each choice. */
+static void product(struct walk *w, int64_t i, int64_t j, int64_t k)
+{
+	const struct stargemm__request *r = w->r;
+	int ra = stargemm__operand_owner(&r->a, i, k), rb = stargemm__operand_owner(&r->b, k, j);
+	int rc = stargemm__operand_owner(&r->c, i, j), n = w->n;
+	double f = stargemm__product_flops(r, i, j, k), e = (double)w->elem;
+	double a_bytes = e * (double)(extent(r->row_off, i) * extent(r->k_off, k));
+	double b_bytes = e * (double)(extent(r->k_off, k) * extent(r->col_off, j));
+	int64_t aid = i + k * r->mt + 1;
+
+	for (int s = 0; s < STARGEMM__NSTAT; s++) {
+		w->t[s].flops += f;
+		w->t[s].products++;
+	}
+	w->flops[STARGEMM__STAT_C * n + rc] += f;
+	if (ra != rc && w->a_seen[rc] != aid) {
+		w->a_seen[rc] = aid;
+		move(w, w->bytes, STARGEMM__STAT_C, ra, rc, a_bytes);
+	}
+	if (rb != rc && w->b_seen[j * n + rc] != k + 1) {
+		w->b_seen[j * n + rc] = k + 1;
+		move(w, w->bytes, STARGEMM__STAT_C, rb, rc, b_bytes);
+	}
+	w->flops[STARGEMM__STAT_A * n + ra] += f;
+	if (rb != ra && w->b_seen_a[j * n + ra] != k + 1) {
+		w->b_seen_a[j * n + ra] = k + 1;
+		move(w, w->bytes, STARGEMM__STAT_A, rb, ra, b_bytes);
+	}
+	mark_partial(w, 0, i, j, ra);
+	w->flops[STARGEMM__STAT_B * n + rb] += f;
+	if (ra != rb && w->a_seen_b[rb] != aid) {
+		w->a_seen_b[rb] = aid;
+		move(w, w->bytes, STARGEMM__STAT_B, ra, rb, a_bytes);
+	}
+	mark_partial(w, 1, i, j, rb);
+}
+
+/* The partial C tiles of choices A and B: one per (C tile, rank with a product of
+ * it), sent to C's owner unless it is that rank. */
+static void partials(struct walk *w)
+{
+	const struct stargemm__request *r = w->r;
+
+	for (int64_t j = 0; j < r->nt; j++)
+		for (int64_t i = 0; i < r->mt; i++) {
+			int rc = stargemm__operand_owner(&r->c, i, j);
+			double bytes = (double)w->elem *
+				       (double)(extent(r->row_off, i) * extent(r->col_off, j));
+
+			for (int which = 0; which < 2; which++)
+				for (int rank = 0; rank < w->n; rank++) {
+					int s = which ? STARGEMM__STAT_B : STARGEMM__STAT_A;
+
+					if (!partial(w, which, i, j, rank))
+						continue;
+					w->t[s].partials++;
+					if (rank != rc)
+						move(w, w->pbytes, s, rank, rc, bytes);
+				}
+		}
+}
+
+/* Walk the products k outer: op(A)'s present tiles of column k, op(B)'s of row k. */
+static int walk_products(struct walk *w)
+{
+	const struct stargemm__request *r = w->r;
+	struct stargemm__operand bt = r->b;
+	int64_t *a_start, *a_idx, *b_start, *b_idx;
+
+	if (stargemm__operand_columns(&r->a, r->mt, r->kt, &a_start, &a_idx))
+		return -ENOMEM;
+	bt.trans = !bt.trans;   /* op(B)^T: its column k is op(B)'s row k */
+	if (stargemm__operand_columns(&bt, r->nt, r->kt, &b_start, &b_idx)) {
+		free(a_start);
+		free(a_idx);
+		return -ENOMEM;
+	}
+	for (int64_t k = 0; k < r->kt; k++)
+		for (int64_t a = a_start[k]; a < a_start[k + 1]; a++)
+			for (int64_t b = b_start[k]; b < b_start[k + 1]; b++) {
+				int64_t i = a_idx[a], j = b_idx[b];
+
+				if (stargemm__operand_present(&r->c, i, j) &&
+				    !stargemm__product_filtered(r, i, j, k))
+					product(w, i, j, k);
+			}
+	free(a_start);
+	free(a_idx);
+	free(b_start);
+	free(b_idx);
+	return 0;
+}
+
+int stargemm__stationary_traffic(const struct stargemm__request *r, int nranks,
+				 int64_t elem, struct stargemm__traffic t[STARGEMM__NSTAT])
+{
+	struct walk w = { .r = r, .n = nranks, .elem = elem, .t = t };
+	size_t n = (size_t)nranks, cn = (size_t)r->nt * n;
+	size_t bits = ((size_t)(r->mt * r->nt) * n + 7) / 8;
+	int ret = -ENOMEM;
+
+	for (int s = 0; s < STARGEMM__NSTAT; s++)
+		t[s] = (struct stargemm__traffic){ 0 };
+	w.flops = calloc(STARGEMM__NSTAT * n, sizeof(*w.flops));
+	w.bytes = calloc(STARGEMM__NSTAT * n, sizeof(*w.bytes));
+	w.pbytes = calloc(STARGEMM__NSTAT * n, sizeof(*w.pbytes));
+	w.a_seen = calloc(2 * n, sizeof(*w.a_seen));
+	w.b_seen = calloc(2 * (cn ? cn : 1), sizeof(*w.b_seen));
+	w.part = calloc(2 * (bits ? bits : 1), 1);
+	if (w.flops && w.bytes && w.pbytes && w.a_seen && w.b_seen && w.part) {
+		w.a_seen_b = w.a_seen + n;
+		w.b_seen_a = w.b_seen + cn;
+		ret = walk_products(&w);
+	}
+	if (!ret) {
+		partials(&w);
+		for (int s = 0; s < STARGEMM__NSTAT; s++)
+			for (size_t q = 0; q < n; q++) {
+				if (w.flops[s * n + q] > t[s].flops_max)
+					t[s].flops_max = w.flops[s * n + q];
+				if (w.bytes[s * n + q] > t[s].bytes_max)
+					t[s].bytes_max = w.bytes[s * n + q];
+				if (w.pbytes[s * n + q] > t[s].partial_bytes_max)
+					t[s].partial_bytes_max = w.pbytes[s * n + q];
+			}
+	}
+	free(w.flops);
+	free(w.bytes);
+	free(w.pbytes);
+	free(w.a_seen);
+	free(w.b_seen);
+	free(w.part);
+	return ret;
+}
+
+double stargemm__stationary_time(const struct stargemm__traffic *t, double flop_rate,
+				 double byte_rate)
+{
+	double during = t->bytes_max / byte_rate;
+
+	return fmax(t->flops_max / flop_rate, during) + t->partial_bytes_max / byte_rate;
+}
+
+enum stargemm__stationary stargemm__stationary_pick(const struct stargemm__traffic *t,
+						    unsigned allowed, double flop_rate,
+						    double byte_rate)
+{
+	enum stargemm__stationary best = STARGEMM__STAT_C;
+	double best_time = stargemm__stationary_time(&t[STARGEMM__STAT_C], flop_rate, byte_rate);
+
+	for (int s = STARGEMM__STAT_A; s < STARGEMM__NSTAT; s++) {
+		double time = stargemm__stationary_time(&t[s], flop_rate, byte_rate);
+
+		if ((allowed >> s & 1) && time < MARGIN * best_time) {
+			best = (enum stargemm__stationary)s;
+			best_time = time;
+		}
+	}
+	return best;
+}
+
+char stargemm__stationary_letter(enum stargemm__stationary s)
+{
+	return s == STARGEMM__STAT_A ? 'A' : s == STARGEMM__STAT_B ? 'B' : 'C';
+}

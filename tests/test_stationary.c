@@ -1,0 +1,171 @@
+/*
+ * tests/test_stationary.c — unit tests of the stationary model (src/stationary.c): no
+ * MPI, no StarPU. TAP output.
+ *
+ * Dense problems on P x Q grids (2D block-cyclic, tiles of one size) have closed
+ * forms: C-stationary moves each op(A) tile to the Q - 1 other ranks of its grid row
+ * and each op(B) tile to the P - 1 other ranks of its grid column; A-stationary moves
+ * op(B)(k, j) to the P ranks of grid column k mod Q but its owner, and gives each C
+ * tile Q partials, Q - 1 of them sent; B-stationary the transpose. A tall-skinny
+ * product (one C tile column) computes on one rank of a 1 x 4 grid C-stationary, on
+ * every rank A-stationary, and the choice follows the rates (another than C when the
+ * model gives it less than half of C's time). Absent tiles and the norm filter count
+ * nothing.
+ */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "stationary.h"
+
+static int ntests, nfailed;
+
+static void ok(int cond, const char *name)
+{
+	ntests++;
+	nfailed += !cond;
+	printf("%s %d - %s\n", cond ? "ok" : "not ok", ntests, name);
+}
+
+struct dense {
+	int64_t mt, nt, kt, t;
+	int64_t *row_off, *col_off, *k_off;
+	int P, Q;
+};
+
+static int64_t *regular(int64_t count, int64_t t)
+{
+	int64_t *off = malloc((size_t)(count + 1) * sizeof(*off));
+
+	for (int64_t i = 0; i <= count; i++)
+		off[i] = i * t;
+	return off;
+}
+
+static void request(struct dense *d, struct stargemm__request *r)
+{
+	d->row_off = regular(d->mt, d->t);
+	d->col_off = regular(d->nt, d->t);
+	d->k_off = regular(d->kt, d->t);
+	*r = (struct stargemm__request){ 0 };
+	r->mt = d->mt;
+	r->nt = d->nt;
+	r->kt = d->kt;
+	r->row_off = d->row_off;
+	r->col_off = d->col_off;
+	r->k_off = d->k_off;
+	r->a = (struct stargemm__operand){ .grid = { .P = d->P, .Q = d->Q }, .ld = d->mt };
+	r->b = (struct stargemm__operand){ .grid = { .P = d->P, .Q = d->Q }, .ld = d->kt };
+	r->c = (struct stargemm__operand){ .grid = { .P = d->P, .Q = d->Q }, .ld = d->mt };
+}
+
+static void done(struct dense *d)
+{
+	free(d->row_off);
+	free(d->col_off);
+	free(d->k_off);
+}
+
+/* The closed forms on a P x Q grid whose tile counts are multiples of P and Q. */
+static void dense_case(int P, int Q, int64_t mt, int64_t nt, int64_t kt)
+{
+	struct dense d = { .mt = mt, .nt = nt, .kt = kt, .t = 4, .P = P, .Q = Q };
+	struct stargemm__request r;
+	struct stargemm__traffic t[STARGEMM__NSTAT];
+	double tile = 8.0 * 16.0, total = 2.0 * 64.0 * (double)(mt * nt * kt);
+	int64_t b_a = 0;
+	char name[128];
+
+	request(&d, &r);
+	ok(stargemm__stationary_traffic(&r, P * Q, 8, t) == 0, "traffic computed");
+	/* A-stationary: op(B)(k, j) to grid column k mod Q's P ranks but its owner. */
+	for (int64_t k = 0; k < kt; k++)
+		for (int64_t j = 0; j < nt; j++)
+			b_a += P - (j % Q == k % Q);
+	snprintf(name, sizeof(name), "%dx%d %lldx%lldx%lld: C moves A (Q-1) and B (P-1) "
+		 "times", P, Q, (long long)mt, (long long)nt, (long long)kt);
+	ok(t[STARGEMM__STAT_C].tiles == mt * kt * (Q - 1) + kt * nt * (P - 1) &&
+	   t[STARGEMM__STAT_C].bytes == tile * (double)t[STARGEMM__STAT_C].tiles &&
+	   t[STARGEMM__STAT_C].partials == 0, name);
+	ok(t[STARGEMM__STAT_A].partials == mt * nt * Q &&
+	   t[STARGEMM__STAT_A].tiles == b_a + mt * nt * (Q - 1),
+	   "A-stationary: B to A's grid column, Q partials per C tile, Q-1 sent");
+	ok(t[STARGEMM__STAT_B].partials == mt * nt * P, "B-stationary: P partials per C tile");
+	for (int s = 0; s < STARGEMM__NSTAT; s++)
+		ok(fabs(t[s].flops - total) < 1e-9 * total && t[s].products == mt * nt * kt &&
+		   fabs(t[s].flops_max - total / (P * Q)) < 1e-9 * total,
+		   "every choice: all the flops, evenly spread");
+	done(&d);
+}
+
+/* One C tile column: C-stationary computes on grid column 0 only. */
+static void tall_skinny(void)
+{
+	struct dense d = { .mt = 12, .nt = 1, .kt = 12, .t = 4, .P = 1, .Q = 4 };
+	struct stargemm__request r;
+	struct stargemm__traffic t[STARGEMM__NSTAT];
+	unsigned all = 7;
+
+	request(&d, &r);
+	stargemm__stationary_traffic(&r, 4, 8, t);
+	ok(fabs(t[STARGEMM__STAT_C].flops_max - t[0].flops) < 1e-6 &&
+	   fabs(t[STARGEMM__STAT_A].flops_max - t[0].flops / 4) < 1e-6 &&
+	   fabs(t[STARGEMM__STAT_B].flops_max - t[0].flops) < 1e-6,
+	   "tall-skinny on 1x4: C and B compute on 1 rank, A on 4");
+	ok(stargemm__stationary_pick(t, all, 1e9, INFINITY) == STARGEMM__STAT_A,
+	   "free network: A-stationary");
+	ok(stargemm__stationary_pick(t, all & ~2u, 1e9, INFINITY) == STARGEMM__STAT_C,
+	   "A not allowed: C (B is no faster)");
+	ok(stargemm__stationary_pick(t, all & ~4u, INFINITY, 1e9) ==
+	   (t[STARGEMM__STAT_A].bytes_max + t[STARGEMM__STAT_A].partial_bytes_max <
+			    0.5 * t[STARGEMM__STAT_C].bytes_max
+		    ? STARGEMM__STAT_A : STARGEMM__STAT_C),
+	   "free flops: the fewest bytes of the busiest rank, partials included");
+	ok(t[STARGEMM__STAT_C].partial_bytes_max == 0.0 &&
+	   t[STARGEMM__STAT_A].partial_bytes_max > 0.0, "partials counted apart, C has none");
+	ok(fabs(stargemm__stationary_time(&t[STARGEMM__STAT_A], 1.0, 2.0) -
+		(fmax(t[STARGEMM__STAT_A].flops_max, t[STARGEMM__STAT_A].bytes_max / 2.0) +
+		 t[STARGEMM__STAT_A].partial_bytes_max / 2.0)) < 1e-6,
+	   "time: flops or tiles, whichever longer, then partials");
+	ok(stargemm__stationary_letter(STARGEMM__STAT_B) == 'B' &&
+	   stargemm__stationary_letter(STARGEMM__STAT_C) == 'C', "letters");
+	done(&d);
+}
+
+/* Absent op(A) tiles and filtered products count nothing. */
+static void sparse_and_filtered(void)
+{
+	struct dense d = { .mt = 4, .nt = 4, .kt = 4, .t = 2, .P = 1, .Q = 2 };
+	struct stargemm__request r;
+	struct stargemm__traffic t[STARGEMM__NSTAT];
+	uint8_t present[16];
+	double na[16], nb[16];
+
+	request(&d, &r);
+	for (int e = 0; e < 16; e++) {
+		present[e] = e % 3 != 0;   /* 10 of A's 16 tiles */
+		na[e] = 1.0;
+		nb[e] = e < 4 ? 1e-9 : 1.0;   /* op(B)'s column 0 below the threshold */
+	}
+	r.a.present = present;
+	stargemm__stationary_traffic(&r, 2, 8, t);
+	ok(t[STARGEMM__STAT_C].products == 10 * 4, "absent A tiles: 4 products each fewer");
+	r.a.norm = na;
+	r.b.norm = nb;
+	r.eps = 1e-3;
+	stargemm__stationary_traffic(&r, 2, 8, t);
+	ok(t[STARGEMM__STAT_A].products == 10 * 3, "filtered: op(B)'s column 0 counts nothing");
+	done(&d);
+}
+
+int main(void)
+{
+	dense_case(2, 3, 6, 6, 6);
+	dense_case(3, 2, 6, 12, 6);
+	dense_case(1, 4, 4, 8, 8);
+	dense_case(2, 2, 4, 4, 8);
+	tall_skinny();
+	sparse_and_filtered();
+	printf("1..%d\n", ntests);
+	return nfailed ? 1 : 0;
+}
