@@ -8,6 +8,12 @@
  *   sign(H) = lim X; with H = the Hamiltonian shifted by the chemical potential, the
  *   density matrix is (I - sign(H)) / 2.
  *
+ * With --mcweeny, McWeeny's purification on the density matrix itself:
+ *
+ *   P0 = (I - X0) / 2,  P <- 3 P^2 - 2 P^3 = 3 P2 - 2 P P2  until ||P P - P||_F / sqrt(n)
+ *   < tol; P = (I - X) / 2 turns each Newton-Schulz step into this one, so the limit is
+ *   the density matrix (I - sign(H)) / 2.
+ *
  * H is banded with elements that decay exponentially away from the diagonal (a
  * gapped, local system): so is sign(H), and the tiles whose norm falls below eps are
  * dropped after each product (stargemm_bsgemm()'s filter), which keeps X sparse. The
@@ -16,7 +22,7 @@
  * --check, rank 0 runs the same iteration densely with BLAS and compares.
  *
  * Usage: sign [--n N] [--lo L] [--hi H] [--band B] [--decay D] [--eps E] [--tol T]
- *             [--maxiter K] [--P P] [--Q Q] [--check]
+ *             [--maxiter K] [--P P] [--Q Q] [--mcweeny] [--check]
  * (under mpiexec with P*Q processes). Exit status 0 when both runs converged (and the
  * check passed).
  */
@@ -37,6 +43,7 @@ struct options {
 	int64_t n, lo, hi, band;
 	double decay, eps, tol;
 	int maxiter, P, Q, check;
+	int mcweeny;   /* iterate P = (I - X) / 2 by McWeeny's step */
 };
 
 /* ---- the matrix H / bound ------------------------------------------------------- */
@@ -82,6 +89,17 @@ static int make_x0(const struct options *o, struct stargemm_matrix **X)
 	return ret;
 }
 
+/* P0 = (I - X0) / 2 (X0's pattern holds the diagonal tiles). */
+static int make_p0(const struct options *o, struct stargemm_matrix **P)
+{
+	double minus_half = -0.5, half = 0.5;
+	int ret = make_x0(o, P);
+
+	if (!ret)
+		ret = stargemm_matrix_scale(*P, &minus_half);
+	return ret ? ret : stargemm_matrix_add_diagonal(*P, &half);
+}
+
 /* ---- the iteration ---------------------------------------------------------------- */
 
 /* ||X2 - I||_F / sqrt(n). */
@@ -98,6 +116,54 @@ static int idempotency(const struct stargemm_matrix *X2, double *err)
 	*err /= sqrt((double)stargemm_matrix_n(X2));
 	stargemm_matrix_destroy(E);
 	return ret;
+}
+
+/* ||P2 - P||_F / sqrt(n). */
+static int purity(const struct stargemm_matrix *P2, const struct stargemm_matrix *P,
+		  double *err)
+{
+	struct stargemm_matrix *E = NULL;
+	double one = 1.0, minus_one = -1.0;
+	int ret = stargemm_matrix_add(&E, &one, P2, &minus_one, P);
+
+	if (!ret)
+		ret = stargemm_matrix_norm(E, err);
+	*err /= sqrt((double)stargemm_matrix_n(P));
+	stargemm_matrix_destroy(E);
+	return ret;
+}
+
+/* One McWeeny step: P2 = P P (filtered), its error, then Y = 3 P2 - 2 P P2 (filtered;
+ * Y's pattern: P P2's united with P2's). */
+static int mcweeny_step(struct stargemm_matrix **P, double eps, double *err,
+			int64_t *products)
+{
+	struct stargemm_bsgemm_options opt;
+	struct stargemm_bsgemm_info info = { 0 };
+	struct stargemm_matrix *P2 = NULL, *Y = NULL;
+	int ret;
+
+	stargemm_bsgemm_options_init(&opt);
+	opt.filter_eps = eps;
+	ret = stargemm_matrix_create_product(&P2, 'N', 'N', *P, *P, NULL);
+	if (!ret)
+		ret = stargemm_bsgemm('N', 'N', 1.0, *P, *P, 0.0, P2, &opt, &info);
+	*products = info.products;
+	if (!ret)
+		ret = purity(P2, *P, err);
+	if (!ret)
+		ret = stargemm_matrix_create_product(&Y, 'N', 'N', *P, P2, P2);
+	if (!ret)
+		ret = stargemm_bsgemm('N', 'N', -2.0, *P, P2, 3.0, Y, &opt, &info);
+	*products += info.products;
+	stargemm_matrix_destroy(P2);
+	if (ret) {
+		stargemm_matrix_destroy(Y);
+		return ret;
+	}
+	stargemm_matrix_destroy(*P);
+	*P = Y;
+	return 0;
 }
 
 /* One step: X2 = X X (filtered), its error, then Y = 1.5 X - 0.5 X X2 (filtered; Y's
@@ -138,18 +204,21 @@ static int iterate(const struct options *o, double eps, struct stargemm_matrix *
 {
 	int64_t tiles, products;
 	double err = INFINITY, t;
-	int ret = make_x0(o, X);
+	int ret = o->mcweeny ? make_p0(o, X) : make_x0(o, X);
 
 	if (ret)
 		return ret;
 	tiles = stargemm_matrix_mt(*X) * stargemm_matrix_nt(*X);
 	if (stargemm_rank() == 0)
-		printf("eps %g: iteration, ||X X - I||_F / sqrt(n) before it, fill-in of X after "
-		       "it, tile products, seconds\n", eps);
+		printf("eps %g: iteration, %s before it, fill-in of %s after it, tile products, "
+		       "seconds\n", eps, o->mcweeny ? "||P P - P||_F / sqrt(n)" :
+		       "||X X - I||_F / sqrt(n)", o->mcweeny ? "P" : "X");
 	*converged = 0;
 	for (*iterations = 0; *iterations < o->maxiter; (*iterations)++) {
 		t = banded_now();
-		if ((ret = step(X, eps, &err, &products)))
+		ret = o->mcweeny ? mcweeny_step(X, eps, &err, &products)
+				 : step(X, eps, &err, &products);
+		if (ret)
 			return ret;
 		t = banded_now() - t;
 		if (stargemm_rank() == 0)
@@ -183,13 +252,16 @@ static double dense_difference(const struct options *o, int iterations, const do
 	}
 	for (int64_t c = 0; c < n; c++)
 		for (int64_t r = 0; r < n; r++)
-			d[r + c * n] = element(o, scale, r, c);
+			d[r + c * n] = o->mcweeny ? ((r == c) - element(o, scale, r, c)) / 2.0
+						  : element(o, scale, r, c);
 	for (int k = 0; k < iterations; k++) {
 		cblas_dgemm(CblasColMajor, CblasNoTrans, CblasNoTrans, (int)n, (int)n, (int)n, 1.0,
 			    d, (int)n, d, (int)n, 0.0, d2, (int)n);
-		memcpy(y, d, bytes);
-		cblas_dgemm(CblasColMajor, CblasNoTrans, CblasNoTrans, (int)n, (int)n, (int)n, -0.5,
-			    d, (int)n, d2, (int)n, 1.5, y, (int)n);
+		/* Newton-Schulz: y = 1.5 d - 0.5 d d2; McWeeny: y = 3 d2 - 2 d d2 */
+		memcpy(y, o->mcweeny ? d2 : d, bytes);
+		cblas_dgemm(CblasColMajor, CblasNoTrans, CblasNoTrans, (int)n, (int)n, (int)n,
+			    o->mcweeny ? -2.0 : -0.5, d, (int)n, d2, (int)n,
+			    o->mcweeny ? 3.0 : 1.5, y, (int)n);
 		memcpy(d, y, bytes);
 	}
 	for (int64_t e = 0; e < n * n; e++) {
@@ -213,10 +285,10 @@ static int parse(int argc, char **argv, struct options *o)
 		{ "--decay", .d = &o->decay },  { "--eps", .d = &o->eps },
 		{ "--tol", .d = &o->tol },      { "--maxiter", .i = &maxiter },
 		{ "--P", .i = &P },             { "--Q", .i = &Q },
-		{ "--check", .flag = &o->check },
+		{ "--check", .flag = &o->check }, { "--mcweeny", .flag = &o->mcweeny },
 	};
 
-	*o = (struct options){ 2000, 40, 80, 60, 0.5, 1e-8, 1e-6, 50, 1, 1, 0 };
+	*o = (struct options){ 2000, 40, 80, 60, 0.5, 1e-8, 1e-6, 50, 1, 1, 0, 0 };
 	if (banded_parse("sign", argc, argv, opts, sizeof(opts) / sizeof(opts[0])))
 		return -EINVAL;
 	o->maxiter = (int)maxiter;

@@ -115,6 +115,10 @@ disk=(--disk "$build/tests/tsan-disk" --disk-mib 256)
 run dense-disk-1rank 1 bench/stargemm_pdgemm "${dense[@]}" "${ooc[@]}" "${disk[@]}"
 run sparse-disk-1rank 1 bench/stargemm_bsgemm "${sparse[@]}" --ooc --ram-limit 8 "${disk[@]}"
 run random-1rank 1 tests/test_random 1 1 1 500
+# The stationary choice: the network measured by StarPU-MPI messages whose callbacks
+# count down (src/network.c), then op(A) kept in place (src/ksplit.c).
+run stationary-3ranks 3 bench/stargemm_bsgemm --m 3000 --n 100 --k 3000 --lo 100 --hi 100 \
+	--density-a 0.2 --density-b 1 --P 1 --Q 3 --niter 1 --warmup 0 --check --no-dense
 # Matrices on the ranks' local arrays, used in place.
 run local-2ranks 2 tests/test_local 1 2
 # The meter of the loads (src/loads.c): pumped from this thread and StarPU's.
