@@ -687,9 +687,10 @@ struct stargemm_bsgemm_options {
 	 *  doc/design.md, "Which operand stays in place"): 'C' (each product on its C
 	 *  tile's owner, the tiles of A and B sent there), 'A' (on the owner of A's tile,
 	 *  B's tile sent there, each rank's partial C tile sent to C's owner and added),
-	 *  'B' (the same with B's tile), or 0: STARGEMM_STATIONARY, else the choice of
-	 *  least modelled time (the busiest rank's flops and MPI bytes). 'A' and 'B' are
-	 *  refused out of core and with packed operands. */
+	 *  'B' (the same with B's tile), or 0: STARGEMM_STATIONARY, else the model's
+	 *  choice (the busiest rank's flops and MPI bytes; C unless another takes under
+	 *  0.58 of its time). 'A' and 'B' are refused out of core and with packed
+	 *  operands. */
 	int stationary;
 };
 

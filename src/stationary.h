@@ -46,7 +46,7 @@ double stargemm__stationary_time(const struct stargemm__traffic *t, double flop_
 				 double byte_rate);
 
 /* The choice of least model time among those @p allowed (bit 1 << choice); C unless
- * another takes less than half of its time (MARGIN in stationary.c). */
+ * another takes less than 0.58 of its time (MARGIN in stationary.c). */
 enum stargemm__stationary stargemm__stationary_pick(const struct stargemm__traffic *t,
 						    unsigned allowed, double flop_rate,
 						    double byte_rate);
