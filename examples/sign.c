@@ -102,73 +102,30 @@ static int make_p0(const struct options *o, struct stargemm_matrix **P)
 
 /* ---- the iteration ---------------------------------------------------------------- */
 
-/* ||X2 - I||_F / sqrt(n). */
-static int idempotency(const struct stargemm_matrix *X2, double *err)
-{
-	struct stargemm_matrix *E = NULL;
-	double minus_one = -1.0;
-	int ret = stargemm_matrix_copy(&E, X2);
-
-	if (!ret)
-		ret = stargemm_matrix_add_diagonal(E, &minus_one);
-	if (!ret)
-		ret = stargemm_matrix_norm(E, err);
-	*err /= sqrt((double)stargemm_matrix_n(X2));
-	stargemm_matrix_destroy(E);
-	return ret;
-}
-
-/* ||P2 - P||_F / sqrt(n). */
-static int purity(const struct stargemm_matrix *P2, const struct stargemm_matrix *P,
-		  double *err)
+/* The step's error: ||X2 - I||_F / sqrt(n) (Newton-Schulz), or ||P2 - P||_F / sqrt(n)
+ * (McWeeny). */
+static int step_error(const struct options *o, const struct stargemm_matrix *X2,
+		      const struct stargemm_matrix *X, double *err)
 {
 	struct stargemm_matrix *E = NULL;
 	double one = 1.0, minus_one = -1.0;
-	int ret = stargemm_matrix_add(&E, &one, P2, &minus_one, P);
+	int ret = o->mcweeny ? stargemm_matrix_add(&E, &one, X2, &minus_one, X)
+			     : stargemm_matrix_copy(&E, X2);
 
+	if (!ret && !o->mcweeny)
+		ret = stargemm_matrix_add_diagonal(E, &minus_one);
 	if (!ret)
 		ret = stargemm_matrix_norm(E, err);
-	*err /= sqrt((double)stargemm_matrix_n(P));
+	*err /= sqrt((double)stargemm_matrix_n(X));
 	stargemm_matrix_destroy(E);
 	return ret;
 }
 
-/* One McWeeny step: P2 = P P (filtered), its error, then Y = 3 P2 - 2 P P2 (filtered;
- * Y's pattern: P P2's united with P2's). */
-static int mcweeny_step(struct stargemm_matrix **P, double eps, double *err,
-			int64_t *products)
-{
-	struct stargemm_bsgemm_options opt;
-	struct stargemm_bsgemm_info info = { 0 };
-	struct stargemm_matrix *P2 = NULL, *Y = NULL;
-	int ret;
-
-	stargemm_bsgemm_options_init(&opt);
-	opt.filter_eps = eps;
-	ret = stargemm_matrix_create_product(&P2, 'N', 'N', *P, *P, NULL);
-	if (!ret)
-		ret = stargemm_bsgemm('N', 'N', 1.0, *P, *P, 0.0, P2, &opt, &info);
-	*products = info.products;
-	if (!ret)
-		ret = purity(P2, *P, err);
-	if (!ret)
-		ret = stargemm_matrix_create_product(&Y, 'N', 'N', *P, P2, P2);
-	if (!ret)
-		ret = stargemm_bsgemm('N', 'N', -2.0, *P, P2, 3.0, Y, &opt, &info);
-	*products += info.products;
-	stargemm_matrix_destroy(P2);
-	if (ret) {
-		stargemm_matrix_destroy(Y);
-		return ret;
-	}
-	stargemm_matrix_destroy(*P);
-	*P = Y;
-	return 0;
-}
-
-/* One step: X2 = X X (filtered), its error, then Y = 1.5 X - 0.5 X X2 (filtered; Y's
- * pattern: X X2's united with X's). */
-static int step(struct stargemm_matrix **X, double eps, double *err, int64_t *products)
+/* One step: X2 = X X (filtered), its error, then Y = 1.5 X - 0.5 X X2 (Newton-Schulz;
+ * Y's pattern: X X2's united with X's) or Y = 3 X2 - 2 X X2 (McWeeny; united with
+ * X2's), filtered. */
+static int step(const struct options *o, struct stargemm_matrix **X, double eps, double *err,
+		int64_t *products)
 {
 	struct stargemm_bsgemm_options opt;
 	struct stargemm_bsgemm_info info = { 0 };
@@ -182,11 +139,13 @@ static int step(struct stargemm_matrix **X, double eps, double *err, int64_t *pr
 		ret = stargemm_bsgemm('N', 'N', 1.0, *X, *X, 0.0, X2, &opt, &info);
 	*products = info.products;
 	if (!ret)
-		ret = idempotency(X2, err);
+		ret = step_error(o, X2, *X, err);
 	if (!ret)
-		ret = stargemm_matrix_create_product(&Y, 'N', 'N', *X, X2, *X);
+		ret = stargemm_matrix_create_product(&Y, 'N', 'N', *X, X2,
+						     o->mcweeny ? X2 : *X);
 	if (!ret)
-		ret = stargemm_bsgemm('N', 'N', -0.5, *X, X2, 1.5, Y, &opt, &info);
+		ret = stargemm_bsgemm('N', 'N', o->mcweeny ? -2.0 : -0.5, *X, X2,
+				      o->mcweeny ? 3.0 : 1.5, Y, &opt, &info);
 	*products += info.products;
 	stargemm_matrix_destroy(X2);
 	if (ret) {
@@ -216,9 +175,7 @@ static int iterate(const struct options *o, double eps, struct stargemm_matrix *
 	*converged = 0;
 	for (*iterations = 0; *iterations < o->maxiter; (*iterations)++) {
 		t = banded_now();
-		ret = o->mcweeny ? mcweeny_step(X, eps, &err, &products)
-				 : step(X, eps, &err, &products);
-		if (ret)
+		if ((ret = step(o, X, eps, &err, &products)))
 			return ret;
 		t = banded_now() - t;
 		if (stargemm_rank() == 0)

@@ -288,6 +288,25 @@ int stargemm__agree(int ret)
 	return 0;
 }
 
+int stargemm__extremes_u64(uint64_t mine, uint64_t *least, uint64_t *most)
+{
+	int n = stargemm_nranks(), ret;
+	uint64_t *v = calloc((size_t)(2 * n), sizeof(*v));
+
+	if (!v)
+		return stargemm__error(-ENOMEM, "stargemm: out of memory for a reduction");
+	v[stargemm_rank()] = mine;
+	ret = stargemm__sum_u64(v, v + n, n);
+	for (int r = 0; r < n && !ret; r++) {
+		if (least && (r == 0 || v[n + r] < *least))
+			*least = v[n + r];
+		if (most && (r == 0 || v[n + r] > *most))
+			*most = v[n + r];
+	}
+	free(v);
+	return ret;
+}
+
 int stargemm__share_owned_f64(double *v, int64_t n)
 {
 	uint64_t *bits, *sum;

@@ -36,6 +36,9 @@ int stargemm__share_failure(int failed, const char *msg, struct stargemm__failur
 /* Give every rank the @p n values of which each rank knows its own entries and holds
  * +0.0 for the others' (non-negative values, one owner per entry). Collective. */
 int stargemm__share_owned_f64(double *v, int64_t n);
+/* The smallest and the largest of every rank's @p mine into *least and *most (either
+ * may be NULL): each rank's value in its own slot of a sum. Collective; 0 or -ENOMEM. */
+int stargemm__extremes_u64(uint64_t mine, uint64_t *least, uint64_t *most);
 /* Take the reductions' own StarPU-MPI traffic out of per-destination byte counts. */
 void stargemm__reduction_bytes(size_t *sent);
 /* @p bytes this rank sent to rank @p to through StarPU-MPI for its own purposes (a

@@ -84,7 +84,7 @@ static int owner(const struct ksplit *ks, int64_t i, int64_t j, int64_t k)
 static void deal(struct ksplit *ks, int64_t i, int64_t j, struct stargemm_bsgemm_info *info)
 {
 	const struct stargemm__gemm *g = ks->g;
-	int64_t *next = ks->count + ks->nranks, kdim;
+	int64_t *next = ks->count + ks->nranks;
 
 	for (int r = 0; r < 2 * ks->nranks; r++)
 		ks->count[r] = 0;
@@ -102,11 +102,8 @@ static void deal(struct ksplit *ks, int64_t i, int64_t j, struct stargemm_bsgemm
 		if (r < 0)
 			continue;
 		ks->seg[k] = r * ks->width + next[r]++ * ks->width / ks->count[r];
-		kdim = stargemm__is_trans(g->ta) ? stargemm__rows_of(g->A, k)
-						 : stargemm__cols_of(g->A, k);
 		info->products++;
-		info->flops += g->type->fma_flops * (double)(stargemm__rows_of(g->C, i) *
-							     stargemm__cols_of(g->C, j) * kdim);
+		info->flops += stargemm__product_flops(ks->r, i, j, k);
 	}
 }
 

@@ -131,29 +131,12 @@ static int ring(struct ring *rg, double *rate)
 	return ret;
 }
 
-/* The slowest rank's rate: each rank's in its own slot of a sum. */
-static int slowest(double mine, double *rate)
-{
-	int n = stargemm_nranks(), ret;
-	uint64_t *v = calloc((size_t)(2 * n), sizeof(*v));
-
-	if (!v)
-		return stargemm__error(-ENOMEM, "stargemm: out of memory for a reduction");
-	v[stargemm_rank()] = (uint64_t)mine;
-	ret = stargemm__sum_u64(v, v + n, n);
-	*rate = INFINITY;
-	for (int r = 0; r < n && !ret; r++)
-		if ((double)v[n + r] < *rate)
-			*rate = (double)v[n + r];
-	free(v);
-	return ret;
-}
-
 static int measure(double *rate)
 {
 	struct ring rg = { .out = calloc(MESSAGES, TILE_BYTES),
 			   .in = malloc((size_t)MESSAGES * TILE_BYTES) };
 	double mine = 0.0;
+	uint64_t least = 0;
 	int ret = rg.out && rg.in ? 0 : stargemm__error(-ENOMEM, "stargemm: out of memory "
 							"for the network measurement");
 
@@ -161,8 +144,10 @@ static int measure(double *rate)
 		ret = ring(&rg, &mine);
 	free(rg.out);
 	free(rg.in);
-	if (!(ret = stargemm__agree(ret)))
-		ret = slowest(mine, rate);
+	/* the slowest rank's */
+	if (!(ret = stargemm__agree(ret)) && !(ret = stargemm__extremes_u64((uint64_t)mine,
+									     &least, NULL)))
+		*rate = (double)least;
 	return ret;
 }
 

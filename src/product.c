@@ -101,21 +101,15 @@ static int report(const struct stargemm__worklist *wl, int beta_zero, double sec
 	return 0;
 }
 
-/* The largest of @p value over the ranks (src/fit.c's callback): each rank's value in
- * its own slot of a sum. */
+/* The largest of @p value over the ranks (src/fit.c's callback; values >= 0). */
 static int max_over_ranks(int64_t *value, void *arg)
 {
-	int n = stargemm_nranks(), ret;
-	uint64_t *v = calloc((size_t)(2 * n), sizeof(*v));
+	uint64_t most = 0;
+	int ret = stargemm__extremes_u64((uint64_t)*value, NULL, &most);
 
 	(void)arg;
-	if (!v)
-		return stargemm__error(-ENOMEM, "stargemm: out of memory for a reduction");
-	v[stargemm_rank()] = (uint64_t)*value;
-	ret = stargemm__sum_u64(v, v + n, n);
-	for (int r = 0; r < n && !ret; r++)
-		*value = (int64_t)v[n + r] > *value ? (int64_t)v[n + r] : *value;
-	free(v);
+	if (!ret)
+		*value = (int64_t)most;
 	return ret;
 }
 
@@ -236,17 +230,23 @@ static int forced_stationary(const struct stargemm__gemm *g, int *forced)
 			       "A, B or C", v);
 }
 
+/* The side of the cube with the flops of the mean tile product of @p t (at least one
+ * product), in @p g's type. */
+static double mean_side(const struct stargemm__gemm *g, const struct stargemm__traffic *t)
+{
+	return cbrt(t->flops / (double)t->products / g->type->fma_flops);
+}
+
 /* The rate of a rank's CPU workers on the mean tile product of @p t: the fastest
  * kernel measured for its size class (codelets/calibrate.c; above 256 a side, also
  * BLAS at 512), 10 GFLOP/s a worker when nothing was measured. */
 static double flop_rate(const struct stargemm__gemm *g, const struct stargemm__traffic *t)
 {
 	const struct stargemm__calibration *cal = stargemm__calibration();
-	int type = stargemm__cal_type(g->type->letter), side, c;
+	int type = stargemm__cal_type(g->type->letter), side = (int)mean_side(g, t);
+	int c = stargemm__cal_class(side, side, side);
 	double core = 0.0;
 
-	side = (int)cbrt(t->flops / (double)t->products / g->type->fma_flops);
-	c = stargemm__cal_class(side, side, side);
 	for (int k = 0; cal->measured && type >= 0 && k < STARGEMM__CAL_KERNELS; k++)
 		core = fmax(core, cal->small[type][c][k]);
 	if (cal->measured && type >= 0 && side > 256)
@@ -257,13 +257,13 @@ static double flop_rate(const struct stargemm__gemm *g, const struct stargemm__t
 /* Whether the mean tile product of @p t is a cube of STARGEMM_PACK_BELOW a side or
  * more: smaller ones are the batches' and packs' (one task per product would cost
  * more than the traffic A or B saves). */
-static int large_tiles(const struct stargemm__request *r, const struct stargemm__traffic *t)
+static int large_tiles(const struct stargemm__gemm *g, const struct stargemm__traffic *t)
 {
 	double below, extent;
 
 	if (t->products == 0 || stargemm__pack_settings(&below, &extent))
 		return 0;
-	return cbrt(t->flops / (double)t->products / (r->is_complex ? 8.0 : 2.0)) >= below;
+	return mean_side(g, t) >= below;
 }
 
 /* The operand an in-core product keeps in place (src/stationary.c) into *s, and the
@@ -277,7 +277,7 @@ static int choose_stationary(const struct stargemm__gemm *g, const struct starge
 {
 	struct stargemm__traffic t[STARGEMM__NSTAT];
 	int forced, split = stargemm__ksplit_width(g), ret = 0, model = stargemm_nranks() > 1;
-	double bytes_rate;
+	double bytes_rate, flops_rate;
 
 	if (split < 0 || forced_stationary(g, &forced))
 		return split < 0 ? split : -EINVAL;
@@ -295,7 +295,7 @@ static int choose_stationary(const struct stargemm__gemm *g, const struct starge
 		return ret;
 	if (!forced && split > 0)
 		*s = STARGEMM__STAT_A;
-	else if (!forced && model && !r->gpus && large_tiles(r, &t[0])) {
+	else if (!forced && model && !r->gpus && large_tiles(g, &t[0])) {
 		/* measured once, the workers running (its messages go through StarPU-MPI) */
 		stargemm__quiet_end(paused);
 		ret = stargemm__network_rate(&bytes_rate);
@@ -303,10 +303,10 @@ static int choose_stationary(const struct stargemm__gemm *g, const struct starge
 			starpu_pause();
 		if (ret)
 			return ret;
-		*s = stargemm__stationary_pick(t, 7u, flop_rate(g, &t[0]), bytes_rate);
+		flops_rate = flop_rate(g, &t[0]);
+		*s = stargemm__stationary_pick(t, 7u, flops_rate, bytes_rate);
 		for (int v = 0; info && v < STARGEMM__NSTAT; v++)
-			info->model_seconds[v] = stargemm__stationary_time(&t[v],
-									   flop_rate(g, &t[0]),
+			info->model_seconds[v] = stargemm__stationary_time(&t[v], flops_rate,
 									   bytes_rate);
 	}
 	if (info)

@@ -8,7 +8,9 @@
 # time under 0.58 of C's);
 # each of A, B and C gives the product within the bound and receives over MPI exactly
 # the bytes the model counts (cold: no repetition before, so StarPU-MPI's cache is
-# empty). A bad setting and A out of core are refused by name.
+# empty); with the network rate measured, the model's times reported and the bytes still
+# the model's (the measurement's own messages not counted). Bad settings and A out of
+# core are refused by name.
 set -e
 mpirun() { "$SRCDIR/tests/mpirun.sh" "$@"; }
 for s in A B; do
@@ -39,6 +41,23 @@ for s in auto A B C; do
 			{ print "FAIL: model times C " $44 " A " $45; exit 1 }
 	}'
 done
+# The network rate measured (src/network.c): the model reports its times, and the
+# measurement's own messages are not counted with the product's bytes.
+# shellcheck disable=SC2086
+row=$(mpirun 3 "$BUILDDIR/bench/stargemm_bsgemm" $problem | tail -n 1)
+echo "measured network: $row"
+echo "$row" | awk -F, '{
+	if ($22 + 0 > 10 || $22 + 0 < 0) { print "FAIL: residual " $22; exit 1 }
+	if (!($44 > 0 && $45 > 0)) { print "FAIL: no model times " $44 ", " $45; exit 1 }
+	if ($42 + 0 <= 0 || $42 != $43) { print "FAIL: model " $42 " MiB, moved " $43; exit 1 }
+}'
+# shellcheck disable=SC2086
+if STARGEMM_NETWORK_RATE=0 mpirun 3 "$BUILDDIR/bench/stargemm_bsgemm" $problem \
+	2> tests/stationary.err; then
+	echo "FAIL: STARGEMM_NETWORK_RATE=0 accepted"; exit 1
+fi
+grep -q "STARGEMM_NETWORK_RATE must be > 0" tests/stationary.err ||
+	{ cat tests/stationary.err; echo "FAIL: no message naming STARGEMM_NETWORK_RATE"; exit 1; }
 export STARGEMM_STATIONARY=Z
 if mpirun 3 "$BUILDDIR/bench/stargemm_bsgemm" $problem 2> tests/stationary.err; then
 	echo "FAIL: STARGEMM_STATIONARY=Z accepted"; exit 1
