@@ -73,6 +73,9 @@ int bench_parse_small(const char *prog, const char *name, const char *arg, int m
 /* Wall-clock seconds. */
 double bench_now(void);
 
+/* This process's peak resident memory since it started, in MiB (getrusage()). */
+double bench_peak_rss_mib(void);
+
 /* Tiles loaded into each device, mean over the devices (GPUs: host and peer copies,
  * and in *peer_loads those from another GPU; no GPU: disk -> RAM, *peer_loads 0). */
 void bench_mean_loads(const struct stargemm_transfer_stats *st, double *loads,

@@ -43,6 +43,7 @@ struct bs_opts {
 	int64_t b, c, d, device_mib, ram_limit_mib, disk_mib;
 	int lookahead;
 	int stationary;             /* --stationary: 0 (auto), 'A', 'B', 'C' */
+	int generate_b;             /* --generate-b: B made on demand, not stored */
 	const char *trace_dir, *disk_dir, *sched;
 	int *col_proc;   /* --dist balanced: B's and C's tile columns' process columns */
 };
@@ -68,6 +69,9 @@ static void usage(FILE *f)
 		"  --eps X               norm filtering threshold (default 0: none)\n"
 		"  --stationary S        auto (default), A, B or C: the operand kept in place in\n"
 		"                        core (columns stationary, model_mpi_mib, mpi_mib)\n"
+		"  --generate-b          B not stored but made tile by tile where and when a\n"
+		"                        product needs it (stargemm_matrix_create_generated());\n"
+		"                        --check then builds a stored B for the reference\n"
 		"  --transA N|T|C        N (default), or A stored as A^T (T) or A^H (C: complex\n"
 		"                        types), K x M, and multiplied with op(A) = A^T or A^H:\n"
 		"                        the same product, through the transposed path\n"
@@ -97,14 +101,17 @@ static void usage(FILE *f)
 		"mt,nt,kt,products,iter,seconds,useful_gflop,gflops,residual,skipped,c_removed,\n"
 		"symbolic_s,inspect_s,dense_gflops,ratio_dense,dist,pred_loads,loads,\n"
 		"loads_ratio,peer_loads,prec,transA,ooc_tasks,unprefetched,late,\n"
-		"flops_imbalance,ram_peak_mib (residual -1:\n"
+		"flops_imbalance,ram_peak_mib,stationary,model_mpi_mib,mpi_mib,model_c_s,\n"
+		"model_a_s,model_b_s,generated_b,generated_tiles,rss_peak_mib (residual -1:\n"
 		"not checked; pred_loads: the work list's tile loads per device out of core,\n"
 		"loads: measured, GPUs or disk -> RAM; rank 0's devices; ooc_tasks: rank 0's\n"
 		"out-of-core tasks, unprefetched: those taken with an input not prefetched, late:\n"
 		"GPU tasks that became ready with an input loaded to no GPU nor on its way;\n"
 		"flops_imbalance: the largest rank's flops over the ranks' mean, from the\n"
 		"patterns and C's owners; ram_peak_mib: rank 0's peak of the host memory\n"
-		"StarPU allocated, received tiles and the buffers it keeps, with GPUs).\n");
+		"StarPU allocated, received tiles and the buffers it keeps, with GPUs;\n"
+		"generated_tiles: B tiles made by all ranks during the product; rss_peak_mib:\n"
+		"the largest rank's peak resident memory since its start, for the process).\n");
 }
 
 static const char prog[] = "stargemm_bsgemm";
@@ -203,6 +210,7 @@ static int parse_option(int c, struct bs_opts *o)
 	case 1008: bad = parse_int("--disk-mib", optarg, 16, &o->disk_mib); break;
 	case 1009: bad = parse_prec(optarg, &o->prec); break;
 	case 1010: bad = parse_stationary(optarg, &o->stationary); break;
+	case 1011: o->generate_b = 1; break;
 	default: usage(stderr); return -1;
 	}
 	return bad;
@@ -223,7 +231,7 @@ static int parse(int argc, char **argv, struct bs_opts *o)
 		{ "ram-limit", 1, 0, 1006 }, { "disk", 1, 0, 1007 }, { "disk-mib", 1, 0, 1008 },
 		{ "dist", 1, 0, 'D' }, { "prec", 1, 0, 1009 }, { "no-dense", 0, 0, 'N' },
 		{ "quiet", 0, 0, 'q' }, { "transA", 1, 0, 'T' }, { "help", 0, 0, 'H' },
-		{ "stationary", 1, 0, 1010 },
+		{ "stationary", 1, 0, 1010 }, { "generate-b", 0, 0, 1011 },
 		{ 0, 0, 0, 0 }
 	};
 	int c;
@@ -298,6 +306,14 @@ static void fill(void *t, int64_t ld, int64_t rows, int64_t cols, int64_t r0, in
 			conjugate(f->prec, dst + (size_t)(r + c * ld) * size);
 }
 
+/* --generate-b: B's tiles made on demand, the values fill() would store. */
+static int generate(void *t, int64_t ld, int64_t rows, int64_t cols, int64_t r0, int64_t c0,
+		    void *arg)
+{
+	fill(t, ld, rows, cols, r0, c0, arg);
+	return 0;
+}
+
 /* The pattern of a generated matrix, for stargemm_balanced_columns(). */
 static struct stargemm_pattern pattern_of(const struct bsgen_matrix *x)
 {
@@ -316,6 +332,20 @@ static int balanced_columns(struct bs_opts *o, const struct bsgen_problem *pb)
 	if (!o->col_proc)
 		return -ENOMEM;
 	return stargemm_balanced_columns(&pa, &pbb, o->Q, o->col_proc);
+}
+
+/* B made on demand (--generate-b), by fill()'s values of @p f (which must outlive
+ * it). */
+static int create_generated_b(const struct bs_opts *o, const struct bsgen_problem *pb,
+			      struct fill_arg *f, struct stargemm_matrix **X)
+{
+	struct stargemm_distribution dist = { o->P, o->Q, NULL, o->col_proc, NULL };
+	const struct bsgen_matrix *x = &pb->b;
+
+	*f = (struct fill_arg){ o->gen.seed, 1, o->prec, 'N' };
+	return stargemm_matrix_create_generated(X, (stargemm_type)o->prec, x->mt, x->rows,
+						x->nt, x->cols, x->npresent, x->pairs, &dist,
+						generate, f);
 }
 
 /* Matrix @p which (0 A, 1 B, 2 C) of the problem, filled; B and C on o->col_proc's
@@ -378,6 +408,8 @@ struct result {
 	double ram_peak_mib;        /* StarPU-allocated host memory's peak (received tiles) */
 	double imbalance;           /* flops_imbalance() */
 	double mpi_mib;             /* received over MPI by all ranks during the product */
+	int64_t generated;          /* B tiles made by all ranks during the product */
+	double rss_mib;             /* the largest rank's peak resident memory so far */
 	struct stargemm_bsgemm_info info;
 };
 
@@ -397,12 +429,19 @@ static void options_of(const struct bs_opts *o, struct stargemm_bsgemm_options *
 /* Residual of C against the dense alpha A B + beta C0 (rank 0), in the type's
  * precision. With the symbolic pattern, C's absent tiles are exactly those no product
  * reaches: zero in both. */
-static double check(const struct bs_opts *o, const struct stargemm_matrix *A,
-		    const struct stargemm_matrix *B, const struct stargemm_matrix *C,
-		    const void *c0)
+static double check(const struct bs_opts *o, const struct bsgen_problem *pb,
+		    const struct stargemm_matrix *A, const struct stargemm_matrix *B,
+		    const struct stargemm_matrix *C, const void *c0)
 {
 	stargemm_type t = (stargemm_type)o->prec;
-	void *a = sg_gather_typed(A), *b = sg_gather_typed(B), *c = sg_gather_typed(C);
+	struct stargemm_matrix *stored = NULL;
+	void *a = sg_gather_typed(A), *b = NULL, *c = sg_gather_typed(C);
+
+	/* a generated B cannot be gathered: its stored twin (the same values) */
+	if (stargemm_matrix_is_generated(B) && !create(o, pb, 1, &stored))
+		B = stored;
+	b = sg_gather_typed(B);
+	stargemm_matrix_destroy(stored);
 	double res = 1e300, alpha[2], beta[2];
 
 	if (stargemm_rank() == 0 && a && b && c && c0)
@@ -464,6 +503,11 @@ static int measure_loads(struct result *r)
 		r->ram_peak_mib = (double)st.ram_peak_bytes / (1024.0 * 1024.0);
 		r->mpi_mib = (double)st.mpi_recv_bytes / (1024.0 * 1024.0);
 		MPI_Allreduce(MPI_IN_PLACE, &r->mpi_mib, 1, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
+		r->generated = r->info.generated_tiles;
+		MPI_Allreduce(MPI_IN_PLACE, &r->generated, 1, MPI_INT64_T, MPI_SUM,
+			      MPI_COMM_WORLD);
+		r->rss_mib = bench_peak_rss_mib();
+		MPI_Allreduce(MPI_IN_PLACE, &r->rss_mib, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
 	}
 	return ret;
 }
@@ -499,7 +543,7 @@ static int repetition(const struct bs_opts *o, const struct bsgen_problem *pb,
 	if (!ret)
 		ret = measure_loads(r);
 	if (!ret && o->check)
-		r->residual = check(o, A, B, C, c0);
+		r->residual = check(o, pb, A, B, C, c0);
 	free(c0);
 	stargemm_matrix_destroy(C);
 	return ret;
@@ -513,7 +557,8 @@ static void print_header(void)
 	       "kt,products,iter,seconds,useful_gflop,gflops,residual,skipped,c_removed,"
 	       "symbolic_s,inspect_s,dense_gflops,ratio_dense,dist,pred_loads,loads,"
 	       "loads_ratio,peer_loads,prec,transA,ooc_tasks,unprefetched,late,"
-	       "flops_imbalance,ram_peak_mib,stationary,model_mpi_mib,mpi_mib,model_c_s,model_a_s,model_b_s\n");
+	       "flops_imbalance,ram_peak_mib,stationary,model_mpi_mib,mpi_mib,model_c_s,model_a_s,model_b_s,"
+	       "generated_b,generated_tiles,rss_peak_mib\n");
 }
 
 static void print_row(const struct bs_opts *o, const struct bsgen_problem *pb, int iter,
@@ -523,7 +568,7 @@ static void print_row(const struct bs_opts *o, const struct bsgen_problem *pb, i
 
 	printf("stargemm,%d,%d,%lld,%lld,%lld,%lld,%lld,%g,%g,%g,%llu,%g,%lld,%lld,%lld,%lld,"
 	       "%d,%.6f,%.6f,%.3f,%.3g,%lld,%lld,%.6f,%.6f,%.3f,%.4f,%s,%.0f,%.0f,%.4f,%.0f,"
-	       "%c,%c,%llu,%llu,%llu,%.4f,%.0f,%c,%.3f,%.3f,%.6f,%.6f,%.6f\n",
+	       "%c,%c,%llu,%llu,%llu,%.4f,%.0f,%c,%.3f,%.3f,%.6f,%.6f,%.6f,%d,%lld,%.1f\n",
 	       stargemm_nranks(),
 	       stargemm_ncpu_workers() + stargemm_ncuda_workers(), (long long)o->gen.m,
 	       (long long)o->gen.n, (long long)o->gen.k, (long long)o->gen.lo,
@@ -538,7 +583,8 @@ static void print_row(const struct bs_opts *o, const struct bsgen_problem *pb, i
 	       (unsigned long long)r->unprefetched, (unsigned long long)r->late, r->imbalance,
 	       r->ram_peak_mib, r->info.stationary ? r->info.stationary : 'C',
 	       r->info.model_mpi_bytes / (1024.0 * 1024.0), r->mpi_mib,
-	       r->info.model_seconds[0], r->info.model_seconds[1], r->info.model_seconds[2]);
+	       r->info.model_seconds[0], r->info.model_seconds[1], r->info.model_seconds[2],
+	       o->generate_b, (long long)r->generated, r->rss_mib);
 	fflush(stdout);
 }
 
@@ -610,6 +656,7 @@ static int init(const struct bs_opts *o)
 static int run(struct bs_opts *o, const struct bsgen_problem *pb)
 {
 	struct stargemm_matrix *A = NULL, *B = NULL;
+	struct fill_arg gen_arg;
 	double dense = 0.0;
 	int ret, failed = 0;
 
@@ -619,7 +666,10 @@ static int run(struct bs_opts *o, const struct bsgen_problem *pb)
 	}
 	ret = balanced_columns(o, pb);
 	ret = ret ? ret : create(o, pb, 0, &A);
-	ret = ret ? ret : create(o, pb, 1, &B);
+	if (!ret && o->generate_b)
+		ret = create_generated_b(o, pb, &gen_arg, &B);
+	else if (!ret)
+		ret = create(o, pb, 1, &B);
 	for (int it = -o->warmup; !ret && it < o->niter; it++) {
 		struct result r = { 0 };
 

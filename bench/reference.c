@@ -10,6 +10,7 @@
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <sys/resource.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -80,6 +81,13 @@ void bench_mean_loads(const struct stargemm_transfer_stats *st, double *loads,
 	}
 	*loads = ngpus > 0 ? (double)all / ngpus : (double)st->disk_read_tiles;
 	*peer_loads = ngpus > 0 ? (double)peer / ngpus : 0.0;
+}
+
+double bench_peak_rss_mib(void)
+{
+	struct rusage ru;
+
+	return getrusage(RUSAGE_SELF, &ru) == 0 ? (double)ru.ru_maxrss / 1024.0 : 0.0;
 }
 
 double bench_now(void)

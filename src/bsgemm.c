@@ -41,6 +41,13 @@ static int share_norms(struct stargemm__gemm *g, double **na, double **nb)
 	return 0;
 }
 
+/* Tiles of @p g's generated operands made on this rank so far. */
+static int64_t generated_count(const struct stargemm__gemm *g)
+{
+	return stargemm__generated_count(g->A) +
+	       (g->B != g->A ? stargemm__generated_count(g->B) : 0);
+}
+
 /* Insert the product (out of core: run it) and wait for it. */
 static int run(struct stargemm__gemm *g, const struct stargemm_bsgemm_options *opt,
 	       struct stargemm_bsgemm_info *info)
@@ -67,6 +74,7 @@ static int bsgemm(struct stargemm__gemm *g, const void *alpha, const void *beta,
 	struct stargemm_bsgemm_options none;
 	struct stargemm_bsgemm_info local;
 	double *na = NULL, *nb = NULL;
+	int64_t made = generated_count(g);
 	int ret;
 
 	stargemm__clear_error();
@@ -101,6 +109,7 @@ static int bsgemm(struct stargemm__gemm *g, const void *alpha, const void *beta,
 	if (g->eps > 0.0)
 		ret = stargemm_matrix_filter(g->C, g->eps, &info->c_removed);
 out:
+	info->generated_tiles = generated_count(g) - made;
 	free(na);
 	free(nb);
 	return ret;

@@ -32,6 +32,15 @@
  * let go once that chunk is done. After a block's last chunk is
  * inserted, its C tiles are marked "won't use": written back, they leave the devices.
  *
+ * Generated tiles (src/generate.c): the insertion of a task that reads one makes it
+ * first on this rank (src/insert.c), and release_inputs() lets it go where it would
+ * flush a stored tile, so that it is made once per run of chunks that read it. It is
+ * neither held nor prefetched: StarPU 1.3's starpu_data_invalidate_submit() marks the
+ * handle unwritten as soon as it is submitted, so a prefetch made from a landing
+ * acquisition (as for received tiles) asserts when the release has been submitted
+ * meanwhile, and a hold acquired before the chunk that makes it would read it before
+ * it is written. On a GPU it arrives when its first GEMM becomes ready.
+ *
  * Devices: device g is the g-th CUDA worker's memory node, or the host RAM without
  * GPUs (src/contract.h). With GPUs, the throttled executor's GEMMs are inserted for
  * CUDA workers only, whatever the policy: a C tile's chain of updates stays on its
@@ -90,7 +99,8 @@ struct hold_set {
 	struct sync *sync;
 	int64_t count;      /* acquisitions requested */
 	int64_t acquired;   /* acquisitions completed (under sync->mutex) */
-	int64_t first;      /* the block's refs */
+	int64_t first, end; /* the block's refs acquired: [first, end), generated ones
+			       excepted */
 };
 
 struct stargemm__executor {
@@ -114,6 +124,26 @@ static starpu_data_handle_t ref_handle(const struct stargemm__executor *ex,
 				       const struct stargemm__tile_ref *t)
 {
 	return stargemm__ref_handle(ex->gemm, t->operand, t->r, t->c);
+}
+
+/* The generated matrix (src/generate.c) whose tile a reference names, or NULL. */
+static const struct stargemm_matrix *generated(const struct stargemm__executor *ex,
+					       const struct stargemm__tile_ref *t, int *trans)
+{
+	const struct stargemm__gemm *g = ex->gemm;
+
+	*trans = stargemm__is_trans(t->operand == STARGEMM_OP_A ? g->ta : g->tb);
+	if (t->operand == STARGEMM_OP_A && g->A->gen)
+		return g->A;
+	return t->operand == STARGEMM_OP_B && g->B->gen ? g->B : NULL;
+}
+
+/* Whether a reference names a generated tile. */
+static int is_generated(const struct stargemm__executor *ex, const struct stargemm__tile_ref *t)
+{
+	int trans;
+
+	return generated(ex, t, &trans) != NULL;
 }
 
 static void task_done(void *arg)
@@ -224,7 +254,9 @@ static void prefetch_refs(struct stargemm__executor *ex, int64_t n, int64_t firs
 		const struct stargemm__tile_ref *t = &ex->wl->refs[e];
 		unsigned node = stargemm__device_node(t->device);
 
-		if (t->received)
+		/* received: landed once written (land_received()); generated: see the
+		 * file's comment */
+		if (t->received || is_generated(ex, t))
 			continue;
 		if (fetch && ex->loads && t->operand != STARGEMM_OP_C)
 			stargemm__loads_push(ex->loads, ref_handle(ex, t), node, n);
@@ -306,7 +338,12 @@ static void release_inputs(struct stargemm__executor *ex, int64_t m, int all)
 	for (int64_t e = ch->release_first; e < ch->release_first + ch->release_count; e++) {
 		const struct stargemm__tile_ref *t = &ex->wl->refs[e];
 
-		if (all || !t->keep) {
+		int trans;
+		const struct stargemm_matrix *X = generated(ex, t, &trans);
+
+		if (X && (all || !t->keep)) {
+			stargemm__generated_let_go_unit(X, trans, t->r, t->c);
+		} else if (all || !t->keep) {
 			starpu_mpi_cache_flush(comm, ref_handle(ex, t));
 			starpu_data_wont_use(ref_handle(ex, t));
 		}
@@ -404,18 +441,24 @@ static int hold_block(struct stargemm__executor *ex, int64_t blk)
 
 	ex->held_block = blk;
 	ex->live_holds++;
-	s->first = bk->hold_first;
+	s->first = s->end = bk->hold_first;
 	for (int64_t e = bk->hold_first; e < bk->hold_first + bk->hold_count; e++) {
 		const struct stargemm__tile_ref *t = &ex->wl->refs[e];
-		int ret = starpu_data_acquire_on_node_cb(ref_handle(ex, t),
-							 (int)stargemm__device_node(t->device),
-							 STARPU_R, hold_acquired, s);
+		int ret;
 
+		/* a generated tile is made by its chunk: acquired earlier, it would be
+		 * read before it is written (src/generate.c) */
+		if (is_generated(ex, t))
+			continue;
+		ret = starpu_data_acquire_on_node_cb(ref_handle(ex, t),
+						     (int)stargemm__device_node(t->device),
+						     STARPU_R, hold_acquired, s);
 		if (ret)
 			return stargemm__error(-EIO, "stargemm: cannot hold a tile on memory node "
 					       "%u (starpu_data_acquire_on_node_cb: %d)",
 					       stargemm__device_node(t->device), ret);
 		s->count++;
+		s->end = e + 1;
 	}
 	return 0;
 }
@@ -430,12 +473,15 @@ static void unhold(struct stargemm__executor *ex, int64_t slot)
 	while (s->acquired < s->count)
 		starpu_pthread_cond_wait(&ex->sync.done, &ex->sync.mutex);
 	starpu_pthread_mutex_unlock(&ex->sync.mutex);
-	for (int64_t e = s->first; e < s->first + s->count; e++) {
+	for (int64_t e = s->first; e < s->end; e++) {
 		const struct stargemm__tile_ref *t = &ex->wl->refs[e];
 
-		starpu_data_release_on_node(ref_handle(ex, t), (int)stargemm__device_node(t->device));
+		if (!is_generated(ex, t))
+			starpu_data_release_on_node(ref_handle(ex, t),
+						    (int)stargemm__device_node(t->device));
 	}
 	s->count = s->acquired = 0;
+	s->end = s->first;
 }
 
 /* Whether chunk @p n's block holds its tiles now: as soon as no other block's are
@@ -707,6 +753,14 @@ static int progress_begin(const struct stargemm__worklist *wl)
 	return stargemm__progress_wanted() && stargemm__progress_begin(local_tasks(wl), wl->flops);
 }
 
+/* The generated tiles this rank made and has not let go (in core: all it made), once
+ * their readers are done: at the next wait (src/generate.h). */
+static void let_go_generated(struct stargemm__executor *ex)
+{
+	stargemm__generated_let_go_at_wait(ex->gemm->A);
+	stargemm__generated_let_go_at_wait(ex->gemm->B);
+}
+
 int stargemm__execute(struct stargemm__executor *ex)
 {
 	const struct stargemm__worklist *wl = ex->wl;
@@ -718,12 +772,14 @@ int stargemm__execute(struct stargemm__executor *ex)
 		ex->gemm->where = STARPU_CUDA;
 	if (!wl->throttled) {
 		run(ex);
+		let_go_generated(ex);
 		return 0;
 	}
 	starpu_pthread_mutex_init(&ex->sync.mutex, NULL);
 	starpu_pthread_cond_init(&ex->sync.done, NULL);
 	hold_unplanned(ex);
 	run(ex);
+	let_go_generated(ex);
 	/* Whatever was submitted must finish before the counters go away. */
 	ret = stargemm_wait();
 	wait_landed(ex);

@@ -66,6 +66,21 @@ static int insert_skipped(struct starpu_data_descr *d, int n)
 				      STARPU_DATA_MODE_ARRAY, d, n, 0);
 }
 
+/* Unit (r, c) of operand @p operand (A or B) of @p p made here if it is generated
+ * (src/generate.c). */
+static int make_unit(const struct stargemm__gemm *p, int operand, int64_t r, int64_t c)
+{
+	return operand == STARGEMM_OP_A
+		       ? stargemm__generate_unit(p->A, stargemm__is_trans(p->ta), r, c, p->skip)
+		       : stargemm__generate_unit(p->B, stargemm__is_trans(p->tb), r, c, p->skip);
+}
+
+/* Whether a task writing @p c runs on this rank and may read generated tiles. */
+static int makes_here(const struct stargemm__gemm *p, starpu_data_handle_t c)
+{
+	return (p->A->gen || p->B->gen) && starpu_mpi_data_get_rank(c) == stargemm_rank();
+}
+
 int stargemm__gemm_insert_into(const struct stargemm__gemm *p, int64_t i, int64_t j, int64_t k,
 			       starpu_data_handle_t c, double _Complex beta, int priority,
 			       struct stargemm_task_info *info, void (*callback)(void *),
@@ -81,6 +96,10 @@ int stargemm__gemm_insert_into(const struct stargemm__gemm *p, int64_t i, int64_
 	int injected = injected_failure(p), ret = injected;
 	char what[96];
 
+	if (makes_here(p, c) && ((ret = make_unit(p, STARGEMM_OP_A, i, k)) ||
+				 (ret = make_unit(p, STARGEMM_OP_B, k, j))))
+		return ret;
+	ret = injected;
 	if (p->skip)
 		ret = insert_skipped(d, 3);
 	else if (!ret)
@@ -111,6 +130,25 @@ int stargemm__gemm_insert(const struct stargemm__gemm *p, int64_t i, int64_t j, 
 					  callback_arg);
 }
 
+/* The generated tiles that batch @p b reads, made here if it runs here (its C
+ * units' owner). */
+static int make_batch_inputs(const struct stargemm__gemm *p, const struct stargemm__worklist *wl,
+			     const struct stargemm__batch *b, const struct starpu_data_descr *descr)
+{
+	const struct stargemm__tile_ref *refs = &wl->refs[b->ref_first];
+	int64_t c = 0;
+	int ret = 0;
+
+	while (c < b->nrefs && refs[c].operand != STARGEMM_OP_C)
+		c++;
+	if (c == b->nrefs || !makes_here(p, descr[c].handle))
+		return 0;
+	for (int64_t e = 0; e < b->nrefs && !ret; e++)
+		if (refs[e].operand != STARGEMM_OP_C)
+			ret = make_unit(p, refs[e].operand, refs[e].r, refs[e].c);
+	return ret;
+}
+
 int stargemm__batch_insert(const struct stargemm__gemm *p, const struct stargemm__worklist *wl,
 			   int64_t batch, struct starpu_data_descr *descr, int priority,
 			   void (*callback)(void *), void *callback_arg)
@@ -130,6 +168,9 @@ int stargemm__batch_insert(const struct stargemm__gemm *p, const struct stargemm
 		descr[e].handle = stargemm__ref_handle(p, t->operand, t->r, t->c);
 		descr[e].mode = t->operand == STARGEMM_OP_C ? STARPU_RW : STARPU_R;
 	}
+	if ((ret = make_batch_inputs(p, wl, b, descr)))
+		return ret;
+	ret = injected;
 	/* A C tile whose chain starts in this batch with beta = 0 is only written (its
 	 * first update overwrites it whole): StarPU neither transfers nor reads the old C,
 	 * as for a single product (stargemm_gemm_overwrite_cl). A C pack likewise in the

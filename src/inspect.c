@@ -361,7 +361,11 @@ static const struct stargemm__operand *operand_of(const struct inspector *in, in
 /* Whether a tile exists and is this rank's (the only tiles it may hold). */
 static int own(const struct inspector *in, int operand, int64_t row, int64_t col)
 {
-	return owned(operand_of(in, operand), in->r->me, row, col);
+	const struct stargemm__operand *x = operand_of(in, operand);
+
+	/* a generated tile is made where it is read */
+	return x->generated ? stargemm__operand_present(x, row, col)
+			    : owned(x, in->r->me, row, col);
 }
 
 /* List the load of tile (row, col) to device @p device with @p priority, if the tile

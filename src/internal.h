@@ -22,6 +22,7 @@
 #include "distribution.h"
 #include "error.h"
 #include "fault.h"
+#include "generate.h"
 #include "matrix.h"
 #include "network.h"
 #include "pack.h"

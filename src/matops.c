@@ -203,7 +203,8 @@ int stargemm_matrix_copy(struct stargemm_matrix **B, const struct stargemm_matri
 	if (!B)
 		return stargemm__error(-EINVAL, "%s: B is NULL", fn);
 	*B = NULL;
-	if ((ret = stargemm__check_matrix(A, "A")))
+	if ((ret = stargemm__check_matrix(A, "A")) ||
+	    (ret = stargemm__check_stored(A, "A", fn, "copied")))
 		return ret;
 	return combine(B, A, 1.0, NULL, 0.0, fn);
 }
@@ -221,6 +222,8 @@ int stargemm_matrix_add(struct stargemm_matrix **C, const void *alpha,
 		return stargemm__error(-EINVAL, "%s: C is NULL", fn);
 	*C = NULL;
 	if ((ret = stargemm__check_matrix(A, "A")) || (ret = stargemm__check_matrix(B, "B")) ||
+	    (ret = stargemm__check_stored(A, "A", fn, "added")) ||
+	    (ret = stargemm__check_stored(B, "B", fn, "added")) ||
 	    (ret = check_alike(A, B, fn)) || (ret = read_scalar(A, alpha, "alpha", fn, &a)) ||
 	    (ret = read_scalar(A, beta, "beta", fn, &b)))
 		return ret;
@@ -235,7 +238,9 @@ int stargemm_matrix_scale(struct stargemm_matrix *A, const void *alpha)
 	int ret = 0;
 
 	stargemm__clear_error();
-	if ((ret = stargemm__check_matrix(A, "A")) || (ret = read_scalar(A, alpha, "alpha", fn, &a)))
+	if ((ret = stargemm__check_matrix(A, "A")) ||
+	    (ret = stargemm__check_stored(A, "A", fn, "scaled or shifted")) ||
+	    (ret = read_scalar(A, alpha, "alpha", fn, &a)))
 		return ret;
 	type = A->type->letter;
 	stargemm__zero_if_unwritten(A);
@@ -351,7 +356,9 @@ int stargemm_matrix_add_diagonal(struct stargemm_matrix *A, const void *alpha)
 	int ret;
 
 	stargemm__clear_error();
-	if ((ret = stargemm__check_matrix(A, "A")) || (ret = read_scalar(A, alpha, "alpha", fn, &a)))
+	if ((ret = stargemm__check_matrix(A, "A")) ||
+	    (ret = stargemm__check_stored(A, "A", fn, "scaled or shifted")) ||
+	    (ret = read_scalar(A, alpha, "alpha", fn, &a)))
 		return ret;
 	if ((ret = stargemm__agree(diagonal_units(A, 1, fn, &d, &n))))
 		goto out;
@@ -415,7 +422,8 @@ int stargemm_matrix_trace(const struct stargemm_matrix *A, void *trace)
 	int ret;
 
 	stargemm__clear_error();
-	if ((ret = stargemm__check_matrix(A, "A")))
+	if ((ret = stargemm__check_matrix(A, "A")) ||
+	    (ret = stargemm__check_stored(A, "A", fn, "traced")))
 		return ret;
 	if (!trace)
 		return stargemm__error(-EINVAL, "%s: trace is NULL", fn);

@@ -55,6 +55,10 @@ struct stargemm_matrix {
 	 * into it; packs are zeroed when created). Until then the tiles read as zeros:
 	 * stargemm__zero_if_unwritten() before the first read. Same on every rank. */
 	int written;
+	/* Made on demand (stargemm_matrix_create_generated(), src/generate.h): the
+	 * generator and the tiles this rank has made; no storage, tiles registered as
+	 * per-node data. NULL: a stored matrix. */
+	struct stargemm__generator *gen;
 };
 
 /* One axis of a submatrix of a ScaLAPACK 2D block-cyclic array: the n elements from

@@ -57,7 +57,9 @@ static int fill(struct stargemm_matrix *A, stargemm_fill_elements_fn fn, void *a
 	int ret;
 
 	stargemm__clear_error();
-	if ((ret = stargemm__check_matrix(A, "A")))
+	if ((ret = stargemm__check_matrix(A, "A")) ||
+	    (ret = stargemm__check_stored(A, "A", name, "filled (its generator gives its "
+					  "values)")))
 		return ret;
 	if (!fn)
 		return stargemm__error(-EINVAL, "%s: the fill function is NULL", name);
@@ -198,7 +200,8 @@ static int check_io_args(const struct stargemm_matrix *A, const void *full, int6
 {
 	int ret;
 
-	if ((ret = stargemm__check_matrix(A, "A")))
+	if ((ret = stargemm__check_matrix(A, "A")) ||
+	    (ret = stargemm__check_stored(A, "A", fn, "scattered or gathered")))
 		return ret;
 	if (root < 0 || root >= stargemm_nranks())
 		return stargemm__error(-EINVAL, "%s: root rank %d is not in [0, %d)", fn, root,

@@ -57,6 +57,8 @@ static int submit_norms(const struct stargemm_matrix *A, double *norms)
 
 			if (!stargemm__present(A, i, j) || stargemm_matrix_owner(A, i, j) != me)
 				continue;
+			if (A->gen && (ret = stargemm__generate_tile(A, i, j, 0)))
+				return ret;
 			ret = starpu_task_insert(&stargemm_norm_cl, STARPU_VALUE, &type, sizeof(type),
 						 STARPU_VALUE, &out, sizeof(out),
 						 STARPU_R, stargemm__tile(A, i, j), 0);
@@ -84,7 +86,9 @@ int stargemm_matrix_norms(const struct stargemm_matrix *A, double *norms)
 	stargemm__zero_if_unwritten(A);
 	ret = submit_norms(A, norms);
 	/* Wait even after a failed submission: submitted tasks write into norms. */
-	if ((ret = stargemm__agree(stargemm__wait_after(ret))))
+	ret = stargemm__wait_after(ret);
+	stargemm__generated_let_go_all(A);   /* made for their norms only */
+	if ((ret = stargemm__agree(ret)))
 		return ret;
 	return stargemm__share_owned_f64(norms, A->mt * A->nt);
 }

@@ -20,9 +20,9 @@
 static uint8_t *symbolic(const struct stargemm__gemm *g, int64_t mt, int64_t nt)
 {
 	struct stargemm__operand a = { g->A->grid, stargemm__is_trans(g->ta), g->A->present,
-				       g->A->mt, NULL, &g->A->rows, &g->A->cols, NULL, NULL };
+				       g->A->mt, NULL, &g->A->rows, &g->A->cols, NULL, NULL, 0 };
 	struct stargemm__operand b = { g->B->grid, stargemm__is_trans(g->tb), g->B->present,
-				       g->B->mt, NULL, &g->B->rows, &g->B->cols, NULL, NULL };
+				       g->B->mt, NULL, &g->B->rows, &g->B->cols, NULL, NULL, 0 };
 	int64_t *start = NULL, *rows = NULL;
 	uint8_t *mark = calloc((size_t)(mt * nt > 0 ? mt * nt : 1), 1);
 
@@ -180,7 +180,8 @@ int stargemm_matrix_create_product(struct stargemm_matrix **out, stargemm_trans 
 	/* Without C, a shape-only descriptor: op(A)'s rows, op(B)'s columns, A's grid. */
 	struct stargemm_matrix shape = { 0 };
 	struct stargemm__gemm g = { .ta = transa, .tb = transb, .alpha = 1.0, .beta = 1.0,
-				    .A = A, .B = B, .C = NULL, .c_read_only = 1 };
+				    .A = A, .B = B, .C = NULL, .c_read_only = 1,
+				    .fn = "stargemm_matrix_create_product" };
 	int ret, paused;
 
 	stargemm__clear_error();

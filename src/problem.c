@@ -116,7 +116,9 @@ int stargemm__gemm_check(struct stargemm__gemm *p)
 				       "got '%c' and '%c'", fn, p->ta ? p->ta : '0',
 				       p->tb ? p->tb : '0');
 	if ((ret = stargemm__check_matrix(p->A, "A")) || (ret = stargemm__check_matrix(p->B, "B"))
-	    || (ret = stargemm__check_matrix(p->C, "C")))
+	    || (ret = stargemm__check_matrix(p->C, "C")) ||
+	    (ret = stargemm__check_stored(p->C, "C", fn, "the C of a product (written, or read "
+					  "as the old C)")))
 		return ret;
 	if (!p->c_read_only && (p->C == p->A || p->C == p->B))
 		return stargemm__error(-EINVAL, "%s: C must not be the same matrix as A or B (it "

@@ -32,11 +32,11 @@ static int make_request(const struct stargemm__gemm *g, struct stargemm__request
 	r->col_off = C->col_off;
 	r->k_off = ta ? A->row_off : A->col_off;
 	r->a = (struct stargemm__operand){ A->grid, ta, A->present, A->mt, g->norm_a, &A->rows,
-					   &A->cols, A->pack, NULL };
+					   &A->cols, A->pack, NULL, A->gen != NULL };
 	r->b = (struct stargemm__operand){ B->grid, tb, B->present, B->mt, g->norm_b, &B->rows,
-					   &B->cols, B->pack, NULL };
+					   &B->cols, B->pack, NULL, B->gen != NULL };
 	r->c = (struct stargemm__operand){ C->grid, 0, C->present, C->mt, NULL, &C->rows,
-					   &C->cols, C->pack, NULL };
+					   &C->cols, C->pack, NULL, 0 };
 	r->eps = g->eps;
 	r->me = stargemm_rank();
 	r->ndevices = stargemm__device_count();
@@ -345,6 +345,8 @@ int stargemm__run_product(struct stargemm__gemm *g, const struct stargemm_plan_r
 		free(wl);
 		prepare_operands(g, g->beta != 0.0);
 		ret = stargemm__ksplit_run(g, &r, s == STARGEMM__STAT_B, width, info);
+		stargemm__generated_let_go_at_wait(g->A);
+		stargemm__generated_let_go_at_wait(g->B);
 		if (info)
 			info->stationary = stargemm__stationary_letter(s);
 		return ret;

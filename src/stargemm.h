@@ -269,6 +269,42 @@ int stargemm_matrix_create_distributed_type(struct stargemm_matrix **A, stargemm
 					    const int64_t *present,
 					    const struct stargemm_distribution *dist);
 
+/** A tile generator: write the rows x cols tile whose top-left element is at global
+ *  (row0, col0) into @p tile (elements of the matrix's type, leading dimension @p ld)
+ *  and return 0, or a nonzero status: the product that needed the tile then fails on
+ *  every rank with a message naming the tile and the status. Called concurrently from
+ *  StarPU's CPU workers, on every rank whose tasks read the tile, as often as the
+ *  product makes it (src/generate.c): must be thread-safe and give the same values
+ *  each time. */
+typedef int (*stargemm_generate_fn)(void *tile, int64_t ld, int64_t rows, int64_t cols,
+				    int64_t row0, int64_t col0, void *arg);
+
+/** Create a matrix whose tiles are not stored but made on demand by @p generate
+ *  (paper 000's B "too large to store"): the tiling and pattern of
+ *  stargemm_matrix_create_distributed_type() (dense when npresent < 0; never packed),
+ *  no storage on any rank. A product that reads it as A or B makes each tile on the
+ *  rank that runs the tasks reading it (no MPI message carries it), before its first
+ *  use in a chunk of the product's work list, and lets it go after that chunk's last
+ *  use (in core: once per product, let go at the next stargemm_wait()); with GPUs the
+ *  tile is made in host memory and copied to its device when its first GEMM there
+ *  becomes ready (it is not prefetched). @p dist places the tiles for
+ *  stargemm_matrix_norms() (each tile made on its owner for its norm, so that filtered
+ *  products work) and for the stationary choices that run products where op(A) or
+ *  op(B) lies. Every other use is refused by name: as C of a product, a fill, scatter,
+ *  gather, copy, add, scale, add_diagonal or trace, and as the old C of
+ *  stargemm_matrix_create_product(). @p arg must stay valid until the matrix is
+ *  destroyed. Errors as stargemm_matrix_create_distributed_type(), and a NULL
+ *  @p generate. Collective. */
+int stargemm_matrix_create_generated(struct stargemm_matrix **A, stargemm_type type,
+				     int64_t mt, const int64_t *row_sizes, int64_t nt,
+				     const int64_t *col_sizes, int64_t npresent,
+				     const int64_t *present,
+				     const struct stargemm_distribution *dist,
+				     stargemm_generate_fn generate, void *arg);
+
+/** 1 if @p A was made by stargemm_matrix_create_generated(), else 0. */
+int stargemm_matrix_is_generated(const struct stargemm_matrix *A);
+
 /** A block-sparse pattern: mt x nt tiles of the given sizes, of which the npresent
  *  listed in present (pairs (i, j), as stargemm_matrix_create_sparse()) exist. */
 struct stargemm_pattern {
@@ -721,6 +757,9 @@ struct stargemm_bsgemm_info {
 	 *  chose (in core, several ranks of CPU workers, tiles of 64 a side or more);
 	 *  else 0. */
 	double model_seconds[3];
+	/** Tiles of generated operands (stargemm_matrix_create_generated()) that this rank
+	 *  made for the call, their norms' included. */
+	int64_t generated_tiles;
 };
 
 /** C = alpha op(A) op(B) + beta C on block-sparse (or dense) matrices, with norm

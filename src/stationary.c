@@ -94,22 +94,22 @@ static void product(struct walk *w, int64_t i, int64_t j, int64_t k)
 		w->t[s].products++;
 	}
 	w->flops[STARGEMM__STAT_C * n + rc] += f;
-	if (ra != rc && w->a_seen[rc] != aid) {
+	if (ra != rc && !r->a.generated && w->a_seen[rc] != aid) {
 		w->a_seen[rc] = aid;
 		move(w, w->bytes, STARGEMM__STAT_C, ra, rc, a_bytes);
 	}
-	if (rb != rc && w->b_seen[j * n + rc] != k + 1) {
+	if (rb != rc && !r->b.generated && w->b_seen[j * n + rc] != k + 1) {
 		w->b_seen[j * n + rc] = k + 1;
 		move(w, w->bytes, STARGEMM__STAT_C, rb, rc, b_bytes);
 	}
 	w->flops[STARGEMM__STAT_A * n + ra] += f;
-	if (rb != ra && w->b_seen_a[j * n + ra] != k + 1) {
+	if (rb != ra && !r->b.generated && w->b_seen_a[j * n + ra] != k + 1) {
 		w->b_seen_a[j * n + ra] = k + 1;
 		move(w, w->bytes, STARGEMM__STAT_A, rb, ra, b_bytes);
 	}
 	mark_partial(w, 0, i, j, ra);
 	w->flops[STARGEMM__STAT_B * n + rb] += f;
-	if (ra != rb && w->a_seen_b[rb] != aid) {
+	if (ra != rb && !r->a.generated && w->a_seen_b[rb] != aid) {
 		w->a_seen_b[rb] = aid;
 		move(w, w->bytes, STARGEMM__STAT_B, ra, rb, a_bytes);
 	}

@@ -160,6 +160,9 @@ struct stargemm__operand {
 	 * Set for the packs of a problem over packs (src/packlist.c), where a tile is a
 	 * pack of present tiles, for the footprint (stargemm__worklist_footprint_of()). */
 	const int64_t *elems;
+	/* X is made on demand on each rank whose tasks read it (src/generate.c): its
+	 * tiles never move over MPI, and every rank lists them as its own. */
+	int generated;
 };
 
 int stargemm__operand_owner(const struct stargemm__operand *x, int64_t r, int64_t c);
