@@ -21,9 +21,10 @@ for t in s z; do
 	[ "$status" -eq 0 ] || { cat "$out"; echo "compare_dbcsr.sh --prec $t failed ($status)"; exit 1; }
 	for impl in dbcsr stargemm; do
 		# the type is the last column of the peer's rows, before transA, the task
-		# counts (ooc_tasks, unprefetched, late), flops_imbalance, ram_peak_mib and
-		# the stationary choice's six columns in stargemm's
-		grep -Eq "^$impl,2,.*,$t(,N,[0-9]+,[0-9]+,[0-9]+,[0-9.]+,[0-9.]+,[ABC](,[0-9.]+){5})?\$" "$out" ||
+		# counts (ooc_tasks, unprefetched, late), flops_imbalance, ram_peak_mib, the
+		# stationary choice's six columns and the three of generated tiles (whether
+		# B is, how many, peak resident MiB) in stargemm's
+		grep -Eq "^$impl,2,.*,$t(,N,[0-9]+,[0-9]+,[0-9]+,[0-9.]+,[0-9.]+,[ABC](,[0-9.]+){5},[01],[0-9]+,[0-9.]+)?\$" "$out" ||
 			{ cat "$out"; echo "no $impl row in type $t"; exit 1; }
 	done
 done
