@@ -35,6 +35,11 @@
 #     sched/ooc.c requests no tile again once it is requested on the device (1.096
 #     before), and holds a task whose tile is on its way while the peer holds it until
 #     the copy lands (0.940 and 83.8% before);
+#   * the irregular 1-GPU case with B made on demand (--generate-b, src/generate.c):
+#     tiles made, loads in the band (0.934) and at least 55% of the model's peak
+#     (59.9%: the one CPU worker makes B's 141 tiles, 0.42 s of product against 0.25
+#     s with B stored; 0.31 s with 4 CPU workers, so the making bounds it); on two
+#     nodes (2 x 1, irrmpigen) the run ends and makes tiles;
 #   * the 1-GPU case with STARGEMM_DEVICE_POOL=0: loads in the band and below 70% of
 #     the model's peak (60.2%), so that the switch is known to turn the pool off;
 #   * few tiles per block (30% of the tiles, 600 MiB, 4 x 6 blocks): loads at most 1.05
@@ -149,6 +154,9 @@ run h100reg h100 1 1000 57000 --m 16000 --n 16000 --k 16000 --lo 640 --hi 640
 # Irregular tiles, ~13 per dimension (A + B + C ~ 4.3 GB for 1 GB of GPU memory).
 run irr summit 1 1000 7200 --m 16384 --n 16384 --k 16384 --lo 512 --hi 2048
 run irr2 summit 2 1000 7200 --m 20480 --n 20480 --k 20480 --lo 512 --hi 2048
+# The first with B made on demand (src/generate.c): its tiles made on the host by the
+# chunks that read them, not prefetched, loaded when their GEMMs become ready.
+run irrgen summit 1 1000 7200 --m 16384 --n 16384 --k 16384 --lo 512 --hi 2048 --generate-b
 # The first without the device pool: StarPU's own buffers, a cudaMalloc and cudaFree
 # per load of a new shape.
 extra_env=STARGEMM_DEVICE_POOL=0
@@ -170,6 +178,9 @@ run h100half5 h100 1 5000 57000 --m 36000 --n 36000 --k 36000 --lo 512 --hi 2048
 run h100big h100 1 8800 57000 --m 48000 --n 48000 --k 48000 --lo 512 --hi 2048
 # Two simulated ranks, one V100 each, tiles of several shapes: the run must end.
 run2 irrmpi summit 1 200 7200 --m 3000 --n 3000 --k 3000 --lo 500 --hi 1000 --P 1 --Q 2
+# The same with B made on demand on a 2 x 1 grid: both ranks make the B tiles they read.
+run2 irrmpigen summit 1 200 7200 --m 3000 --n 3000 --k 3000 --lo 500 --hi 1000 --P 2 --Q 1 \
+	--generate-b
 # Received tiles of several shapes, in a warm product (the second of two), within a
 # host budget of 60 MiB that makes StarPU let go of the buffers it kept: from the
 # pinned host pool, pinned by the first product, they cost no pinning; without it
@@ -298,6 +309,11 @@ awk -F, '
 		}
 		if (r > 1.10) { print "  more than 1.10 times the predicted loads"; bad = 1 }
 		floor = label == "irr2" ? 80 : label == "irr600" ? 85 : label ~ /^(reg|irr)$/ ? 95 : 0
+		if (label == "irrgen")
+			floor = 55
+		if (label ~ /gen$/ && !($(col["generated_tiles"] + c) > 0)) {
+			print "  no tile made on demand"; bad = 1
+		}
 		if (label == "h100irr" || label == "h100half5")
 			floor = 85
 		if (label == "h100half")
@@ -314,6 +330,7 @@ awk -F, '
 	}
 	END {
 		if (n["reg"] != 1 || n["h100reg"] != 1 || n["irr"] != 1 || n["irr2"] != 1 ||
+		    n["irrgen"] != 1 || n["irrmpigen"] != 1 ||
 		    n["irrnopool"] != 1 || n["irr600"] != 1 || n["h100irr"] != 1 || n["h100half"] != 1 ||
 		    n["h100half5"] != 1 || n["h100big"] != 1 || n["irrmpi"] != 1 || n["small"] != 1 ||
 		    n["smallnobatch"] != 1 ||
