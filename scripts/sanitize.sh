@@ -17,7 +17,8 @@
 #  * tests/gpu_bundle.sh: it packs the build for a GPU machine, not a sanitized one.
 #  * tests/install.sh: its example program, built outside the tree with pkg-config's
 #    flags only, is not instrumented and cannot load the instrumented library.
-#  * tests/pblas.sh, tests/compare_pblas.sh and tests/compare_dropin.sh: they preload
+#  * tests/pblas.sh, tests/scalapack_lu.sh, tests/compare_pblas.sh and
+#    tests/compare_dropin.sh: they preload
 #    libstargemm-scalapack (into ScaLAPACK's testers, or the benchmark), and ASan's
 #    runtime must come first in a process's libraries.
 set -euo pipefail
@@ -37,7 +38,7 @@ make -j"$(nproc)"
 
 export UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1
 tests=$(sed -n '/^NATIVE_TESTS = /,/^SIM_TESTS/p' "$top/Makefile.am" | tr -d '\\' |
-	tr ' \t' '\n\n' | grep '^tests/' | grep -v -e gpu_bundle -e soak_2ranks -e sim_ -e install -e pblas -e dropin | tr '\n' ' ')
+	tr ' \t' '\n\n' | grep '^tests/' | grep -v -e gpu_bundle -e soak_2ranks -e sim_ -e install -e pblas -e dropin -e scalapack_lu | tr '\n' ' ')
 ASAN_OPTIONS=detect_leaks=0:halt_on_error=1 make check TESTS="$tests"
 ASAN_OPTIONS=detect_leaks=1:halt_on_error=1 make check TESTS="tests/inspect.tap tests/plan.tap"
 # The soak, 100 products on 2 ranks, for memory errors only (no resident-memory bound).

@@ -3,8 +3,12 @@
  * level, tags, and the record of failed tasks (declared in src/process.h, where the
  * reason for a leaf apart from src/runtime.c is given).
  */
+#include <errno.h>
 #include <stdatomic.h>
 #include <stdio.h>
+#include <stdlib.h>
+
+#include "error.h"
 
 #include "process.h"
 #include "stargemm.h"
@@ -17,6 +21,16 @@ static struct {
 	int64_t next_tag;
 	int managed_storage;  /* StarPU allocates tiles (evictable to disk) */
 } proc = { .rank = 0, .nranks = 1, .next_tag = 1 };
+
+/* The state of the communicators used before and set aside (stargemm__process_use_comm()):
+ * each keeps its rank, size and next tag. */
+struct comm_state {
+	MPI_Comm comm;
+	int rank, nranks;
+	int64_t next_tag;
+};
+static struct comm_state *aside;
+static int naside;
 
 static atomic_int task_failures;
 static char task_failure_msg[512];
@@ -107,4 +121,44 @@ void stargemm__process_started(int managed_storage)
 void stargemm__process_stopped(void)
 {
 	proc.initialized = 0;
+	free(aside);
+	aside = NULL;
+	naside = 0;
+}
+
+/* The entry of @p comm among those set aside, or -1. */
+static int aside_index(MPI_Comm comm)
+{
+	for (int e = 0; e < naside; e++)
+		if (aside[e].comm == comm)
+			return e;
+	return -1;
+}
+
+int stargemm__process_use_comm(MPI_Comm comm, int rank, int nranks, int64_t tag_base)
+{
+	struct comm_state now = { proc.comm, proc.rank, proc.nranks, proc.next_tag }, *grown;
+	int e = aside_index(proc.comm), found;
+
+	if (comm == proc.comm)
+		return 0;
+	if (e < 0) {
+		if (!(grown = realloc(aside, (size_t)(naside + 1) * sizeof(*aside))))
+			return stargemm__error(-ENOMEM, "stargemm: out of memory for a "
+					       "communicator's state");
+		aside = grown;
+		e = naside++;
+	}
+	aside[e] = now;
+	found = aside_index(comm);
+	if (found >= 0) {
+		rank = aside[found].rank;
+		nranks = aside[found].nranks;
+		tag_base = aside[found].next_tag;
+	}
+	proc.comm = comm;
+	proc.rank = rank;
+	proc.nranks = nranks;
+	proc.next_tag = tag_base;
+	return 0;
 }

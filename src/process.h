@@ -39,6 +39,18 @@ int stargemm__task_failures(void);
  * message into @p msg (@p size bytes); clears the record. */
 int stargemm__take_task_failures(char *msg, size_t size);
 
+/* Make @p comm, of which this process is rank @p rank of @p nranks, the communicator
+ * of the calls that follow, until another is made so: stargemm__comm(),
+ * stargemm_rank(), stargemm_nranks() and the tags become its (the grids of the
+ * ScaLAPACK drop-in, src/scalapack.c, each on a communicator of its processes, on a
+ * StarPU-MPI started on all of them). The one in use is set aside with its rank, size
+ * and next tag, and taken back as it was when made current again (then @p rank,
+ * @p nranks and @p tag_base are not read); a new one draws its tags from @p tag_base
+ * on, which its processes must agree on and which must keep its tags apart from the
+ * other communicators' of this process (StarPU-MPI 1.3 looks a handle up by its tag
+ * alone). 0, or -ENOMEM. */
+int stargemm__process_use_comm(MPI_Comm comm, int rank, int nranks, int64_t tag_base);
+
 /* ---- written by src/runtime.c ------------------------------------------------------ */
 
 /* MPI is up at thread level MULTIPLE (1) or lower (0). */

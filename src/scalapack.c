@@ -18,23 +18,26 @@
  * make a tile. Otherwise the call goes to ScaLAPACK's own routine (the next definition
  * of the symbol, dlsym(RTLD_NEXT)), and the first such call of each reason is reported
  * once by the grid's process (0, 0) on its stderr. stargemm needs:
- *   - a grid of the processes it runs on: those of the first grid it ran on, all of
- *     MPI_COMM_WORLD or some of them (stargemm_init() on a communicator of theirs), in
- *     any shape and order (grid_of()). A process outside that grid never calls, and
- *     stargemm's calls are collective on its communicator, so a grid of other
- *     processes goes to ScaLAPACK. On a grid of some of the processes, FxT tracing must
- *     be off (StarPU-MPI 1.3 starts tracing with a barrier on MPI_COMM_WORLD; stargemm
- *     leaves it off unless STARPU_FXT_TRACE asks for it);
+ *   - to run on the grid's processes. It starts in MPI_Init() (this library wraps it
+ *     and MPI_Init_thread()) on every process, and each grid's calls run on a
+ *     communicator of the grid's processes (enter_grid(): made at the grid's first call,
+ *     in world rank order, in any shape and order of the grid). With
+ *     STARGEMM_SCALAPACK_START=first-call, or when MPI was started otherwise, it starts
+ *     at the first call it runs, on that grid's processes (all of MPI_COMM_WORLD or a
+ *     communicator of theirs), and a grid of other processes goes to ScaLAPACK; there a
+ *     grid of some of the processes needs FxT tracing off (StarPU-MPI 1.3 starts
+ *     tracing with a barrier on MPI_COMM_WORLD; stargemm leaves it off unless
+ *     STARPU_FXT_TRACE asks for it);
  *   - first blocks IMB/INB no larger than MB/NB (struct stargemm__block_axis);
  *   - MPI started at MPI_THREAD_MULTIPLE, since StarPU-MPI's thread calls MPI while the
  *     program's BLACS calls do. With MPICH, this library asks for it when it is loaded
  *     (MPIR_CVAR_DEFAULT_THREAD_LEVEL, unless the environment sets it).
  * It also sends ScaLAPACK the calls too small to gain from it: fewer flops per process
  * than STARGEMM_SCALAPACK_MIN_FLOPS (src/settings.c), silently.
- * stargemm starts at the first call it runs (stargemm_init() on the grid's processes,
- * each with its share of the node's cores unless STARPU_NCPU is set), its workers
- * paused between calls (start()), and stops in MPI_Finalize(), which this library
- * wraps (the PMPI profiling interface).
+ * stargemm starts in MPI_Init() (start_everywhere(); or at the first call it runs,
+ * start()), each process with its share of the node's cores unless STARPU_NCPU is set,
+ * its workers paused between calls, and stops in MPI_Finalize(), which this library
+ * wraps too (the PMPI profiling interface).
  *
  * STARGEMM_SCALAPACK=off sends every call to ScaLAPACK; =count prints, at MPI_Finalize
  * on rank 0, how many calls went each way (on the process that made most of them).
@@ -127,10 +130,21 @@ static const char *const fallback_why[NFALLBACKS] = {
 	"STARGEMM_SCALAPACK=off",
 };
 
+/* The communicator of a grid's processes (stargemm started on every process): made at
+ * the grid's first call, kept until MPI_Finalize(). */
+struct grid_comm {
+	int n, *members;             /* the processes' world ranks, increasing */
+	MPI_Comm comm;               /* theirs, in that order (MPI_COMM_WORLD: all) */
+	int64_t tag_base;            /* its first StarPU-MPI tag (grid_tags()) */
+};
+
 static struct {
 	int started;                 /* stargemm_init() done here */
 	int failed;                  /* it failed here or elsewhere: every call to ScaLAPACK */
+	int everywhere;              /* started on every process, in MPI_Init() */
 	MPI_Comm comm;               /* stargemm's communicator, once started */
+	struct grid_comm *grids;     /* with everywhere: the grids' communicators */
+	int ngrids;
 	long long by_stargemm, by_scalapack[NFALLBACKS];
 } lib = { .comm = MPI_COMM_NULL };
 
@@ -276,18 +290,18 @@ static int tracing(void)
 #endif
 }
 
-/* The ranks in stargemm's communicator of the grid's processes (g->world), into g->rank:
- * 0, or -1 when they are not all of its processes. */
-static int runtime_ranks(struct blacs_grid *g)
+/* The ranks in @p comm of the grid's processes (g->world), into g->rank: 0, or -1 when
+ * they are not all of its processes. */
+static int ranks_in(MPI_Comm comm, struct blacs_grid *g)
 {
 	MPI_Group world, ours;
 	int n = g->P * g->Q, size, ok = 1;
 
-	MPI_Comm_size(lib.comm, &size);
+	MPI_Comm_size(comm, &size);
 	if (size != n)
 		return -1;
 	MPI_Comm_group(MPI_COMM_WORLD, &world);
-	MPI_Comm_group(lib.comm, &ours);
+	MPI_Comm_group(comm, &ours);
 	MPI_Group_translate_ranks(world, n, g->world, ours, g->rank);
 	MPI_Group_free(&world);
 	MPI_Group_free(&ours);
@@ -301,11 +315,13 @@ static int runtime_ranks(struct blacs_grid *g)
  * learn each other's world ranks and whether stargemm started or failed on them (one
  * BLACS sum: BLACS has no call for a grid process's rank, and Cblacs_pnum() numbers
  * the grid's processes in row-major order whatever their ranks; MPICH's ScaLAPACK 2.2
- * gives p Q + q on a "Col" grid too). stargemm runs on the processes of the first grid
- * it ran on (stargemm_init() on their communicator): a grid of exactly those processes,
- * in any shape and order, runs on it; another grid goes to ScaLAPACK. Every process of
- * the grid comes to the same answer: they all see the same sums, and the processes
- * where stargemm started started together, on one set. */
+ * gives p Q + q on a "Col" grid too). Started on every process (in MPI_Init()),
+ * stargemm runs any grid, on a communicator of its processes (enter_grid()). Else it
+ * runs on the processes of the first grid it ran on (stargemm_init() on their
+ * communicator): a grid of exactly those processes, in any shape and order, runs on it;
+ * another grid goes to ScaLAPACK. Every process of the grid comes to the same answer:
+ * they all see the same sums, and the processes where stargemm started started
+ * together, on one set. */
 static int grid_of(int ctxt, struct blacs_grid *g)
 {
 	int myrow, mycol, n, *sum, started, failed, ok = 1;
@@ -336,7 +352,9 @@ static int grid_of(int ctxt, struct blacs_grid *g)
 		return GRID;
 	if (started == 0)
 		return n < world_size() && tracing() ? TRACED : -1;
-	if (started < n || runtime_ranks(g))
+	if (lib.everywhere)   /* started on all, together: the same on every process */
+		return -1;
+	if (started < n || ranks_in(lib.comm, g))
 		return GRID;
 	return -1;
 }
@@ -446,14 +464,13 @@ static void grid_comm(const struct blacs_grid *g)
  * Decisions, "Workers paused between calls"). The processes agree on the outcome:
  * where stargemm_init() failed on one, the calls go to ScaLAPACK on all (lib.failed),
  * those that started stopping in MPI_Finalize(). */
-static int start(struct blacs_grid *g)
+/* stargemm_init() on lib.comm's processes, collective over them, its workers paused;
+ * whether it started on all of them (lib.failed if not). */
+static int init_on_comm(void)
 {
 	struct stargemm_config cfg;
 	int ok;
 
-	if (lib.started)
-		return 0;
-	grid_comm(g);
 	stargemm_config_init(&cfg);
 	cfg.comm = lib.comm;
 	cfg.count_transfers = 0;
@@ -466,7 +483,113 @@ static int start(struct blacs_grid *g)
 	if (lib.started)
 		starpu_pause();
 	lib.failed = !ok;
-	return ok ? runtime_ranks(g) : -1;   /* the grid's processes are the communicator's */
+	return ok;
+}
+
+static int enter_grid(struct blacs_grid *g);
+
+static int start(struct blacs_grid *g)
+{
+	if (lib.everywhere)
+		return enter_grid(g);
+	if (lib.started)
+		return 0;
+	grid_comm(g);
+	/* the grid's processes are the communicator's */
+	return init_on_comm() ? ranks_in(lib.comm, g) : -1;
+}
+
+/* MPI has just started (MPI_Init(), MPI_Init_thread()): stargemm on every process, so
+ * that any grid the program makes can run on it — unless STARGEMM_SCALAPACK=off (the
+ * calls go to ScaLAPACK), STARGEMM_SCALAPACK_START=first-call (start() at the first
+ * call, on its grid), or MPI runs below MPI_THREAD_MULTIPLE (route() sends the calls to
+ * ScaLAPACK). */
+static void start_everywhere(void)
+{
+	const char *env = stargemm__setting_text(STARGEMM__SCALAPACK);
+	const char *when = stargemm__setting_text(STARGEMM__SCALAPACK_START);
+	int provided;
+
+	MPI_Query_thread(&provided);
+	if ((env && !strcmp(env, "off")) || (when && !strcmp(when, "first-call")) ||
+	    provided < MPI_THREAD_MULTIPLE)
+		return;
+	lib.comm = MPI_COMM_WORLD;
+	lib.everywhere = init_on_comm();
+}
+
+/* A tag base that the processes @p members (n world ranks, increasing) agree on, apart
+ * from other sets' (a hash of the set, in the 2^20 ranges of 2^40 tags above the
+ * first, which stargemm_init()'s communicator uses): StarPU-MPI 1.3 finds a handle by
+ * its tag alone, so two grids' live handles must not share one. */
+static int64_t grid_tags(const int *members, int n)
+{
+	uint64_t h = 1469598103934665603ull;
+
+	for (int x = 0; x < n; x++)
+		h = (h ^ (uint64_t)members[x]) * 1099511628211ull;
+	return (int64_t)(1 + h % ((uint64_t)1 << 20)) << 40;
+}
+
+/* The communicator of grid @p g's processes, made (collective over them) at its first
+ * call. Out of memory: the job is aborted (the other processes of the grid would wait
+ * in the call). */
+static struct grid_comm *grid_comm_of(const struct blacs_grid *g)
+{
+	int n = g->P * g->Q, *members = malloc((size_t)n * sizeof(*members));
+	struct grid_comm *c = NULL, *grown;
+	MPI_Group world, group;
+
+	if (!members)
+		goto oom;
+	memcpy(members, g->world, (size_t)n * sizeof(*members));
+	qsort(members, (size_t)n, sizeof(*members), by_world_rank);
+	for (int e = 0; e < lib.ngrids; e++)
+		if (lib.grids[e].n == n &&
+		    !memcmp(lib.grids[e].members, members, (size_t)n * sizeof(*members))) {
+			free(members);
+			return &lib.grids[e];
+		}
+	if (!(grown = realloc(lib.grids, (size_t)(lib.ngrids + 1) * sizeof(*grown))))
+		goto oom;
+	lib.grids = grown;
+	c = &lib.grids[lib.ngrids++];
+	*c = (struct grid_comm){ n, members, MPI_COMM_WORLD, grid_tags(members, n) };
+	if (n < world_size()) {
+		MPI_Comm_group(MPI_COMM_WORLD, &world);
+		MPI_Group_incl(world, n, members, &group);
+		MPI_Comm_create_group(MPI_COMM_WORLD, group, COMM_TAG, &c->comm);
+		MPI_Group_free(&group);
+		MPI_Group_free(&world);
+	}
+	return c;
+oom:
+	fprintf(stderr, "stargemm-scalapack: out of memory for a grid of %d processes\n", n);
+	MPI_Abort(MPI_COMM_WORLD, 1);
+	return NULL;
+}
+
+/* Started on every process: grid @p g's communicator made stargemm's for the call
+ * (leave_grid() after it), g->rank filled with its processes' ranks there. */
+static int enter_grid(struct blacs_grid *g)
+{
+	struct grid_comm *c = grid_comm_of(g);
+	int rank, size;
+
+	MPI_Comm_rank(c->comm, &rank);
+	MPI_Comm_size(c->comm, &size);
+	if (stargemm__process_use_comm(c->comm, rank, size, c->tag_base)) {
+		fprintf(stderr, "stargemm-scalapack: %s\n", stargemm_last_error());
+		MPI_Abort(MPI_COMM_WORLD, 1);
+	}
+	return ranks_in(c->comm, g);
+}
+
+/* After a call on a grid: stargemm back on MPI_COMM_WORLD (nothing otherwise). */
+static void leave_grid(void)
+{
+	if (lib.everywhere)
+		stargemm__process_use_comm(MPI_COMM_WORLD, 0, 0, 0);
 }
 
 /* One axis of an operand's submatrix in place: @p n elements from index @p i (1-based)
@@ -595,6 +718,7 @@ static void pgemm(struct pgemm_call *p, const char *symbol)
 		starpu_resume();
 		ret = by_stargemm(p, &g);
 		starpu_pause();
+		leave_grid();
 
 		grid_free(&g);
 		if (ret == 0) {
@@ -608,11 +732,12 @@ static void pgemm(struct pgemm_call *p, const char *symbol)
 			MPI_Abort(MPI_COMM_WORLD, 1);
 		}
 		/* Refused before any task (C intact), on every rank alike. */
-		if (stargemm_rank() == 0)
+		if (myrow == 0 && mycol == 0)
 			fprintf(stderr, "stargemm-scalapack: %s: %s; ScaLAPACK runs it\n", p->name,
 				stargemm_last_error());
 		why = REFUSED;
 	} else if (why < 0) {
+		leave_grid();
 		why = INIT;
 	}
 	grid_free(&g);
@@ -680,6 +805,24 @@ void pzgemm_(const char *ta, const char *tb, const int *m, const int *n, const i
  * calls went (on the process that made most of them each way). StarPU-MPI 1.3 stops
  * with a barrier on MPI_COMM_WORLD: where stargemm started on some of the processes,
  * the others join it here. */
+int MPI_Init(int *argc, char ***argv)
+{
+	int ret = PMPI_Init(argc, argv);
+
+	if (ret == MPI_SUCCESS)
+		start_everywhere();
+	return ret;
+}
+
+int MPI_Init_thread(int *argc, char ***argv, int required, int *provided)
+{
+	int ret = PMPI_Init_thread(argc, argv, required, provided);
+
+	if (ret == MPI_SUCCESS)
+		start_everywhere();
+	return ret;
+}
+
 int MPI_Finalize(void)
 {
 	const char *env = stargemm__setting_text(STARGEMM__SCALAPACK);
@@ -713,5 +856,13 @@ int MPI_Finalize(void)
 	}
 	if (lib.comm != MPI_COMM_NULL && lib.comm != MPI_COMM_WORLD)
 		MPI_Comm_free(&lib.comm);
+	for (int e = 0; e < lib.ngrids; e++) {
+		if (lib.grids[e].comm != MPI_COMM_WORLD)
+			MPI_Comm_free(&lib.grids[e].comm);
+		free(lib.grids[e].members);
+	}
+	free(lib.grids);
+	lib.grids = NULL;
+	lib.ngrids = 0;
 	return PMPI_Finalize();
 }

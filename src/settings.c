@@ -96,6 +96,10 @@ static const struct stargemm__setting_row table[STARGEMM__NSETTINGS] = {
 	[STARGEMM__SCALAPACK] = { "STARGEMM_SCALAPACK", 0, NAN,
 		"'off': every drop-in call goes to ScaLAPACK; 'count': rank 0 prints at "
 		"MPI_Finalize how the calls went" },
+	[STARGEMM__SCALAPACK_START] = { "STARGEMM_SCALAPACK_START", 0, NAN,
+		"'first-call': the drop-in starts stargemm at the first call it runs, on that "
+		"grid's processes only (a grid of other processes goes to ScaLAPACK); else in "
+		"MPI_Init, on every process, so that every grid runs on it" },
 	[STARGEMM__STATIONARY] = { "STARGEMM_STATIONARY", 0, NAN,
 		"'A', 'B' or 'C': in core, the operand that stays where it lives (unset or 'auto': "
 		"chosen by the cost model, src/stationary.c); the bsgemm option overrides it" },

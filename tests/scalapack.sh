@@ -28,30 +28,41 @@ for grid in "1 1 1 Row" "2 2 1 Row" "2 1 2 Row" "4 2 2 Row" "2 1 2 Col" "2 2 1 m
 		{ echo "MPI did not start at MPI_THREAD_MULTIPLE"; exit 1; }
 done
 # A grid of some of the processes: the first two of three ("Row"), or the last two
-# ("last", rank 0 idle). stargemm starts on them and runs the grid's calls; the double
-# cases then run on a grid of all three, which stargemm does not run on: ScaLAPACK's,
-# said once. With FxT tracing asked for, StarPU-MPI 1.3 would start with a barrier on
-# every process: the first grid's calls go to ScaLAPACK, the full grid's to stargemm.
+# ("last", rank 0 idle); the double cases then run on a grid of all three. stargemm,
+# started on every process in MPI_Init, runs both grids, each on a communicator of its
+# processes (with FxT tracing too). Started at the first call instead
+# (STARGEMM_SCALAPACK_START=first-call), it starts on the first grid's processes and
+# runs their calls; the full grid's go to ScaLAPACK, said once; with FxT tracing asked
+# for, StarPU-MPI 1.3 would start with a barrier on every process: the first grid's
+# calls go to ScaLAPACK, the full grid's to stargemm.
 other="the BLACS grid's processes are not those stargemm runs on (the first grid it ran on)"
 traced="FxT tracing on (STARPU_FXT_TRACE) and a grid of some of the processes: StarPU-MPI would start with a barrier on MPI_COMM_WORLD"
-for grid in "1 2 Row" "2 1 last" "1 2 Row traced"; do
+for grid in "1 2 Row" "2 1 last" "1 2 Row traced" "1 2 Row first-call" "2 1 last first-call" \
+	"1 2 Row traced first-call"; do
 	set -- $grid
-	expect="24 calls by stargemm, 6 by ScaLAPACK ($other)"
+	when=${5:-$4}
+	[ "$when" = first-call ] && export STARGEMM_SCALAPACK_START=first-call
+	expect="30 calls by stargemm"
+	[ "$when" = first-call ] && expect="24 calls by stargemm, 6 by ScaLAPACK ($other)"
 	if [ "$4" = traced ]; then
 		[ "$HAVE_FXT" = yes ] || { echo "no FxT: the traced case is skipped"; continue; }
-		expect="6 calls by stargemm, 24 by ScaLAPACK ($traced)"
+		[ "$when" = first-call ] && expect="6 calls by stargemm, 24 by ScaLAPACK ($traced)"
 		export STARPU_FXT_TRACE=1 STARPU_FXT_PREFIX="$BUILDDIR/tests/scalapack-fxt/"
 		rm -rf "$STARPU_FXT_PREFIX" && mkdir -p "$STARPU_FXT_PREFIX"
 	fi
 	STARGEMM_SCALAPACK=count STARGEMM_SCALAPACK_MIN_FLOPS=0 \
 		"$SRCDIR/tests/mpirun.sh" 3 "$prog" "$1" "$2" "$3" >"$out" 2>"$out.err" ||
 		{ cat "$out" "$out.err"; exit 1; }
-	unset STARPU_FXT_TRACE STARPU_FXT_PREFIX
+	unset STARPU_FXT_TRACE STARPU_FXT_PREFIX STARGEMM_SCALAPACK_START
 	cat "$out"
 	grep -q "stargemm-scalapack: $expect\$" "$out.err" ||
 		{ cat "$out.err"; echo "unexpected routing: expected '$expect'"; exit 1; }
-	[ "$(grep -c "a call goes to ScaLAPACK" "$out.err")" -eq 1 ] ||
+	said=$(grep -c "a call goes to ScaLAPACK" "$out.err" || true)
+	[ "$when" = first-call ] && [ "$said" -ne 1 ] &&
 		{ cat "$out.err"; echo "the fallback is not said once"; exit 1; }
+	[ "$when" != first-call ] && [ "$said" -ne 0 ] &&
+		{ cat "$out.err"; echo "a call went to ScaLAPACK"; exit 1; }
+	echo "grid of some processes then of all, $*: $expect"
 done
 rm -rf "$BUILDDIR/tests/scalapack-fxt"
 # routed SETTING EXPECTED: the 2-rank run with STARGEMM_SCALAPACK_MIN_FLOPS=SETTING
