@@ -155,7 +155,7 @@ while read -r name ncpus G mem gflops cpu host same other pg agg hl pl tilebw; d
 		"$(awk -v r="$cpu" -v f="$batch_cpu_share" 'BEGIN { print r * f }')" \
 		"$batch_overhead_us" >"$out/codelets/45/stargemm_dgemm_batch.$name"
 	# Tile-wise codelets run on CPUs only; the same rate is written for every device.
-	for c in fill scale norm copy; do
+	for c in fill scale norm copy combine diagonal; do
 		codelet tile "$G" "$tilebw" "$tilebw" 0 >"$out/codelets/45/stargemm_$c.$name"
 	done
 done <<<"$machines"
