@@ -337,16 +337,17 @@ static void release_inputs(struct stargemm__executor *ex, int64_t m, int all)
 
 	for (int64_t e = ch->release_first; e < ch->release_first + ch->release_count; e++) {
 		const struct stargemm__tile_ref *t = &ex->wl->refs[e];
-
+		const struct stargemm_matrix *X;
 		int trans;
-		const struct stargemm_matrix *X = generated(ex, t, &trans);
 
-		if (X && (all || !t->keep)) {
+		if (!all && t->keep)
+			continue;
+		if ((X = generated(ex, t, &trans))) {
 			stargemm__generated_let_go_unit(X, trans, t->r, t->c);
-		} else if (all || !t->keep) {
-			starpu_mpi_cache_flush(comm, ref_handle(ex, t));
-			starpu_data_wont_use(ref_handle(ex, t));
+			continue;
 		}
+		starpu_mpi_cache_flush(comm, ref_handle(ex, t));
+		starpu_data_wont_use(ref_handle(ex, t));
 	}
 }
 

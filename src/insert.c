@@ -93,7 +93,7 @@ int stargemm__gemm_insert_into(const struct stargemm__gemm *p, int64_t i, int64_
 	char ta = stargemm__kernel_op(p, p->ta), tb = stargemm__kernel_op(p, p->tb);
 	enum starpu_data_access_mode cmode = beta == 0.0 ? STARPU_W : STARPU_RW;
 	struct starpu_data_descr d[3] = { { a, STARPU_R }, { b, STARPU_R }, { c, cmode } };
-	int injected = injected_failure(p), ret = injected;
+	int injected = injected_failure(p), ret;
 	char what[96];
 
 	if (makes_here(p, c) && ((ret = make_unit(p, STARGEMM_OP_A, i, k)) ||
@@ -159,7 +159,7 @@ int stargemm__batch_insert(const struct stargemm__gemm *p, const struct stargemm
 	const struct stargemm__batch_geometry *geometry = &wl->geometry;
 	char ta = stargemm__kernel_op(p, p->ta), tb = stargemm__kernel_op(p, p->tb);
 	char type = p->type->letter;
-	int injected = injected_failure(p), ret = injected;
+	int injected = injected_failure(p), ret;
 	char what[64];
 
 	for (int64_t e = 0; e < b->nrefs; e++) {

@@ -431,41 +431,47 @@ static int by_world_rank(const void *x, const void *y)
 	return *(const int *)x - *(const int *)y;
 }
 
-/* The communicator of grid @p g's processes, into lib.comm: MPI_COMM_WORLD when they are
- * all of them, else one of their own, in world rank order (MPI_Comm_create_group(),
- * collective over them only: the other processes are not in the call). */
-static void grid_comm(const struct blacs_grid *g)
+/* The world ranks of grid @p g's processes, increasing (a new array). Out of memory: the
+ * job is aborted (the other processes of the grid would wait in the call). */
+static int *sorted_members(const struct blacs_grid *g)
 {
-	int n = g->P * g->Q, *ranks;
-	MPI_Group world, group;
+	int n = g->P * g->Q, *members = malloc((size_t)n * sizeof(*members));
 
-	lib.comm = MPI_COMM_WORLD;
-	if (n == world_size())
-		return;
-	if (!(ranks = malloc((size_t)n * sizeof(*ranks)))) {
+	if (!members) {
 		fprintf(stderr, "stargemm-scalapack: out of memory for a grid of %d processes\n", n);
 		MPI_Abort(MPI_COMM_WORLD, 1);
 	}
-	memcpy(ranks, g->world, (size_t)n * sizeof(*ranks));
-	qsort(ranks, (size_t)n, sizeof(*ranks), by_world_rank);
-	MPI_Comm_group(MPI_COMM_WORLD, &world);
-	MPI_Group_incl(world, n, ranks, &group);
-	MPI_Comm_create_group(MPI_COMM_WORLD, group, COMM_TAG, &lib.comm);
-	MPI_Group_free(&group);
-	MPI_Group_free(&world);
-	free(ranks);
+	memcpy(members, g->world, (size_t)n * sizeof(*members));
+	qsort(members, (size_t)n, sizeof(*members), by_world_rank);
+	return members;
 }
 
-/* stargemm on the processes of grid @p g, started once (the first call that runs on
- * it), and g->rank filled for its communicator (grid_of() fills it on later calls).
- * Between calls StarPU's workers are paused (pgemm() resumes them for the call it
- * runs): an idle StarPU 1.3 keeps a worker polling for tasks, on the cores the program
- * computes on between its calls (measured with tests/test_scalapack.c: doc/design.md,
- * Decisions, "Workers paused between calls"). The processes agree on the outcome:
- * where stargemm_init() failed on one, the calls go to ScaLAPACK on all (lib.failed),
- * those that started stopping in MPI_Finalize(). */
-/* stargemm_init() on lib.comm's processes, collective over them, its workers paused;
- * whether it started on all of them (lib.failed if not). */
+/* The communicator of the @p n processes @p members (world ranks, increasing):
+ * MPI_COMM_WORLD when they are all of them, else one of their own, in that order
+ * (MPI_Comm_create_group(), collective over them only: the other processes are not in
+ * the call). */
+static MPI_Comm comm_of(const int *members, int n)
+{
+	MPI_Comm comm = MPI_COMM_WORLD;
+	MPI_Group world, group;
+
+	if (n == world_size())
+		return comm;
+	MPI_Comm_group(MPI_COMM_WORLD, &world);
+	MPI_Group_incl(world, n, members, &group);
+	MPI_Comm_create_group(MPI_COMM_WORLD, group, COMM_TAG, &comm);
+	MPI_Group_free(&group);
+	MPI_Group_free(&world);
+	return comm;
+}
+
+/* stargemm_init() on lib.comm's processes, collective over them; whether it started on
+ * all of them. Between calls StarPU's workers are paused (pgemm() resumes them for the
+ * call it runs): an idle StarPU 1.3 keeps a worker polling for tasks, on the cores the
+ * program computes on between its calls (measured with tests/test_scalapack.c:
+ * doc/design.md, Decisions, "Workers paused between calls"). The processes agree on
+ * the outcome: where stargemm_init() failed on one, the calls go to ScaLAPACK on all
+ * (lib.failed), those that started stopping in MPI_Finalize(). */
 static int init_on_comm(void)
 {
 	struct stargemm_config cfg;
@@ -488,13 +494,20 @@ static int init_on_comm(void)
 
 static int enter_grid(struct blacs_grid *g);
 
+/* stargemm ready for a call on grid @p g, g->rank filled: started in MPI_Init(), the
+ * grid's communicator entered (enter_grid()); else started once, at the first call
+ * that runs, on that grid's processes (grid_of() fills g->rank on later calls). */
 static int start(struct blacs_grid *g)
 {
+	int *members;
+
 	if (lib.everywhere)
 		return enter_grid(g);
 	if (lib.started)
 		return 0;
-	grid_comm(g);
+	members = sorted_members(g);
+	lib.comm = comm_of(members, g->P * g->Q);
+	free(members);
 	/* the grid's processes are the communicator's */
 	return init_on_comm() ? ranks_in(lib.comm, g) : -1;
 }
@@ -536,37 +549,23 @@ static int64_t grid_tags(const int *members, int n)
  * in the call). */
 static struct grid_comm *grid_comm_of(const struct blacs_grid *g)
 {
-	int n = g->P * g->Q, *members = malloc((size_t)n * sizeof(*members));
-	struct grid_comm *c = NULL, *grown;
-	MPI_Group world, group;
+	int n = g->P * g->Q, *members = sorted_members(g);
+	struct grid_comm *grown;
 
-	if (!members)
-		goto oom;
-	memcpy(members, g->world, (size_t)n * sizeof(*members));
-	qsort(members, (size_t)n, sizeof(*members), by_world_rank);
 	for (int e = 0; e < lib.ngrids; e++)
 		if (lib.grids[e].n == n &&
 		    !memcmp(lib.grids[e].members, members, (size_t)n * sizeof(*members))) {
 			free(members);
 			return &lib.grids[e];
 		}
-	if (!(grown = realloc(lib.grids, (size_t)(lib.ngrids + 1) * sizeof(*grown))))
-		goto oom;
-	lib.grids = grown;
-	c = &lib.grids[lib.ngrids++];
-	*c = (struct grid_comm){ n, members, MPI_COMM_WORLD, grid_tags(members, n) };
-	if (n < world_size()) {
-		MPI_Comm_group(MPI_COMM_WORLD, &world);
-		MPI_Group_incl(world, n, members, &group);
-		MPI_Comm_create_group(MPI_COMM_WORLD, group, COMM_TAG, &c->comm);
-		MPI_Group_free(&group);
-		MPI_Group_free(&world);
+	if (!(grown = realloc(lib.grids, (size_t)(lib.ngrids + 1) * sizeof(*grown)))) {
+		fprintf(stderr, "stargemm-scalapack: out of memory for a grid of %d processes\n", n);
+		MPI_Abort(MPI_COMM_WORLD, 1);
 	}
-	return c;
-oom:
-	fprintf(stderr, "stargemm-scalapack: out of memory for a grid of %d processes\n", n);
-	MPI_Abort(MPI_COMM_WORLD, 1);
-	return NULL;
+	lib.grids = grown;
+	lib.grids[lib.ngrids] = (struct grid_comm){ n, members, comm_of(members, n),
+						    grid_tags(members, n) };
+	return &lib.grids[lib.ngrids++];
 }
 
 /* Started on every process: grid @p g's communicator made stargemm's for the call
