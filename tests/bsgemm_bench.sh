@@ -3,7 +3,7 @@
 # 1 and 2 ranks (residual on rank 0 only), in single and complex precision too (batches
 # of small tiles: libxsmm in single, the complex kernels in complex), A stored as A^H
 # (--transA C: the transposed path, the same product), a given C pattern with
-# filtering, --plan,
+# filtering, --plan, B made on demand (--generate-b),
 # out of core on disk with its loads against the work list's, no StarPU-MPI statistics
 # on stderr unless asked for, and bad options refused before anything runs with a
 # message naming the constraint.
@@ -75,6 +75,20 @@ awk -F, '/^stargemm,/ && $13 == 0 && $22 < 0 { bad = 1 } END { exit bad }' "$out
 # product of two 5x5 tiles has a norm product near 2, of two 40x40 near 130.
 awk -F, '/^stargemm,/ && $13 > 0 && $23 > 0 && $17 > 0 { ok = 1 } END { exit !ok }' "$out" ||
 	{ echo "filtering skipped nothing, or everything"; exit 1; }
+# B made on demand (--generate-b) on 2 ranks, in core and out of core: one row each,
+# checked (the run fails above the bound; --check builds a stored B for the reference),
+# generated_b 1, tiles made and a peak resident memory counted.
+gen="$out.gen"
+for mode in "" --ooc; do
+	# shellcheck disable=SC2086 # $small and $mode are lists of options
+	"$SRCDIR/tests/mpirun.sh" 2 "$bench" $small $mode --generate-b --niter 1 --warmup 0 \
+		--check --no-dense --csv >"$gen"
+	awk -F, '/^stargemm,/ { rows++; if (!($47 == 1 && $48 > 0 && $49 > 0 && $22 >= 0)) bad = 1 }
+		END { exit bad || rows != 1 }' "$gen" ||
+		{ cat "$gen"; echo "--generate-b $mode: no checked row with tiles made"; exit 1; }
+	echo "--generate-b $mode: $(grep '^stargemm,' "$gen" | cut -d, -f22,47-49)"
+done
+rm -f "$gen"
 # Bad options: exit 2 and a message naming the option or the constraint.
 . "$SRCDIR/tests/refuse.sh"
 bad() {
