@@ -403,6 +403,40 @@ static int keep_memory(void)
 	return 0;
 }
 
+/* StarPU started on this process, the first process of each node before the others.
+ * The first time StarPU starts on a machine (or when the number of CPUs it sees
+ * changes) it measures the bus and writes the measurement under STARPU_HOME; processes
+ * of one node starting at once then read each other's half-written files and StarPU
+ * aborts (ScaLAPACK's LU tester on 4 processes in a fresh home: an assertion under
+ * _starpu_load_bus_performance_files). So the node's first process starts alone and
+ * the others, which then only read, after it. The first process waits for the others
+ * after its start, beside StarPU-MPI's thread: that needs MPI_THREAD_MULTIPLE; without
+ * it (and in SimGrid mode, where the bus comes from the platform file) all start at
+ * once. Collective over @p comm. */
+static int start_starpu(int *argc, char ***argv, MPI_Comm comm, struct starpu_conf *conf)
+{
+#ifndef STARPU_SIMGRID
+	MPI_Comm node;
+	int local = 0, provided = 0, ret;
+
+	MPI_Query_thread(&provided);
+	if (provided < MPI_THREAD_MULTIPLE ||
+	    MPI_Comm_split_type(comm, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node) !=
+	    MPI_SUCCESS)
+		return starpu_mpi_init_conf(argc, argv, 0, comm, conf);
+	MPI_Comm_rank(node, &local);
+	if (local != 0)
+		MPI_Barrier(node);   /* the node's first process has started */
+	ret = starpu_mpi_init_conf(argc, argv, 0, comm, conf);
+	if (local == 0)
+		MPI_Barrier(node);   /* started or failed: the others go on */
+	MPI_Comm_free(&node);
+	return ret;
+#else
+	return starpu_mpi_init_conf(argc, argv, 0, comm, conf);
+#endif
+}
+
 int stargemm_init(const struct stargemm_config *user_cfg, int *argc, char ***argv)
 {
 	struct stargemm_config cfg;
@@ -429,7 +463,7 @@ int stargemm_init(const struct stargemm_config *user_cfg, int *argc, char ***arg
 	stargemm__small_init();
 	fill_starpu_conf(&conf, &cfg);
 	set_ram_budget(&cfg, &conf, comm);
-	ret = starpu_mpi_init_conf(argc, argv, 0, comm, &conf);
+	ret = start_starpu(argc, argv, comm, &conf);
 	if (ret == -ENODEV)
 		return stargemm__error(-ENODEV, "stargemm_init: StarPU found no worker "
 				       "(ncpus=%d, ncuda=%d)", conf.ncpus, conf.ncuda);
