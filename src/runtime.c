@@ -403,6 +403,19 @@ static int keep_memory(void)
 	return 0;
 }
 
+/* Whether StarPU will record an FxT trace (a build with FxT and STARPU_FXT_TRACE not 0:
+ * export_settings() sets 0 unless the user set it). */
+static int traced(void)
+{
+#ifdef STARPU_USE_FXT
+	const char *v = stargemm__setting_text(STARGEMM__STARPU_FXT_TRACE);
+
+	return !v || atoi(v) != 0;
+#else
+	return 0;
+#endif
+}
+
 /* StarPU started on this process, the first process of each node before the others.
  * The first time StarPU starts on a machine (or when the number of CPUs it sees
  * changes) it measures the bus and writes the measurement under STARPU_HOME; processes
@@ -411,8 +424,10 @@ static int keep_memory(void)
  * _starpu_load_bus_performance_files). So the node's first process starts alone and
  * the others, which then only read, after it. The first process waits for the others
  * after its start, beside StarPU-MPI's thread: that needs MPI_THREAD_MULTIPLE; without
- * it (and in SimGrid mode, where the bus comes from the platform file) all start at
- * once. Collective over @p comm. */
+ * it all start at once, as in SimGrid mode (the bus comes from the platform file) and
+ * with an FxT trace (StarPU-MPI's thread then starts with a barrier of every process,
+ * which the others, held back, would never reach: tests/trace.sh hung). Collective
+ * over @p comm. */
 static int start_starpu(int *argc, char ***argv, MPI_Comm comm, struct starpu_conf *conf)
 {
 #ifndef STARPU_SIMGRID
@@ -420,7 +435,7 @@ static int start_starpu(int *argc, char ***argv, MPI_Comm comm, struct starpu_co
 	int local = 0, provided = 0, ret;
 
 	MPI_Query_thread(&provided);
-	if (provided < MPI_THREAD_MULTIPLE ||
+	if (provided < MPI_THREAD_MULTIPLE || traced() ||
 	    MPI_Comm_split_type(comm, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node) !=
 	    MPI_SUCCESS)
 		return starpu_mpi_init_conf(argc, argv, 0, comm, conf);
