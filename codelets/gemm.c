@@ -11,13 +11,17 @@
  * one performance model (a regression on the multiply-adds weighed by type,
  * codelets/model.c, so that simulated runs know tiles of any shape): the usual one with
  * C in RW mode, and the overwrite one (beta = 0) with C in W mode so that StarPU
- * neither transfers nor reads the old C.
+ * neither transfers nor reads the old C. The model's rate is read back for the
+ * stationary choice when no kernel was measured (stargemm__gemm_model_cpu_rate()).
  *
  * Arguments (STARPU_VALUE, in order): char type (its letter; first, as the model reads
  * it), char transa, char transb ('N', 'T' or 'C'), double _Complex alpha, beta. Tile
  * dimensions come from the data interfaces.
  */
+#include <math.h>
 #include <stdio.h>
+#include <string.h>
+#include <unistd.h>
 
 #include "../src/internal.h"
 
@@ -114,6 +118,37 @@ static struct starpu_perfmodel gemm_model = {
 	.size_base = stargemm__model_gemm_work,
 	.footprint = stargemm__model_typed_footprint,
 };
+
+/* The flops per second of one CPU worker on an m x n x k tile product of @p t as
+ * StarPU's performance model of the tile product (gemm_model, stored under its
+ * symbol) predicts it from its non-linear regression, 0 when there is no stored model
+ * or no valid regression for a CPU core. Read from the file at each call (a few
+ * lines), without a message when it is missing; for the stationary model's rank rate
+ * when stargemm measured no kernel (src/product.c). */
+double stargemm__gemm_model_cpu_rate(const struct stargemm__element *t, double m, double n,
+				     double k)
+{
+	struct starpu_perfmodel model;
+	struct starpu_perfmodel_per_arch *cpu;
+	char path[1024];
+	double work = m * n * k * t->model_weight, rate = 0.0;
+
+	starpu_perfmodel_get_model_path(gemm_model.symbol, path, sizeof(path));
+	if (access(path, R_OK) != 0)
+		return 0.0;
+	memset(&model, 0, sizeof(model));
+	if (starpu_perfmodel_load_symbol(gemm_model.symbol, &model) != 0)
+		return 0.0;
+	cpu = starpu_perfmodel_get_model_per_devices(&model, 0, STARPU_CPU_WORKER, 0, 1, -1);
+	if (cpu && cpu->regression.nl_valid && work > 0.0) {
+		double us = cpu->regression.a * pow(work, cpu->regression.b) + cpu->regression.c;
+
+		if (us > 0.0)
+			rate = t->fma_flops * m * n * k / (us * 1e-6);
+	}
+	starpu_perfmodel_unload_model(&model);
+	return rate;
+}
 
 struct starpu_codelet stargemm_gemm_cl = {
 	.name = "dgemm",

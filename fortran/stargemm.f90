@@ -1,6 +1,7 @@
 ! fortran/stargemm.f90 — the Fortran 2008 module over stargemm's public C API
 ! (src/stargemm.h), for the quantum-chemistry codes written in Fortran: the runtime,
-! matrices (dense, irregular, block-sparse, distributed), fills, scatter and gather,
+! matrices (dense, irregular, block-sparse, distributed, made on demand by a Fortran
+! function), fills, scatter and gather,
 ! the dense and block-sparse products with their options, the matrix operations, and
 ! the errors as Fortran strings.
 !
@@ -35,6 +36,14 @@ module stargemm
       type(stargemm_ooc_options) :: ooc
       integer(c_int) :: stationary
    end type stargemm_bsgemm_options
+
+   ! struct stargemm_distribution: a P x Q grid; row_proc (mt entries in [0, P)),
+   ! col_proc (nt entries in [0, Q)) and grid (P * Q ranks) are c_loc of c_int arrays,
+   ! or c_null_ptr for the block-cyclic default and the row-major grid
+   type, bind(c) :: stargemm_distribution
+      integer(c_int) :: p, q
+      type(c_ptr) :: row_proc = c_null_ptr, col_proc = c_null_ptr, grid = c_null_ptr
+   end type stargemm_distribution
 
    interface
       integer(c_int) function stargemm_init_c(cfg, argc, argv) bind(c, name='stargemm_init')
@@ -87,6 +96,34 @@ module stargemm
          integer(c_int64_t), value :: mt, nt, npresent
          integer(c_int64_t), intent(in) :: row_sizes(*), col_sizes(*), present(*)
          integer(c_int), value :: p, q
+      end function
+      ! npresent < 0: dense (present is not read; pass any array)
+      integer(c_int) function stargemm_matrix_create_distributed_type(a, type, mt, &
+            row_sizes, nt, col_sizes, npresent, present, dist) bind(c)
+         import :: c_int, c_int64_t, c_ptr, stargemm_distribution
+         type(c_ptr) :: a
+         integer(c_int), value :: type
+         integer(c_int64_t), value :: mt, nt, npresent
+         integer(c_int64_t), intent(in) :: row_sizes(*), col_sizes(*), present(*)
+         type(stargemm_distribution), intent(in) :: dist
+      end function
+      ! Tiles made on demand: generate is c_funloc of a bind(c) integer(c_int) function
+      ! (tile, ld, rows, cols, row0, col0, arg) as fill_elements' subroutine, returning
+      ! 0 or a status; called on StarPU's worker threads, so reentrant (recursive)
+      integer(c_int) function stargemm_matrix_create_generated(a, type, mt, row_sizes, &
+            nt, col_sizes, npresent, present, dist, generate, arg) bind(c)
+         import :: c_int, c_int64_t, c_ptr, c_funptr, stargemm_distribution
+         type(c_ptr) :: a
+         integer(c_int), value :: type
+         integer(c_int64_t), value :: mt, nt, npresent
+         integer(c_int64_t), intent(in) :: row_sizes(*), col_sizes(*), present(*)
+         type(stargemm_distribution), intent(in) :: dist
+         type(c_funptr), value :: generate
+         type(c_ptr), value :: arg
+      end function
+      integer(c_int) function stargemm_matrix_is_generated(a) bind(c)
+         import :: c_int, c_ptr
+         type(c_ptr), value :: a
       end function
       subroutine stargemm_matrix_destroy(a) bind(c)
          import :: c_ptr
