@@ -43,7 +43,8 @@ struct bs_opts {
 	int64_t b, c, d, device_mib, ram_limit_mib, disk_mib;
 	int lookahead;
 	int stationary;             /* --stationary: 0 (auto), 'A', 'B', 'C' */
-	int generate_b;             /* --generate-b: B made on demand, not stored */
+	int generate_b;             /* --generate-b: B made on demand, not stored; 2:
+				       --generate-on-gpus, also by a CUDA generator */
 	const char *trace_dir, *disk_dir, *sched;
 	int *col_proc;   /* --dist balanced: B's and C's tile columns' process columns */
 };
@@ -72,6 +73,10 @@ static void usage(FILE *f)
 		"  --generate-b          B not stored but made tile by tile where and when a\n"
 		"                        product needs it (stargemm_matrix_create_generated());\n"
 		"                        --check then builds a stored B for the reference\n"
+		"  --generate-on-gpus    --generate-b, the tiles read on a GPU made there by a\n"
+		"                        CUDA generator (stargemm_matrix_set_cuda_generator());\n"
+		"                        SimGrid builds only (the benchmark has no device code:\n"
+		"                        the simulated generator's time is its model's)\n"
 		"  --transA N|T|C        N (default), or A stored as A^T (T) or A^H (C: complex\n"
 		"                        types), K x M, and multiplied with op(A) = A^T or A^H:\n"
 		"                        the same product, through the transposed path\n"
@@ -102,7 +107,8 @@ static void usage(FILE *f)
 		"symbolic_s,inspect_s,dense_gflops,ratio_dense,dist,pred_loads,loads,\n"
 		"loads_ratio,peer_loads,prec,transA,ooc_tasks,unprefetched,late,\n"
 		"flops_imbalance,ram_peak_mib,stationary,model_mpi_mib,mpi_mib,model_c_s,\n"
-		"model_a_s,model_b_s,generated_b,generated_tiles,rss_peak_mib (residual -1:\n"
+		"model_a_s,model_b_s,generated_b,generated_tiles,rss_peak_mib,\n"
+		"generated_on_gpus (residual -1:\n"
 		"not checked; pred_loads: the work list's tile loads per device out of core,\n"
 		"loads: measured, GPUs or disk -> RAM; rank 0's devices; ooc_tasks: rank 0's\n"
 		"out-of-core tasks, unprefetched: those taken with an input not prefetched, late:\n"
@@ -111,10 +117,26 @@ static void usage(FILE *f)
 		"patterns and C's owners; ram_peak_mib: rank 0's peak of the host memory\n"
 		"StarPU allocated, received tiles and the buffers it keeps, with GPUs;\n"
 		"generated_tiles: B tiles made by all ranks during the product; rss_peak_mib:\n"
-		"the largest rank's peak resident memory since its start, for the process).\n");
+		"the largest rank's peak resident memory since its start, for the process;\n"
+		"generated_on_gpus: of generated_tiles, those made on GPUs).\n");
 }
 
 static const char prog[] = "stargemm_bsgemm";
+
+/* --generate-on-gpus: accepted in SimGrid builds only. */
+static int generate_on_gpus(struct bs_opts *o)
+{
+#ifdef STARPU_SIMGRID
+	o->generate_b = 2;
+	return 0;
+#else
+	(void)o;
+	fprintf(stderr, "%s: --generate-on-gpus: this benchmark has no CUDA generator (no "
+		"device code); it is for SimGrid builds, where the model times it\n", prog);
+	return -1;
+#endif
+}
+
 
 static int parse_double(const char *name, const char *arg, double *out)
 {
@@ -210,7 +232,8 @@ static int parse_option(int c, struct bs_opts *o)
 	case 1008: bad = parse_int("--disk-mib", optarg, 16, &o->disk_mib); break;
 	case 1009: bad = parse_prec(optarg, &o->prec); break;
 	case 1010: bad = parse_stationary(optarg, &o->stationary); break;
-	case 1011: o->generate_b = 1; break;
+	case 1011: o->generate_b = o->generate_b ? o->generate_b : 1; break;
+	case 1012: bad = generate_on_gpus(o); break;
 	default: usage(stderr); return -1;
 	}
 	return bad;
@@ -232,6 +255,7 @@ static int parse(int argc, char **argv, struct bs_opts *o)
 		{ "dist", 1, 0, 'D' }, { "prec", 1, 0, 1009 }, { "no-dense", 0, 0, 'N' },
 		{ "quiet", 0, 0, 'q' }, { "transA", 1, 0, 'T' }, { "help", 0, 0, 'H' },
 		{ "stationary", 1, 0, 1010 }, { "generate-b", 0, 0, 1011 },
+		{ "generate-on-gpus", 0, 0, 1012 },
 		{ 0, 0, 0, 0 }
 	};
 	int c;
@@ -334,18 +358,33 @@ static int balanced_columns(struct bs_opts *o, const struct bsgen_problem *pb)
 	return stargemm_balanced_columns(&pa, &pbb, o->Q, o->col_proc);
 }
 
+#ifdef STARPU_SIMGRID
+/* --generate-on-gpus: never called (SimGrid runs no kernel; the model times it). */
+static int simulated_cuda_generate(void *t, int64_t ld, int64_t rows, int64_t cols,
+				   int64_t r0, int64_t c0, void *stream, void *arg)
+{
+	return 0;
+}
+#endif
+
 /* B made on demand (--generate-b), by fill()'s values of @p f (which must outlive
- * it). */
+ * it); with a CUDA generator too for --generate-on-gpus. */
 static int create_generated_b(const struct bs_opts *o, const struct bsgen_problem *pb,
 			      struct fill_arg *f, struct stargemm_matrix **X)
 {
 	struct stargemm_distribution dist = { o->P, o->Q, NULL, o->col_proc, NULL };
 	const struct bsgen_matrix *x = &pb->b;
 
+	int ret;
+
 	*f = (struct fill_arg){ o->gen.seed, 1, o->prec, 'N' };
-	return stargemm_matrix_create_generated(X, (stargemm_type)o->prec, x->mt, x->rows,
-						x->nt, x->cols, x->npresent, x->pairs, &dist,
-						generate, f);
+	ret = stargemm_matrix_create_generated(X, (stargemm_type)o->prec, x->mt, x->rows, x->nt,
+					       x->cols, x->npresent, x->pairs, &dist, generate, f);
+#ifdef STARPU_SIMGRID
+	if (!ret && o->generate_b == 2)
+		ret = stargemm_matrix_set_cuda_generator(*X, simulated_cuda_generate);
+#endif
+	return ret;
 }
 
 /* Matrix @p which (0 A, 1 B, 2 C) of the problem, filled; B and C on o->col_proc's
@@ -409,6 +448,7 @@ struct result {
 	double imbalance;           /* flops_imbalance() */
 	double mpi_mib;             /* received over MPI by all ranks during the product */
 	int64_t generated;          /* B tiles made by all ranks during the product */
+	int64_t generated_on_gpus;  /* of which on GPUs */
 	double rss_mib;             /* the largest rank's peak resident memory so far */
 	struct stargemm_bsgemm_info info;
 };
@@ -506,6 +546,9 @@ static int measure_loads(struct result *r)
 		r->generated = r->info.generated_tiles;
 		MPI_Allreduce(MPI_IN_PLACE, &r->generated, 1, MPI_INT64_T, MPI_SUM,
 			      MPI_COMM_WORLD);
+		r->generated_on_gpus = r->info.generated_on_gpus;
+		MPI_Allreduce(MPI_IN_PLACE, &r->generated_on_gpus, 1, MPI_INT64_T, MPI_SUM,
+			      MPI_COMM_WORLD);
 		r->rss_mib = bench_peak_rss_mib();
 		MPI_Allreduce(MPI_IN_PLACE, &r->rss_mib, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
 	}
@@ -558,7 +601,7 @@ static void print_header(void)
 	       "symbolic_s,inspect_s,dense_gflops,ratio_dense,dist,pred_loads,loads,"
 	       "loads_ratio,peer_loads,prec,transA,ooc_tasks,unprefetched,late,"
 	       "flops_imbalance,ram_peak_mib,stationary,model_mpi_mib,mpi_mib,model_c_s,model_a_s,model_b_s,"
-	       "generated_b,generated_tiles,rss_peak_mib\n");
+	       "generated_b,generated_tiles,rss_peak_mib,generated_on_gpus\n");
 }
 
 static void print_row(const struct bs_opts *o, const struct bsgen_problem *pb, int iter,
@@ -568,7 +611,7 @@ static void print_row(const struct bs_opts *o, const struct bsgen_problem *pb, i
 
 	printf("stargemm,%d,%d,%lld,%lld,%lld,%lld,%lld,%g,%g,%g,%llu,%g,%lld,%lld,%lld,%lld,"
 	       "%d,%.6f,%.6f,%.3f,%.3g,%lld,%lld,%.6f,%.6f,%.3f,%.4f,%s,%.0f,%.0f,%.4f,%.0f,"
-	       "%c,%c,%llu,%llu,%llu,%.4f,%.0f,%c,%.3f,%.3f,%.6f,%.6f,%.6f,%d,%lld,%.1f\n",
+	       "%c,%c,%llu,%llu,%llu,%.4f,%.0f,%c,%.3f,%.3f,%.6f,%.6f,%.6f,%d,%lld,%.1f,%lld\n",
 	       stargemm_nranks(),
 	       stargemm_ncpu_workers() + stargemm_ncuda_workers(), (long long)o->gen.m,
 	       (long long)o->gen.n, (long long)o->gen.k, (long long)o->gen.lo,
@@ -584,7 +627,8 @@ static void print_row(const struct bs_opts *o, const struct bsgen_problem *pb, i
 	       r->ram_peak_mib, r->info.stationary ? r->info.stationary : 'C',
 	       r->info.model_mpi_bytes / (1024.0 * 1024.0), r->mpi_mib,
 	       r->info.model_seconds[0], r->info.model_seconds[1], r->info.model_seconds[2],
-	       o->generate_b, (long long)r->generated, r->rss_mib);
+	       o->generate_b, (long long)r->generated, r->rss_mib,
+	       (long long)r->generated_on_gpus);
 	fflush(stdout);
 }
 

@@ -18,6 +18,7 @@ extern struct starpu_codelet stargemm_gemm_cl;            /* C = a op(A) op(B) +
 extern struct starpu_codelet stargemm_gemm_overwrite_cl;  /* same with beta = 0, C in W */
 extern struct starpu_codelet stargemm_fill_cl;            /* tile filled by a user function */
 extern struct starpu_codelet stargemm_generate_cl;        /* tile made by a generator, W */
+extern struct starpu_codelet stargemm_generate_cuda_cl;   /* the same by a CUDA generator, W */
 extern struct starpu_codelet stargemm_scale_cl;           /* C = beta C, C in RW */
 extern struct starpu_codelet stargemm_zero_cl;            /* C = 0, C in W */
 extern struct starpu_codelet stargemm_norm_cl;            /* *out = ||A||_F, A in R */

@@ -121,6 +121,15 @@ module stargemm
          type(c_funptr), value :: generate
          type(c_ptr), value :: arg
       end function
+      ! cuda: c_funloc of a bind(c) integer(c_int) function (tile, ld, rows, cols, row0,
+      ! col0, stream, arg), tile a device address (type(c_ptr), value), stream the
+      ! worker's cudaStream_t (type(c_ptr), value), queueing its work there; or
+      ! c_null_funptr
+      integer(c_int) function stargemm_matrix_set_cuda_generator(a, cuda) bind(c)
+         import :: c_int, c_ptr, c_funptr
+         type(c_ptr), value :: a
+         type(c_funptr), value :: cuda
+      end function
       integer(c_int) function stargemm_matrix_is_generated(a) bind(c)
          import :: c_int, c_ptr
          type(c_ptr), value :: a

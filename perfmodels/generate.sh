@@ -24,6 +24,10 @@ gemm_overhead_us=0          # c of the GEMM regression: none, every shape at the
 batch_gpu_share=0.25
 batch_cpu_share=0.6
 batch_overhead_us=20
+# A CUDA generator (stargemm_matrix_set_cuda_generator()) writes its tile at this rate:
+# a tenth of an HBM2 GPU's bandwidth, for a generator that computes each element
+# (no generator of an application is measured yet).
+generate_gpu_GBps=90
 # machine: name ncpus ngpus gpu_mem_bytes gpu_dgemm_gflops cpu_core_dgemm_gflops
 #          host_link_GBps gpu_gpu_same_group_GBps gpu_gpu_other_group_GBps gpus_per_group
 #          host_aggregate_GBps host_lat_us peer_lat_us tile_GBps
@@ -158,5 +162,8 @@ while read -r name ncpus G mem gflops cpu host same other pg agg hl pl tilebw; d
 	for c in fill scale norm copy combine diagonal; do
 		codelet tile "$G" "$tilebw" "$tilebw" 0 >"$out/codelets/45/stargemm_$c.$name"
 	done
+	# A tile made by a generator: on a CPU core at the tile-wise rate, on a GPU (a CUDA
+	# generator) at generate_gpu_GBps of tile written.
+	codelet tile "$G" "$generate_gpu_GBps" "$tilebw" 0 >"$out/codelets/45/stargemm_generate.$name"
 done <<<"$machines"
 echo "written: $(ls "$out/bus" "$out/codelets/45" | tr '\n' ' ')"

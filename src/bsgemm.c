@@ -41,11 +41,12 @@ static int share_norms(struct stargemm__gemm *g, double **na, double **nb)
 	return 0;
 }
 
-/* Tiles of @p g's generated operands made on this rank so far. */
-static int64_t generated_count(const struct stargemm__gemm *g)
+/* Tiles of @p g's generated operands made on this rank so far (@p on_gpus: of those,
+ * by their CUDA generators). */
+static int64_t generated_count(const struct stargemm__gemm *g, int on_gpus)
 {
-	return stargemm__generated_count(g->A) +
-	       (g->B != g->A ? stargemm__generated_count(g->B) : 0);
+	return stargemm__generated_count(g->A, on_gpus) +
+	       (g->B != g->A ? stargemm__generated_count(g->B, on_gpus) : 0);
 }
 
 /* Insert the product (out of core: run it) and wait for it. */
@@ -74,7 +75,7 @@ static int bsgemm(struct stargemm__gemm *g, const void *alpha, const void *beta,
 	struct stargemm_bsgemm_options none;
 	struct stargemm_bsgemm_info local;
 	double *na = NULL, *nb = NULL;
-	int64_t made = generated_count(g);
+	int64_t made = generated_count(g, 0), made_on_gpus = generated_count(g, 1);
 	int ret;
 
 	stargemm__clear_error();
@@ -109,7 +110,8 @@ static int bsgemm(struct stargemm__gemm *g, const void *alpha, const void *beta,
 	if (g->eps > 0.0)
 		ret = stargemm_matrix_filter(g->C, g->eps, &info->c_removed);
 out:
-	info->generated_tiles = generated_count(g) - made;
+	info->generated_tiles = generated_count(g, 0) - made;
+	info->generated_on_gpus = generated_count(g, 1) - made_on_gpus;
 	free(na);
 	free(nb);
 	return ret;

@@ -9,6 +9,11 @@
  * that runs it, with no MPI message. So a tile is made on the rank that needs it, by a
  * local task (codelets/generate.c) that writes it, inserted before the first task of
  * that rank reading it; the product's tasks then read it in StarPU's sequential order.
+ * With a CUDA generator (stargemm_matrix_set_cuda_generator()) a tile whose first
+ * reader runs on a GPU is made there: the task is bound to that GPU's worker
+ * (STARPU_EXECUTE_ON_WORKER, so under any policy), and its W-only buffer is allocated
+ * in the device's memory with no host copy; another GPU of the rank that reads it
+ * takes it from there, as any tile.
  * When the work list lets it go (src/execute.c: once the last chunk of the window that
  * reads it is done; in core, at the next wait), its buffers are invalidated
  * (starpu_data_invalidate_submit(), ordered after the readers already inserted), so that
@@ -60,40 +65,78 @@ void stargemm__generator_free(struct stargemm_matrix *A)
 	A->gen = NULL;
 }
 
-int stargemm__generate_tile(const struct stargemm_matrix *A, int64_t i, int64_t j, int skip)
+int stargemm_matrix_set_cuda_generator(struct stargemm_matrix *A,
+				       stargemm_generate_cuda_fn cuda)
+{
+	stargemm__clear_error();
+	if (!A || !A->gen)
+		return stargemm__error(-EINVAL, "stargemm_matrix_set_cuda_generator: %s",
+				       A ? "A is not a generated matrix "
+					   "(stargemm_matrix_create_generated())"
+					 : "A is NULL");
+	A->gen->cuda = cuda;
+	return 0;
+}
+
+/* The CUDA worker that makes a tile read on executor device @p device, or -1 (made on
+ * the host): without a CUDA generator, for the host (-1), and without CUDA workers
+ * (device 0 is then the host RAM). */
+static int making_worker(const struct stargemm__generator *g, int device)
+{
+	if (!g->cuda || device < 0 || (int)starpu_cuda_worker_get_count() <= device)
+		return -1;
+	return starpu_worker_get_by_type(STARPU_CUDA_WORKER, device);
+}
+
+int stargemm__generate_tile(const struct stargemm_matrix *A, int64_t i, int64_t j, int skip,
+			    int device)
 {
 	struct stargemm__generator *g = A->gen;
 	int64_t idx = stargemm__tile_index(A, i, j), row0 = A->row_off[i], col0 = A->col_off[j];
 	starpu_data_handle_t h = A->tiles[idx];
-	int ret;
+	int worker = making_worker(g, device), ret;
 
 	if (g->made[idx])
 		return 0;
 	/* skipped: zeros, which mark the tile written (a no-op task would not) */
-	ret = skip ? starpu_task_insert(&stargemm_zero_cl, STARPU_W, h, 0)
-		   : starpu_task_insert(&stargemm_generate_cl,
-					STARPU_VALUE, &g->fn, sizeof(g->fn),
-					STARPU_VALUE, &g->arg, sizeof(g->arg),
-					STARPU_VALUE, &row0, sizeof(row0),
-					STARPU_VALUE, &col0, sizeof(col0),
-					STARPU_VALUE, &i, sizeof(i),
-					STARPU_VALUE, &j, sizeof(j),
-					STARPU_W, h, 0);
+	if (skip)
+		ret = starpu_task_insert(&stargemm_zero_cl, STARPU_W, h, 0);
+	else if (worker >= 0)   /* on its GPU's worker, whatever the policy */
+		ret = starpu_task_insert(&stargemm_generate_cuda_cl,
+					 STARPU_VALUE, &g->fn, sizeof(g->fn),
+					 STARPU_VALUE, &g->arg, sizeof(g->arg),
+					 STARPU_VALUE, &row0, sizeof(row0),
+					 STARPU_VALUE, &col0, sizeof(col0),
+					 STARPU_VALUE, &i, sizeof(i),
+					 STARPU_VALUE, &j, sizeof(j),
+					 STARPU_VALUE, &g->cuda, sizeof(g->cuda),
+					 STARPU_EXECUTE_ON_WORKER, worker,
+					 STARPU_W, h, 0);
+	else
+		ret = starpu_task_insert(&stargemm_generate_cl,
+					 STARPU_VALUE, &g->fn, sizeof(g->fn),
+					 STARPU_VALUE, &g->arg, sizeof(g->arg),
+					 STARPU_VALUE, &row0, sizeof(row0),
+					 STARPU_VALUE, &col0, sizeof(col0),
+					 STARPU_VALUE, &i, sizeof(i),
+					 STARPU_VALUE, &j, sizeof(j),
+					 STARPU_W, h, 0);
 	if (ret)
 		return stargemm__error(-EIO, "stargemm: task submission failed for the generation "
 				       "of tile (%" PRId64 ", %" PRId64 ") (%d)", i, j, ret);
 	g->made[idx] = 1;
 	g->count += !skip;
+	g->on_gpus += !skip && worker >= 0;
 	return 0;
 }
 
 int stargemm__generate_unit(const struct stargemm_matrix *A, int trans, int64_t r, int64_t c,
-			    int skip)
+			    int skip, int device)
 {
 	if (!A->gen)
 		return 0;
-	return trans ? stargemm__generate_tile(A, c, r, skip)
-		     : stargemm__generate_tile(A, r, c, skip);
+	return trans ? stargemm__generate_tile(A, c, r, skip, device)
+		     : stargemm__generate_tile(A, r, c, skip, device);
 }
 
 void stargemm__generated_let_go(const struct stargemm_matrix *A, int64_t i, int64_t j)
@@ -131,9 +174,11 @@ void stargemm__generated_let_go_at_wait(const struct stargemm_matrix *A)
 		stargemm__defer_to_wait(let_go_deferred, (void *)A);
 }
 
-int64_t stargemm__generated_count(const struct stargemm_matrix *A)
+int64_t stargemm__generated_count(const struct stargemm_matrix *A, int on_gpus)
 {
-	return A && A->gen ? A->gen->count : 0;
+	if (!A || !A->gen)
+		return 0;
+	return on_gpus ? A->gen->on_gpus : A->gen->count;
 }
 
 int stargemm__check_stored(const struct stargemm_matrix *A, const char *name, const char *fn,

@@ -67,12 +67,17 @@ static int insert_skipped(struct starpu_data_descr *d, int n)
 }
 
 /* Unit (r, c) of operand @p operand (A or B) of @p p made here if it is generated
- * (src/generate.c). */
-static int make_unit(const struct stargemm__gemm *p, int operand, int64_t r, int64_t c)
+ * (src/generate.c), for a task of @p info's device (none: the host). */
+static int make_unit(const struct stargemm__gemm *p, int operand, int64_t r, int64_t c,
+		     const struct stargemm_task_info *info)
 {
+	int device = info ? info->device : -1;
+
 	return operand == STARGEMM_OP_A
-		       ? stargemm__generate_unit(p->A, stargemm__is_trans(p->ta), r, c, p->skip)
-		       : stargemm__generate_unit(p->B, stargemm__is_trans(p->tb), r, c, p->skip);
+		       ? stargemm__generate_unit(p->A, stargemm__is_trans(p->ta), r, c, p->skip,
+						 device)
+		       : stargemm__generate_unit(p->B, stargemm__is_trans(p->tb), r, c, p->skip,
+						 device);
 }
 
 /* Whether a task writing @p c runs on this rank and may read generated tiles. */
@@ -96,8 +101,8 @@ int stargemm__gemm_insert_into(const struct stargemm__gemm *p, int64_t i, int64_
 	int injected = injected_failure(p), ret;
 	char what[96];
 
-	if (makes_here(p, c) && ((ret = make_unit(p, STARGEMM_OP_A, i, k)) ||
-				 (ret = make_unit(p, STARGEMM_OP_B, k, j))))
+	if (makes_here(p, c) && ((ret = make_unit(p, STARGEMM_OP_A, i, k, info)) ||
+				 (ret = make_unit(p, STARGEMM_OP_B, k, j, info))))
 		return ret;
 	ret = injected;
 	if (p->skip)
@@ -145,7 +150,8 @@ static int make_batch_inputs(const struct stargemm__gemm *p, const struct starge
 		return 0;
 	for (int64_t e = 0; e < b->nrefs && !ret; e++)
 		if (refs[e].operand != STARGEMM_OP_C)
-			ret = make_unit(p, refs[e].operand, refs[e].r, refs[e].c);
+			ret = make_unit(p, refs[e].operand, refs[e].r, refs[e].c,
+					&wl->products[b->first].info);
 	return ret;
 }
 

@@ -57,7 +57,7 @@ static int submit_norms(const struct stargemm_matrix *A, double *norms)
 
 			if (!stargemm__present(A, i, j) || stargemm_matrix_owner(A, i, j) != me)
 				continue;
-			if (A->gen && (ret = stargemm__generate_tile(A, i, j, 0)))
+			if (A->gen && (ret = stargemm__generate_tile(A, i, j, 0, -1)))
 				return ret;
 			ret = starpu_task_insert(&stargemm_norm_cl, STARPU_VALUE, &type, sizeof(type),
 						 STARPU_VALUE, &out, sizeof(out),

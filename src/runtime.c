@@ -405,6 +405,7 @@ static int keep_memory(void)
 
 /* Whether StarPU will record an FxT trace (a build with FxT and STARPU_FXT_TRACE not 0:
  * export_settings() sets 0 unless the user set it). */
+#ifndef STARPU_SIMGRID
 static int traced(void)
 {
 #ifdef STARPU_USE_FXT
@@ -415,6 +416,7 @@ static int traced(void)
 	return 0;
 #endif
 }
+#endif
 
 /* StarPU started on this process, the first process of each node before the others.
  * The first time StarPU starts on a machine (or when the number of CPUs it sees

@@ -279,8 +279,18 @@ int stargemm_matrix_create_distributed_type(struct stargemm_matrix **A, stargemm
 typedef int (*stargemm_generate_fn)(void *tile, int64_t ld, int64_t rows, int64_t cols,
 				    int64_t row0, int64_t col0, void *arg);
 
+/** A tile generator run by a CUDA worker: as stargemm_generate_fn, with @p tile in
+ *  the GPU's memory and @p stream the worker's CUDA stream (a cudaStream_t), on which
+ *  it queues its work (kernels, asynchronous copies) without waiting for it: StarPU
+ *  synchronises the stream before any task reads the tile. It returns the status of
+ *  queueing the work (0, or a nonzero status as stargemm_generate_fn); a kernel's own
+ *  failure shows at that synchronisation, where StarPU aborts. */
+typedef int (*stargemm_generate_cuda_fn)(void *tile, int64_t ld, int64_t rows, int64_t cols,
+					 int64_t row0, int64_t col0, void *stream, void *arg);
+
 /** Create a matrix whose tiles are not stored but made on demand by @p generate
- *  (paper 000's B "too large to store"): the tiling and pattern of
+ *  (paper 000's B "too large to store"; on GPUs by a CUDA generator too,
+ *  stargemm_matrix_set_cuda_generator()): the tiling and pattern of
  *  stargemm_matrix_create_distributed_type() (dense when npresent < 0; never packed),
  *  no storage on any rank. A product that reads it as A or B makes each tile on the
  *  rank that runs the tasks reading it (no MPI message carries it), before its first
@@ -304,6 +314,16 @@ int stargemm_matrix_create_generated(struct stargemm_matrix **A, stargemm_type t
 
 /** 1 if @p A was made by stargemm_matrix_create_generated(), else 0. */
 int stargemm_matrix_is_generated(const struct stargemm_matrix *A);
+
+/** Give generated matrix @p A a CUDA generator (NULL: none, the default). On a rank
+ *  with CUDA workers, a tile that a product's task on a GPU reads is then made on that
+ *  GPU by @p cuda, with the arg given at creation — written in the device's memory,
+ *  with no host buffer and no copy to the device — while the host generator still
+ *  makes the tiles read on the host (CPU workers, stargemm_matrix_norms()): both must
+ *  give the same values. Not collective: each rank's own (set it on every rank).
+ *  Errors: @p A NULL or not generated (-EINVAL). */
+int stargemm_matrix_set_cuda_generator(struct stargemm_matrix *A,
+				       stargemm_generate_cuda_fn cuda);
 
 /** A block-sparse pattern: mt x nt tiles of the given sizes, of which the npresent
  *  listed in present (pairs (i, j), as stargemm_matrix_create_sparse()) exist. */
@@ -760,6 +780,9 @@ struct stargemm_bsgemm_info {
 	/** Tiles of generated operands (stargemm_matrix_create_generated()) that this rank
 	 *  made for the call, their norms' included. */
 	int64_t generated_tiles;
+	/** Of those, the tiles made on this rank's GPUs by the CUDA generator
+	 *  (stargemm_matrix_set_cuda_generator()). */
+	int64_t generated_on_gpus;
 };
 
 /** C = alpha op(A) op(B) + beta C on block-sparse (or dense) matrices, with norm

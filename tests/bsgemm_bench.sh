@@ -57,7 +57,7 @@ rm -rf "$dir"
 cat "$out"
 tail -n1 "$out" | awk -F, '{ if (!($30 > 0 && $31 > 0 && $32 <= 1.10 && $32 >= 0.85 && $27 == 0 && $36 > 0 && $37 <= $36)) exit 1 }' ||
 	{ echo "out of core: no predicted or measured loads, loads outside [0.85, 1.10] of the prediction, a dense rate despite --no-dense, or no out-of-core task counted"; exit 1; }
-head -n1 "$out" | grep -q "^impl,ranks,threads,m,n,k,lo,hi,density_a,density_b,density_c,seed,eps,mt,nt,kt,products,iter,seconds,useful_gflop,gflops,residual,skipped,c_removed,symbolic_s,inspect_s,dense_gflops,ratio_dense,dist,pred_loads,loads,loads_ratio,peer_loads,prec,transA,ooc_tasks,unprefetched,late,flops_imbalance,ram_peak_mib,stationary,model_mpi_mib,mpi_mib,model_c_s,model_a_s,model_b_s,generated_b,generated_tiles,rss_peak_mib$"
+head -n1 "$out" | grep -q "^impl,ranks,threads,m,n,k,lo,hi,density_a,density_b,density_c,seed,eps,mt,nt,kt,products,iter,seconds,useful_gflop,gflops,residual,skipped,c_removed,symbolic_s,inspect_s,dense_gflops,ratio_dense,dist,pred_loads,loads,loads_ratio,peer_loads,prec,transA,ooc_tasks,unprefetched,late,flops_imbalance,ram_peak_mib,stationary,model_mpi_mib,mpi_mib,model_c_s,model_a_s,model_b_s,generated_b,generated_tiles,rss_peak_mib,generated_on_gpus$"
 [ "$(grep -c '^stargemm,' "$out")" -eq 9 ] || { echo "expected 9 rows"; exit 1; }
 [ "$(grep -c '^stargemm,.*,c,N,0,0,0,[0-9.]*,[0-9.]*,[ABC],' "$out")" -eq 1 ] && [ "$(grep -c '^stargemm,.*,s,N,0,0,0,[0-9.]*,[0-9.]*,[ABC],' "$out")" -eq 1 ] ||
 	{ echo "expected one row in single and one in single complex"; exit 1; }

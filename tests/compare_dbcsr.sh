@@ -22,9 +22,9 @@ for t in s z; do
 	for impl in dbcsr stargemm; do
 		# the type is the last column of the peer's rows, before transA, the task
 		# counts (ooc_tasks, unprefetched, late), flops_imbalance, ram_peak_mib, the
-		# stationary choice's six columns and the three of generated tiles (whether
-		# B is, how many, peak resident MiB) in stargemm's
-		grep -Eq "^$impl,2,.*,$t(,N,[0-9]+,[0-9]+,[0-9]+,[0-9.]+,[0-9.]+,[ABC](,[0-9.]+){5},[01],[0-9]+,[0-9.]+)?\$" "$out" ||
+		# stationary choice's six columns and the four of generated tiles (whether
+		# B is, how many, peak resident MiB, how many on GPUs) in stargemm's
+		grep -Eq "^$impl,2,.*,$t(,N,[0-9]+,[0-9]+,[0-9]+,[0-9.]+,[0-9.]+,[ABC](,[0-9.]+){5},[012],[0-9]+,[0-9.]+,[0-9]+)?\$" "$out" ||
 			{ cat "$out"; echo "no $impl row in type $t"; exit 1; }
 	done
 done

@@ -15,6 +15,6 @@ for np in 1 2 3; do
 	out=$("$SRCDIR/tests/mpirun.sh" "$np" "$BUILDDIR/tests/generate_f") ||
 		{ echo "$out"; echo "generate_f failed on $np ranks"; exit 1; }
 	echo "$out"
-	[ "$(echo "$out" | grep -c '^ok: ')" -eq 8 ] ||
-		{ echo "generate_f on $np ranks: expected 8 checks"; exit 1; }
+	[ "$(echo "$out" | grep -c '^ok: ')" -eq 9 ] ||
+		{ echo "generate_f on $np ranks: expected 9 checks"; exit 1; }
 done

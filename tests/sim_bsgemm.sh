@@ -39,7 +39,11 @@
 #     tiles made, loads in the band (0.934) and at least 55% of the model's peak
 #     (59.9%: the one CPU worker makes B's 141 tiles, 0.42 s of product against 0.25
 #     s with B stored; 0.31 s with 4 CPU workers, so the making bounds it); on two
-#     nodes (2 x 1, irrmpigen) the run ends and makes tiles;
+#     nodes (2 x 1, irrmpigen) the run ends and makes tiles; with a CUDA generator
+#     (--generate-on-gpus, irrgengpu; its time the model's, perfmodels/generate.sh)
+#     every tile is made on the GPU, the loads plus the tiles made there are in the
+#     band (each predicted load of a B tile is a making instead: 146 + 141 of 303),
+#     and at least 85% of the model's peak (92.4%, 0.273 s);
 #   * the 1-GPU case with STARGEMM_DEVICE_POOL=0: loads in the band and below 70% of
 #     the model's peak (60.2%), so that the switch is known to turn the pool off;
 #   * few tiles per block (30% of the tiles, 600 MiB, 4 x 6 blocks): loads at most 1.05
@@ -157,6 +161,8 @@ run irr2 summit 2 1000 7200 --m 20480 --n 20480 --k 20480 --lo 512 --hi 2048
 # The first with B made on demand (src/generate.c): its tiles made on the host by the
 # chunks that read them, not prefetched, loaded when their GEMMs become ready.
 run irrgen summit 1 1000 7200 --m 16384 --n 16384 --k 16384 --lo 512 --hi 2048 --generate-b
+run irrgengpu summit 1 1000 7200 --m 16384 --n 16384 --k 16384 --lo 512 --hi 2048 \
+	--generate-on-gpus
 # The first without the device pool: StarPU's own buffers, a cudaMalloc and cudaFree
 # per load of a new shape.
 extra_env=STARGEMM_DEVICE_POOL=0
@@ -298,6 +304,13 @@ awk -F, '
 			next
 		}
 		r = $(col["loads_ratio"] + c)
+		if (label == "irrgengpu") {
+			made = $(col["generated_on_gpus"] + c)
+			if (made != $(col["generated_tiles"] + c) || !(made > 0)) {
+				print "  tiles made on the host with a CUDA generator"; bad = 1
+			}
+			r = ($(col["loads"] + c) + made) / $(col["pred_loads"] + c)
+		}
 		printf "%-8s loads %s / model %s = %s  peer %s  %.1f%% of the model peak\n",
 			label, $(col["loads"] + c), $(col["pred_loads"] + c), r,
 			$(col["peer_loads"] + c), eff
@@ -311,7 +324,9 @@ awk -F, '
 		floor = label == "irr2" ? 80 : label == "irr600" ? 85 : label ~ /^(reg|irr)$/ ? 95 : 0
 		if (label == "irrgen")
 			floor = 55
-		if (label ~ /gen$/ && !($(col["generated_tiles"] + c) > 0)) {
+		if (label == "irrgengpu")
+			floor = 85
+		if (label ~ /gen(gpu)?$/ && !($(col["generated_tiles"] + c) > 0)) {
 			print "  no tile made on demand"; bad = 1
 		}
 		if (label == "h100irr" || label == "h100half5")
@@ -330,7 +345,7 @@ awk -F, '
 	}
 	END {
 		if (n["reg"] != 1 || n["h100reg"] != 1 || n["irr"] != 1 || n["irr2"] != 1 ||
-		    n["irrgen"] != 1 || n["irrmpigen"] != 1 ||
+		    n["irrgen"] != 1 || n["irrgengpu"] != 1 || n["irrmpigen"] != 1 ||
 		    n["irrnopool"] != 1 || n["irr600"] != 1 || n["h100irr"] != 1 || n["h100half"] != 1 ||
 		    n["h100half5"] != 1 || n["h100big"] != 1 || n["irrmpi"] != 1 || n["small"] != 1 ||
 		    n["smallnobatch"] != 1 ||

@@ -19,8 +19,11 @@
  *  - a generator that fails on one tile on one rank: the product fails on every rank
  *    with a message naming the tile, in core and out of core, and the next product
  *    is right;
+ *  - every generated operand also has a CUDA generator: without CUDA workers it is
+ *    never called and no tile is counted as made on a GPU;
  *  - bad input: a NULL generator, a generated C, and the calls that would need stored
- *    tiles (fill, gather, copy, add, scale, trace, the old C of create_product).
+ *    tiles (fill, gather, copy, add, scale, trace, the old C of create_product); a CUDA
+ *    generator for a stored matrix or NULL.
  * One line per case, PASS/FAIL; rank 0's verdict is the exit status.
  */
 #include <complex.h>
@@ -32,6 +35,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+#include <starpu.h>
 
 #include "check.h"
 
@@ -82,6 +87,17 @@ struct operand {
 	struct source src;
 };
 
+/* A CUDA generator given to every generated operand: on ranks without CUDA workers
+ * it must never run (the tiles are made on the host), which it records. */
+static atomic_llong cuda_calls;
+
+static int cuda_generate(void *tile, int64_t ld, int64_t rows, int64_t cols, int64_t row0,
+			 int64_t col0, void *stream, void *arg)
+{
+	atomic_fetch_add(&cuda_calls, 1);
+	return 0;
+}
+
 static int64_t *tiling(int64_t n, int64_t nb, int64_t *count)
 {
 	int64_t t = (n + nb - 1) / nb, *s = malloc((size_t)t * sizeof(*s));
@@ -120,6 +136,9 @@ static int make_operand(struct operand *x, const struct shape *sh, int64_t m, in
 		ret = stargemm_matrix_create_generated(&x->gen, sh->type, x->mt, x->rows, x->nt,
 						       x->cols, x->npresent, x->present, &dist,
 						       generate, &x->src);
+	/* without CUDA workers the host generator makes every tile */
+	if (!ret && generated && starpu_cuda_worker_get_count() == 0)
+		ret = stargemm_matrix_set_cuda_generator(x->gen, cuda_generate);
 	return ret;
 }
 
@@ -296,7 +315,8 @@ static int product_case(const struct shape *sh, int P, int Q)
 	/* the counts: exact in core with C in place; out of core at least once per
 	 * reader; the calls are the count reported */
 	good = !ret && calls == info.generated_tiles && info.skipped == twin.skipped &&
-	       (sh->eps == 0.0 || info.skipped > 0);
+	       (sh->eps == 0.0 || info.skipped > 0) && info.generated_on_gpus == 0 &&
+	       atomic_load(&cuda_calls) == 0;
 	if (!sh->ooc && !sh->stationary && !sh->eps)
 		good = good && info.generated_tiles == made && (int64_t)ts.mpi_recv_bytes == recv;
 	else if (!sh->stationary && !sh->eps)
@@ -421,6 +441,11 @@ static int bad_input(int P, int Q)
 			   "B is a generated matrix");
 	good &= sg_refused("scale", stargemm_matrix_scale(b.gen, &one), "cannot be scaled");
 	good &= sg_refused("trace", stargemm_matrix_trace(b.gen, tr), "cannot be traced");
+	good &= sg_refused("CUDA generator of a stored matrix",
+			   stargemm_matrix_set_cuda_generator(a.stored, cuda_generate),
+			   "A is not a generated matrix");
+	good &= sg_refused("CUDA generator of NULL",
+			   stargemm_matrix_set_cuda_generator(NULL, cuda_generate), "A is NULL");
 	good &= sg_refused("old C of create_product",
 			   stargemm_matrix_create_product(&Y, 'N', 'N', a.stored, a.stored,
 							  b.gen),
