@@ -11,10 +11,9 @@
  * next stargemm_wait() on every rank), and the tile is zeroed, so that what the
  * product's remaining tasks read is defined.
  *
- * Arguments (STARPU_VALUE, in order): stargemm_generate_fn fn, void *arg, int64_t row0,
- * int64_t col0 (global position of the tile's first element), int64_t i, int64_t j
- * (the tile's indices, for the message); for the CUDA codelet then
- * stargemm_generate_cuda_fn cuda.
+ * Arguments (STARPU_VALUE, in order): stargemm_generate_fn fn, stargemm_generate_cuda_fn
+ * cuda (NULL for the host's), void *arg, int64_t row0, int64_t col0 (global position of
+ * the tile's first element), int64_t i, int64_t j (the tile's indices, for the message).
  */
 #include <inttypes.h>
 #include <stdio.h>
@@ -33,23 +32,38 @@ static void failed(const char *kind, int64_t i, int64_t j, int status)
 	stargemm__task_failed(msg);
 }
 
+/* A task's tile and arguments. */
+struct making {
+	stargemm_generate_fn fn;
+	stargemm_generate_cuda_fn cuda;
+	void *arg, *tile;
+	int64_t row0, col0, i, j, ld, rows, cols;
+	size_t elem;
+};
+
+static void unpack(void *buffers[], void *cl_arg, struct making *m)
+{
+	m->tile = (void *)STARPU_MATRIX_GET_PTR(buffers[0]);
+	m->ld = (int64_t)STARPU_MATRIX_GET_LD(buffers[0]);
+	m->rows = (int64_t)STARPU_MATRIX_GET_NX(buffers[0]);
+	m->cols = (int64_t)STARPU_MATRIX_GET_NY(buffers[0]);
+	m->elem = STARPU_MATRIX_GET_ELEMSIZE(buffers[0]);
+	starpu_codelet_unpack_args(cl_arg, &m->fn, &m->cuda, &m->arg, &m->row0, &m->col0,
+				   &m->i, &m->j);
+}
+
 static void generate_cpu(void *buffers[], void *cl_arg)
 {
-	stargemm_generate_fn fn;
-	void *arg, *tile = (void *)STARPU_MATRIX_GET_PTR(buffers[0]);
-	int64_t row0, col0, i, j, ld = (int64_t)STARPU_MATRIX_GET_LD(buffers[0]);
-	int64_t rows = (int64_t)STARPU_MATRIX_GET_NX(buffers[0]);
-	int64_t cols = (int64_t)STARPU_MATRIX_GET_NY(buffers[0]);
-	size_t elem = STARPU_MATRIX_GET_ELEMSIZE(buffers[0]);
+	struct making m;
 	int status;
 
-	starpu_codelet_unpack_args(cl_arg, &fn, &arg, &row0, &col0, &i, &j);
-	status = fn(tile, ld, rows, cols, row0, col0, arg);
+	unpack(buffers, cl_arg, &m);
+	status = m.fn(m.tile, m.ld, m.rows, m.cols, m.row0, m.col0, m.arg);
 	if (status == 0)
 		return;
-	for (int64_t c = 0; c < cols; c++)
-		memset((char *)tile + (size_t)(c * ld) * elem, 0, (size_t)rows * elem);
-	failed("", i, j, status);
+	for (int64_t c = 0; c < m.cols; c++)
+		memset((char *)m.tile + (size_t)(c * m.ld) * m.elem, 0, (size_t)m.rows * m.elem);
+	failed("", m.i, m.j, status);
 }
 
 #if defined(STARPU_SIMGRID)
@@ -63,22 +77,17 @@ static void generate_cuda(void *buffers[], void *cl_arg)
 #define HAVE_GENERATE_CUDA 1
 static void generate_cuda(void *buffers[], void *cl_arg)
 {
-	stargemm_generate_fn fn;
-	stargemm_generate_cuda_fn cuda;
-	void *arg, *tile = (void *)STARPU_MATRIX_GET_PTR(buffers[0]);
-	int64_t row0, col0, i, j, ld = (int64_t)STARPU_MATRIX_GET_LD(buffers[0]);
-	int64_t rows = (int64_t)STARPU_MATRIX_GET_NX(buffers[0]);
-	int64_t cols = (int64_t)STARPU_MATRIX_GET_NY(buffers[0]);
-	size_t elem = STARPU_MATRIX_GET_ELEMSIZE(buffers[0]);
 	cudaStream_t stream = starpu_cuda_get_local_stream();
+	struct making m;
 	int status;
 
-	starpu_codelet_unpack_args(cl_arg, &fn, &arg, &row0, &col0, &i, &j, &cuda);
-	status = cuda(tile, ld, rows, cols, row0, col0, (void *)stream, arg);
+	unpack(buffers, cl_arg, &m);
+	status = m.cuda(m.tile, m.ld, m.rows, m.cols, m.row0, m.col0, (void *)stream, m.arg);
 	if (status == 0)
 		return;
-	cudaMemset2DAsync(tile, (size_t)ld * elem, 0, (size_t)rows * elem, (size_t)cols, stream);
-	failed("CUDA ", i, j, status);
+	cudaMemset2DAsync(m.tile, (size_t)m.ld * m.elem, 0, (size_t)m.rows * m.elem,
+			  (size_t)m.cols, stream);
+	failed("CUDA ", m.i, m.j, status);
 }
 #endif
 

@@ -98,29 +98,20 @@ int stargemm__generate_tile(const struct stargemm_matrix *A, int64_t i, int64_t 
 
 	if (g->made[idx])
 		return 0;
-	/* skipped: zeros, which mark the tile written (a no-op task would not) */
-	if (skip)
-		ret = starpu_task_insert(&stargemm_zero_cl, STARPU_W, h, 0);
-	else if (worker >= 0)   /* on its GPU's worker, whatever the policy */
-		ret = starpu_task_insert(&stargemm_generate_cuda_cl,
-					 STARPU_VALUE, &g->fn, sizeof(g->fn),
-					 STARPU_VALUE, &g->arg, sizeof(g->arg),
-					 STARPU_VALUE, &row0, sizeof(row0),
-					 STARPU_VALUE, &col0, sizeof(col0),
-					 STARPU_VALUE, &i, sizeof(i),
-					 STARPU_VALUE, &j, sizeof(j),
-					 STARPU_VALUE, &g->cuda, sizeof(g->cuda),
-					 STARPU_EXECUTE_ON_WORKER, worker,
-					 STARPU_W, h, 0);
-	else
-		ret = starpu_task_insert(&stargemm_generate_cl,
-					 STARPU_VALUE, &g->fn, sizeof(g->fn),
-					 STARPU_VALUE, &g->arg, sizeof(g->arg),
-					 STARPU_VALUE, &row0, sizeof(row0),
-					 STARPU_VALUE, &col0, sizeof(col0),
-					 STARPU_VALUE, &i, sizeof(i),
-					 STARPU_VALUE, &j, sizeof(j),
-					 STARPU_W, h, 0);
+	/* skipped: zeros, which mark the tile written (a no-op task would not); with a
+	 * CUDA generator, on its GPU's worker whatever the policy (-1: unbound) */
+	ret = skip ? starpu_task_insert(&stargemm_zero_cl, STARPU_W, h, 0)
+		   : starpu_task_insert(worker >= 0 ? &stargemm_generate_cuda_cl
+						    : &stargemm_generate_cl,
+					STARPU_VALUE, &g->fn, sizeof(g->fn),
+					STARPU_VALUE, &g->cuda, sizeof(g->cuda),
+					STARPU_VALUE, &g->arg, sizeof(g->arg),
+					STARPU_VALUE, &row0, sizeof(row0),
+					STARPU_VALUE, &col0, sizeof(col0),
+					STARPU_VALUE, &i, sizeof(i),
+					STARPU_VALUE, &j, sizeof(j),
+					STARPU_EXECUTE_ON_WORKER, worker,
+					STARPU_W, h, 0);
 	if (ret)
 		return stargemm__error(-EIO, "stargemm: task submission failed for the generation "
 				       "of tile (%" PRId64 ", %" PRId64 ") (%d)", i, j, ret);
