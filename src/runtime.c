@@ -11,10 +11,13 @@
 #define _GNU_SOURCE
 #include "config.h"
 
+#include <errno.h>
+#include <fcntl.h>
 #include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <unistd.h>
 /* glibc's mallopt(), not under SimGrid's SMPI, whose compiler defines malloc() as a
@@ -23,6 +26,7 @@
 #include <malloc.h>
 #endif
 
+#include "../codelets/calibrate.h"
 #include "internal.h"
 #include "worklist.h"
 
@@ -418,23 +422,47 @@ static int traced(void)
 }
 #endif
 
+/* A lock of this machine's, held by a node's first process while it starts StarPU, so
+ * that the first processes of several jobs on one machine sharing a StarPU home (make
+ * check's tests, two at a time) do not measure and write the bus at once either: a
+ * file beside the kernels' (codelets/calibrate.c; its directory made by their
+ * calibration). Its descriptor, closed to release it; -1 (no lock) without the
+ * directory. */
+#ifndef STARPU_SIMGRID
+static int start_lock(void)
+{
+	char path[4096], lock[4200];
+	int fd;
+
+	if (stargemm__calibration_path(path, sizeof(path)) != 0)
+		return -1;
+	snprintf(lock, sizeof(lock), "%s.start.lock", path);
+	if ((fd = open(lock, O_RDWR | O_CREAT, 0644)) < 0)
+		return -1;
+	while (flock(fd, LOCK_EX) != 0 && errno == EINTR)
+		;
+	return fd;
+}
+#endif
+
 /* StarPU started on this process, the first process of each node before the others.
  * The first time StarPU starts on a machine (or when the number of CPUs it sees
  * changes) it measures the bus and writes the measurement under STARPU_HOME; processes
  * of one node starting at once then read each other's half-written files and StarPU
  * aborts (ScaLAPACK's LU tester on 4 processes in a fresh home: an assertion under
  * _starpu_load_bus_performance_files). So the node's first process starts alone and
- * the others, which then only read, after it. The first process waits for the others
- * after its start, beside StarPU-MPI's thread: that needs MPI_THREAD_MULTIPLE; without
- * it all start at once, as in SimGrid mode (the bus comes from the platform file) and
- * with an FxT trace (StarPU-MPI's thread then starts with a barrier of every process,
- * which the others, held back, would never reach: tests/trace.sh hung). Collective
- * over @p comm. */
+ * the others, which then only read, after it (and the first processes of several jobs
+ * on the machine one after another: start_lock()). The first process waits for the
+ * others after its start, beside StarPU-MPI's thread: that needs MPI_THREAD_MULTIPLE;
+ * without it all start at once, as in SimGrid mode (the bus comes from the platform
+ * file) and with an FxT trace (StarPU-MPI's thread then starts with a barrier of every
+ * process, which the others, held back, would never reach: tests/trace.sh hung).
+ * Collective over @p comm. */
 static int start_starpu(int *argc, char ***argv, MPI_Comm comm, struct starpu_conf *conf)
 {
 #ifndef STARPU_SIMGRID
 	MPI_Comm node;
-	int local = 0, provided = 0, ret;
+	int local = 0, provided = 0, lock = -1, ret;
 
 	MPI_Query_thread(&provided);
 	if (provided < MPI_THREAD_MULTIPLE || traced() ||
@@ -444,7 +472,11 @@ static int start_starpu(int *argc, char ***argv, MPI_Comm comm, struct starpu_co
 	MPI_Comm_rank(node, &local);
 	if (local != 0)
 		MPI_Barrier(node);   /* the node's first process has started */
+	else
+		lock = start_lock();
 	ret = starpu_mpi_init_conf(argc, argv, 0, comm, conf);
+	if (lock >= 0)
+		close(lock);
 	if (local == 0)
 		MPI_Barrier(node);   /* started or failed: the others go on */
 	MPI_Comm_free(&node);
