@@ -520,10 +520,23 @@ static void measure_and_write(const char *path, const char *why,
 			"process only\n", path, strerror(errno));
 }
 
+int stargemm__lock_file(const char *path, const char *suffix)
+{
+	char lock[4200];
+	int fd;
+
+	snprintf(lock, sizeof(lock), "%s%s", path, suffix);
+	if ((fd = open(lock, O_RDWR | O_CREAT, 0644)) < 0)
+		return -1;
+	while (flock(fd, LOCK_EX) != 0 && errno == EINTR)
+		;
+	return fd;
+}
+
 void stargemm__calibrate(void)
 {
 	struct stargemm__calibration cal;
-	char path[4096], lock[4200], why[512] = "";
+	char path[4096], why[512] = "";
 	double force = NAN;
 	int fd = -1;
 
@@ -548,11 +561,7 @@ void stargemm__calibrate(void)
 		return;
 	}
 	make_dirs(path);
-	snprintf(lock, sizeof(lock), "%s.lock", path);
-	fd = open(lock, O_RDWR | O_CREAT, 0644);
-	if (fd >= 0)
-		while (flock(fd, LOCK_EX) != 0 && errno == EINTR)
-			;
+	fd = stargemm__lock_file(path, ".lock");
 	if (force == 1.0)
 		measure_and_write(path, "STARGEMM_CALIBRATE=1", &cal);
 	else if (load(path, &cal, why, sizeof(why)) != 0)

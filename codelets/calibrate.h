@@ -58,6 +58,12 @@ void stargemm__calibrate(void);
  * there is no such directory to name (no HOME). */
 int stargemm__calibration_path(char *path, size_t size);
 
+/* The lock file @p path followed by @p suffix, created if need be and taken exclusively
+ * (waiting for its holder, a process of this machine): its descriptor, closed to
+ * release it; -1 when it cannot be opened. The kernels' file is measured under
+ * "kernels.HOST.lock", StarPU started under "kernels.HOST.start.lock" (src/runtime.c). */
+int stargemm__lock_file(const char *path, const char *suffix);
+
 /* Parses a calibration file's text @p text into @p cal; 0, or -1 with the reason in
  * @p why (@p why_size bytes): a line that does not parse, a missing or negative rate,
  * or an identity line other than @p identity (another CPU, ISA or library version). */

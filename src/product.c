@@ -240,10 +240,9 @@ static double mean_side(const struct stargemm__gemm *g, const struct stargemm__t
 /* The rate of a rank's CPU workers on the mean tile product of @p t: the fastest
  * kernel measured for its size class (codelets/calibrate.c; above 256 a side, also
  * BLAS at 512); when nothing was measured (STARGEMM_CALIBRATE=0, SimGrid mode), StarPU's
- * stored model of the tile product's rate for that cube (in SimGrid mode, the simulated
- * CPU's: with 10 GFLOP/s for the simulated 25 the flops outweighed the bytes and kept C
- * where B ran 1.3 times faster, doc/performance.md "16 simulated ranks"); else 10
- * GFLOP/s a worker. */
+ * stored model of the tile product's rate for that cube (in SimGrid mode the simulated
+ * CPU's, so that the model's times are the simulation's: doc/performance.md, "16
+ * simulated ranks"); else 10 GFLOP/s a worker. */
 static double flop_rate(const struct stargemm__gemm *g, const struct stargemm__traffic *t)
 {
 	const struct stargemm__calibration *cal = stargemm__calibration();

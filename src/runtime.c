@@ -11,13 +11,10 @@
 #define _GNU_SOURCE
 #include "config.h"
 
-#include <errno.h>
-#include <fcntl.h>
 #include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/file.h>
 #include <sys/stat.h>
 #include <unistd.h>
 /* glibc's mallopt(), not under SimGrid's SMPI, whose compiler defines malloc() as a
@@ -133,30 +130,43 @@ static int check_settings(const struct stargemm_config *cfg)
 	return cfg->disk_dir ? stargemm__setting(STARGEMM__DISK_ONE_FILE, &x) : 0;
 }
 
+/* The processes of @p comm on this machine (MPI_COMM_TYPE_SHARED), for the memory's
+ * shares and the order of StarPU's start; MPI_COMM_NULL in SimGrid mode (one process
+ * simulates every rank) or when MPI cannot split. Collective over @p comm. */
+static MPI_Comm node_comm(MPI_Comm comm)
+{
+	MPI_Comm node = MPI_COMM_NULL;
+
+#ifndef STARPU_SIMGRID
+	if (MPI_Comm_split_type(comm, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node) !=
+	    MPI_SUCCESS)
+		node = MPI_COMM_NULL;
+#else
+	(void)comm;
+#endif
+	return node;
+}
+
 /* In how many shares the machine's memory is cut for keep_host_buffers(): one per
- * rank of @p comm on this node. In SimGrid mode every simulated rank's buffers are
+ * process of @p node (node_comm()). In SimGrid mode every simulated rank's buffers are
  * real memory of the one simulating process: half of the machine is cut among them
  * (SMPI_GLOBAL_SIZE ranks), the other half left to the simulator. StarPU keeps freed
  * buffers for tiles of the same shape, and block-sparse tiles of 512-2048 rarely share
  * one, so without a share each simulated rank kept every tile it had received: a 4 x 4
  * grid's block-sparse product at 24,000^3 held 7.5 GiB, and runs at 40,000 passed
  * 15 GiB (doc/design.md, "With GPUs, host buffers StarPU allocates are kept"). */
-static long memory_shares(MPI_Comm comm)
+static long memory_shares(MPI_Comm node)
 {
 #ifdef STARPU_SIMGRID
 	const char *size = stargemm__setting_text(STARGEMM__SMPI_GLOBAL_SIZE);
 
-	(void)comm;
+	(void)node;
 	return size && atol(size) > 0 ? 2 * atol(size) : 1;
 #else
-	MPI_Comm node;
 	int n = 1;
 
-	if (MPI_Comm_split_type(comm, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node) ==
-	    MPI_SUCCESS) {
+	if (node != MPI_COMM_NULL)
 		MPI_Comm_size(node, &n);
-		MPI_Comm_free(&node);
-	}
 	return n > 0 ? n : 1;
 #endif
 }
@@ -361,9 +371,9 @@ static void fill_starpu_conf(struct starpu_conf *conf, const struct stargemm_con
  * SimGrid mode the simulated GPUs are those asked for (STARPU_NCUDA, or the
  * platform's when -1). */
 static void set_ram_budget(const struct stargemm_config *cfg, const struct starpu_conf *conf,
-			   MPI_Comm comm)
+			   MPI_Comm node)
 {
-	long shares = memory_shares(comm);   /* collective: on every rank, GPUs or not */
+	long shares = memory_shares(node);
 	char buf[32];
 
 	if (cfg->ram_limit_mib > 0) {
@@ -407,21 +417,6 @@ static int keep_memory(void)
 	return 0;
 }
 
-/* Whether StarPU will record an FxT trace (a build with FxT and STARPU_FXT_TRACE not 0:
- * export_settings() sets 0 unless the user set it). */
-#ifndef STARPU_SIMGRID
-static int traced(void)
-{
-#ifdef STARPU_USE_FXT
-	const char *v = stargemm__setting_text(STARGEMM__STARPU_FXT_TRACE);
-
-	return !v || atoi(v) != 0;
-#else
-	return 0;
-#endif
-}
-#endif
-
 /* A lock of this machine's, held by a node's first process while it starts StarPU, so
  * that the first processes of several jobs on one machine sharing a StarPU home (make
  * check's tests, two at a time) do not measure and write the bus at once either: a
@@ -431,17 +426,11 @@ static int traced(void)
 #ifndef STARPU_SIMGRID
 static int start_lock(void)
 {
-	char path[4096], lock[4200];
-	int fd;
+	char path[4096];
 
 	if (stargemm__calibration_path(path, sizeof(path)) != 0)
 		return -1;
-	snprintf(lock, sizeof(lock), "%s.start.lock", path);
-	if ((fd = open(lock, O_RDWR | O_CREAT, 0644)) < 0)
-		return -1;
-	while (flock(fd, LOCK_EX) != 0 && errno == EINTR)
-		;
-	return fd;
+	return stargemm__lock_file(path, ".start.lock");
 }
 #endif
 
@@ -457,17 +446,16 @@ static int start_lock(void)
  * without it all start at once, as in SimGrid mode (the bus comes from the platform
  * file) and with an FxT trace (StarPU-MPI's thread then starts with a barrier of every
  * process, which the others, held back, would never reach: tests/trace.sh hung).
+ * @p node: the processes of this machine (node_comm(); MPI_COMM_NULL: start at once).
  * Collective over @p comm. */
-static int start_starpu(int *argc, char ***argv, MPI_Comm comm, struct starpu_conf *conf)
+static int start_starpu(int *argc, char ***argv, MPI_Comm comm, MPI_Comm node,
+			struct starpu_conf *conf)
 {
 #ifndef STARPU_SIMGRID
-	MPI_Comm node;
 	int local = 0, provided = 0, lock = -1, ret;
 
 	MPI_Query_thread(&provided);
-	if (provided < MPI_THREAD_MULTIPLE || traced() ||
-	    MPI_Comm_split_type(comm, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node) !=
-	    MPI_SUCCESS)
+	if (provided < MPI_THREAD_MULTIPLE || stargemm__fxt_tracing() || node == MPI_COMM_NULL)
 		return starpu_mpi_init_conf(argc, argv, 0, comm, conf);
 	MPI_Comm_rank(node, &local);
 	if (local != 0)
@@ -479,9 +467,9 @@ static int start_starpu(int *argc, char ***argv, MPI_Comm comm, struct starpu_co
 		close(lock);
 	if (local == 0)
 		MPI_Barrier(node);   /* started or failed: the others go on */
-	MPI_Comm_free(&node);
 	return ret;
 #else
+	(void)node;
 	return starpu_mpi_init_conf(argc, argv, 0, comm, conf);
 #endif
 }
@@ -490,7 +478,7 @@ int stargemm_init(const struct stargemm_config *user_cfg, int *argc, char ***arg
 {
 	struct stargemm_config cfg;
 	struct starpu_conf conf;
-	MPI_Comm comm;
+	MPI_Comm comm, node;
 	int ret, rank, nranks;
 
 	stargemm__clear_error();
@@ -511,8 +499,11 @@ int stargemm_init(const struct stargemm_config *user_cfg, int *argc, char ***arg
 	stargemm__sched_count(cfg.count_transfers);
 	stargemm__small_init();
 	fill_starpu_conf(&conf, &cfg);
-	set_ram_budget(&cfg, &conf, comm);
-	ret = start_starpu(argc, argv, comm, &conf);
+	node = node_comm(comm);
+	set_ram_budget(&cfg, &conf, node);
+	ret = start_starpu(argc, argv, comm, node, &conf);
+	if (node != MPI_COMM_NULL)
+		MPI_Comm_free(&node);
 	if (ret == -ENODEV)
 		return stargemm__error(-ENODEV, "stargemm_init: StarPU found no worker "
 				       "(ncpus=%d, ncuda=%d)", conf.ncpus, conf.ncuda);

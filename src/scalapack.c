@@ -276,20 +276,6 @@ static int world_size(void)
 	return size;
 }
 
-/* Whether StarPU would trace with FxT: it then starts with a barrier on MPI_COMM_WORLD,
- * which the processes outside a grid do not join. stargemm_init() leaves tracing off
- * unless the environment asks for it. */
-static int tracing(void)
-{
-#ifdef STARPU_USE_FXT
-	const char *env = stargemm__setting_text(STARGEMM__STARPU_FXT_TRACE);
-
-	return env && atoi(env) != 0;
-#else
-	return 0;
-#endif
-}
-
 /* The ranks in @p comm of the grid's processes (g->world), into g->rank: 0, or -1 when
  * they are not all of its processes. */
 static int ranks_in(MPI_Comm comm, struct blacs_grid *g)
@@ -351,7 +337,7 @@ static int grid_of(int ctxt, struct blacs_grid *g)
 	if (!ok)
 		return GRID;
 	if (started == 0)
-		return n < world_size() && tracing() ? TRACED : -1;
+		return n < world_size() && stargemm__fxt_tracing() ? TRACED : -1;
 	if (lib.everywhere)   /* started on all, together: the same on every process */
 		return -1;
 	if (started < n || ranks_in(lib.comm, g))

@@ -1,12 +1,15 @@
 /*
  * workers.c — this rank's StarPU workers: their counts, the executor's devices (the
  * CUDA workers, or the host RAM without them; src/contract.h), and pausing them while
- * the calling thread works alone.
+ * the calling thread works alone; and whether StarPU records an FxT trace.
  */
+#include <stdlib.h>
+
 #include <starpu.h>
 
 #include "contract.h"
 #include "process.h"
+#include "settings.h"
 #include "stargemm.h"
 #include "workers.h"
 
@@ -49,4 +52,15 @@ void stargemm__quiet_end(int paused)
 {
 	if (paused)
 		starpu_resume();
+}
+
+int stargemm__fxt_tracing(void)
+{
+#ifdef STARPU_USE_FXT
+	const char *v = stargemm__setting_text(STARGEMM__STARPU_FXT_TRACE);
+
+	return v && atoi(v) != 0;
+#else
+	return 0;
+#endif
 }

@@ -11,7 +11,8 @@
 # processes: src/scalapack.c) and every LU test pass; with
 # STARGEMM_SCALAPACK_START=first-call, the calls of the grids of other processes than
 # the first grid's go to ScaLAPACK, said once, and the tests pass too. Skipped (77)
-# without the tester or ScaLAPACK.
+# without the tester or ScaLAPACK. Its fresh StarPU home also shows the processes'
+# ordered start (the start lock beside the kernels' file).
 set -e
 tester=/usr/lib/x86_64-linux-gnu/scalapack/mpich-tests/xdlu
 data="$SRCDIR/tests/lu.dat"
@@ -42,6 +43,10 @@ for when in every first-call; do
 	if [ "$when" = every ]; then
 		echo "$calls" | grep -Eq "^stargemm-scalapack: [1-9][0-9]* calls by stargemm\$" ||
 			{ cat "$when.err"; echo "not every call ran on stargemm"; exit 1; }
+		# the 4 processes, started at once in a fresh home, started StarPU in turn
+		# (src/runtime.c, start_starpu(): the first one under the machine's lock)
+		ls "$STARPU_HOME"/.starpu/sampling/stargemm/kernels.*.start.lock >/dev/null 2>&1 ||
+			{ echo "StarPU was not started in turn (no start lock in $STARPU_HOME)"; exit 1; }
 	else
 		echo "$calls" | grep -Eq "^stargemm-scalapack: [1-9][0-9]* calls by stargemm, [1-9][0-9]* by ScaLAPACK \(" &&
 			[ "${calls##*by ScaLAPACK (}" = "$grid_why)" ] ||
