@@ -74,14 +74,24 @@ static double average_product(const struct stargemm__request *r)
 				(double)r->col_off[r->nt] * (double)r->k_off[r->kt] / cube;
 }
 
-/* Side s of the batches: s x s local C tiles of one rank and s steps of k, the
- * smallest whose expected flops (at the list's density of products) reach the target,
- * and at most what leaves every worker 8 batches. 1: no batching (products of
- * batch_below flops or more on average, or too few to share). */
-static int64_t batch_side(const struct stargemm__request *r, double products)
+/* The cells of a batch of side @p s: s local C rows (at most the @p rows of the rank
+ * with the most), as many columns, s steps of the @p kt. */
+static double batch_cells(int64_t s, int64_t rows, int64_t cols, int64_t kt)
 {
+	return (double)(s < rows ? s : rows) * (double)(s < cols ? s : cols) *
+	       (double)(s < kt ? s : kt);
+}
+
+/* Side s of the batches: s x s local C tiles of one rank (fewer where the rank has
+ * fewer rows or columns: a tall and skinny C) and s steps of k, the smallest whose
+ * expected flops (at the list's density of products) reach the target, and at most
+ * what leaves every worker 8 batches. 1: no batching (products of batch_below flops
+ * or more on average, or too few to share). */
+static int64_t batch_side(const struct inspector *in, double products)
+{
+	const struct stargemm__request *r = in->r;
 	double cube = (double)r->mt * (double)r->nt * (double)r->kt, avg, share, target;
-	int64_t s = 1;
+	int64_t s = 1, rows = in->crow->maxlocal, cols = in->ccol->maxlocal;
 
 	if (r->batch_below <= 0 || r->batch_flops <= 0 || products < 1 || cube < 1)
 		return 1;
@@ -90,8 +100,8 @@ static int64_t batch_side(const struct stargemm__request *r, double products)
 	target = r->batch_flops < share ? r->batch_flops : share;
 	if (avg >= r->batch_below || avg >= target)
 		return 1;
-	while ((double)s * (double)s * (double)s * avg * (products / cube) < target &&
-	       (s < r->mt || s < r->nt || s < r->kt))
+	while (batch_cells(s, rows, cols, r->kt) * avg * (products / cube) < target &&
+	       (s < rows || s < cols || s < r->kt))
 		s++;
 	return s;
 }
@@ -304,8 +314,9 @@ static int add_batch(struct inspector *in, const struct grid_columns *gc, struct
 }
 
 /* In core with batches of side s. The devices (GPUs) are dealt runs of s local C
- * columns in turn, so that the batches of a C tile, one per s steps of k, run on one
- * device, and the devices share the columns as in the in-core list. */
+ * columns in turn (or of s local rows, stargemm__in_core_by_rows()), so that the
+ * batches of a C tile, one per s steps of k, run on one device, and the devices share
+ * the columns (rows) as in the in-core list. */
 static int inspect_batched(struct inspector *in, int64_t s)
 {
 	const struct stargemm__request *r = in->r;
@@ -313,7 +324,7 @@ static int inspect_batched(struct inspector *in, int64_t s)
 	struct grid_columns gc = { NULL, NULL, 0 };
 	struct batcher bt = { .s = s, .rows = in->crow, .cols = in->ccol };
 	int64_t cap_batches = 0, cap_slots = 0, nloc = in->ccol->maxlocal;
-	int ret = grid_columns(r, in->crow, &gc);
+	int ret = grid_columns(r, in->crow, &gc), by_rows = stargemm__in_core_by_rows(in);
 
 	if (!ret)
 		ret = batcher_init(&bt, r);
@@ -322,9 +333,13 @@ static int inspect_batched(struct inspector *in, int64_t s)
 			for (bt.j0 = 0; bt.j0 < nloc && !ret; bt.j0 += s) {
 				bt.device = (int)((bt.j0 / s) % r->ndevices);
 				for (int p = 0; p < r->c.grid.P && !ret; p++)
-					for (bt.i0 = 0; bt.i0 < gc.L && !ret; bt.i0 += s)
+					for (bt.i0 = 0; bt.i0 < gc.L && !ret; bt.i0 += s) {
+						if (by_rows)
+							bt.device = (int)((bt.i0 / s) %
+									  r->ndevices);
 						ret = add_batch(in, &gc, &bt, p, q, &cap_batches,
 								&cap_slots);
+					}
 			}
 	wl->chunks[0].count = wl->nproducts;
 	batcher_free(&bt);
@@ -407,19 +422,19 @@ int stargemm__inspect_packed(struct inspector *in)
 }
 
 /* With several devices per rank, at most the side that gives each device of every
- * rank a run of local C columns (inspect_batched() deals the runs to the devices), but
- * not below 2 (below, batches of one product: none). */
+ * rank a run of local C columns, or rows (inspect_batched() deals the runs to the
+ * devices), but not below 2 (below, batches of one product: none). */
 static int64_t device_side(const struct inspector *in, int64_t s)
 {
-	const struct stargemm__axis *cols = in->ccol;
+	const struct stargemm__axis *ax = stargemm__in_core_by_rows(in) ? in->crow : in->ccol;
 	int64_t fewest = INT64_MAX, cap;
 	int G = in->r->ndevices;
 
 	if (G < 2)
 		return s;
-	for (int q = 0; q < cols->nproc; q++)
-		if (cols->start[q + 1] - cols->start[q] < fewest)
-			fewest = cols->start[q + 1] - cols->start[q];
+	for (int q = 0; q < ax->nproc; q++)
+		if (ax->start[q + 1] - ax->start[q] < fewest)
+			fewest = ax->start[q + 1] - ax->start[q];
 	cap = fewest / G > 2 ? fewest / G : 2;
 	return s < cap ? s : cap;
 }
@@ -648,7 +663,7 @@ int stargemm__rebatch(struct inspector *in)
 	const struct stargemm__request *r = in->r;
 	struct stargemm__worklist *wl = in->bd.wl;
 	int packed = r->a.pack || r->b.pack || r->c.pack;
-	int64_t s = device_side(in, batch_side(r, (double)wl->nproducts));
+	int64_t s = device_side(in, batch_side(in, (double)wl->nproducts));
 
 	if (s <= 1 && !packed)
 		return 0;

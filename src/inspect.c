@@ -833,14 +833,21 @@ static int inspect_ooc(struct inspector *in)
 	return mark_kept(in->r, wl);
 }
 
-/* In core: one block -1 chunk of every product, k outer, devices by local column.
- * Only the present tiles of op(A)'s column k and op(B)'s row k are visited. */
+int stargemm__in_core_by_rows(const struct inspector *in)
+{
+	return in->ccol->maxlocal < in->r->ndevices && in->crow->maxlocal > in->ccol->maxlocal;
+}
+
+/* In core: one block -1 chunk of every product, k outer, devices by local column (a
+ * tile of op(B) goes to one device, op(A)'s to each), or by local row when the
+ * columns are too few (stargemm__in_core_by_rows()). Only the present tiles of op(A)'s
+ * column k and op(B)'s row k are visited. */
 static int inspect_in_core(struct inspector *in)
 {
 	const struct stargemm__request *r = in->r;
 	struct stargemm__worklist *wl = in->bd.wl;
 	int64_t *start = NULL, *rows = NULL;
-	int ret = 0;
+	int ret = 0, by_rows = stargemm__in_core_by_rows(in);
 
 	wl->nblocks = 0;
 	wl->nchunks = 1;
@@ -859,9 +866,11 @@ static int inspect_in_core(struct inspector *in)
 			for (int64_t e = start[k]; e < start[k + 1] && !ret; e++) {
 				int64_t i = rows[e];
 
+				int64_t l = by_rows ? in->crow->local[i] : in->ccol->local[j];
+
 				ret = stargemm__add_product(&in->bd, i, j, k,
 						  stargemm__is_local(r, i, j)
-							  ? (int)(in->ccol->local[j] % r->ndevices)
+							  ? (int)(l % r->ndevices)
 							  : -1,
 						  STARGEMM_PREFETCH_READY, -1, 0);
 			}

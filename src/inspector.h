@@ -45,6 +45,10 @@ int stargemm__add_product(struct builder *bd, int64_t i, int64_t j, int64_t k, i
 			  int prefetch, int64_t block, int64_t chunk);
 int stargemm__add_ref(struct builder *bd, int operand, int64_t r, int64_t c, int device,
 		      int priority);
+/* In core, whether the devices (GPUs) of a rank are dealt its local C tile rows rather
+ * than its local C tile columns: when the ranks have fewer local columns than devices
+ * and more local rows than columns (C = A X with X tall and skinny). */
+int stargemm__in_core_by_rows(const struct inspector *in);
 /* Flops of one multiply-add of the request's elements. */
 double stargemm__fma_flops(const struct stargemm__request *r);
 /* Whether C(i, j) exists and is this rank's. */

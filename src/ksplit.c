@@ -16,6 +16,12 @@
  * Chosen in core when C has fewer present tiles than the workers of all ranks
  * (STARGEMM_KSPLIT: 0 never, 2 always); not for packed operands.
  *
+ * Devices: each local GEMM carries a task info (src/contract.h) naming the executor
+ * device that runs it, so that on a rank with GPUs the products run there (a task
+ * without one goes to the CPU workers): segment w of a rank on its device w; with one
+ * partial per rank, each C tile's chain on one device of the rank, dealt round robin
+ * as the rank meets its C tiles. The sums stay on the CPU workers.
+ *
  * The same walk keeps op(A) or op(B) in place for a C of any size (the stationary
  * choice, src/stationary.c): with op(B) kept, the k of C tile (i, j) go to the ranks
  * of op(B)(k, j) and op(A)(i, k) moves; with a C of as many tiles as the workers or
@@ -42,6 +48,20 @@ struct ksplit {
 	uint8_t *direct;             /* per C tile: its owner's chain went into it */
 	int64_t *a_start, *a_rows;   /* width 1: op(A)'s present tiles by column
 					(stargemm__operand_columns()) */
+	int ndevices, next_device;   /* this rank's executor devices; the next one dealt */
+	int32_t *device;             /* width 1: per C tile, the device of this rank's
+					chain into it, or -1 before its first product */
+	struct info_page *infos;     /* the local GEMMs' task infos */
+};
+
+/* Task infos live until the next wait (the policy reads them until the tasks are done),
+ * in pages that never move. */
+#define INFO_PAGE 1024
+
+struct info_page {
+	struct info_page *next;
+	int used;
+	struct stargemm_task_info v[INFO_PAGE];
 };
 
 int stargemm__ksplit_width(const struct stargemm__gemm *g)
@@ -122,6 +142,50 @@ static int new_partial(struct ksplit *ks, int64_t s, int64_t i, int64_t j, int64
 	return 0;
 }
 
+/* A task info for a local GEMM on executor device @p device (not held, its inputs
+ * prefetched when it is ready, as the in-core work list's), or NULL without memory. */
+static struct stargemm_task_info *new_info(struct ksplit *ks, int device)
+{
+	struct info_page *page = ks->infos;
+
+	if (!page || page->used == INFO_PAGE) {
+		page = calloc(1, sizeof(*page));
+		if (!page)
+			return NULL;
+		page->next = ks->infos;
+		ks->infos = page;
+	}
+	page->v[page->used] = (struct stargemm_task_info){
+		.device = device, .prefetch = STARGEMM_PREFETCH_READY, .block = -1 };
+	return &page->v[page->used++];
+}
+
+/* The device of this rank's GEMMs of segment @p s into C tile @p t. */
+static int device_of(struct ksplit *ks, int64_t s, int64_t t)
+{
+	if (ks->width > 1)
+		return (int)(s % ks->width) % ks->ndevices;
+	if (ks->device[t] < 0) {
+		ks->device[t] = ks->next_device;
+		ks->next_device = (ks->next_device + 1) % ks->ndevices;
+	}
+	return ks->device[t];
+}
+
+/* The task info of the GEMM of segment @p s into C tile @p t: NULL where another rank
+ * runs it; -ENOMEM into *ret without memory. */
+static struct stargemm_task_info *info_of(struct ksplit *ks, int64_t s, int64_t t, int *ret)
+{
+	struct stargemm_task_info *info;
+
+	if (s / ks->width != stargemm_rank())
+		return NULL;
+	info = new_info(ks, device_of(ks, s, t));
+	if (!info)
+		*ret = stargemm__error(-ENOMEM, "stargemm: out of memory for a task's info");
+	return info;
+}
+
 static void free_partials(void *arg)
 {
 	struct ksplit *ks = arg;
@@ -135,6 +199,13 @@ static void free_partials(void *arg)
 	free(ks->direct);
 	free(ks->a_start);
 	free(ks->a_rows);
+	free(ks->device);
+	while (ks->infos) {
+		struct info_page *next = ks->infos->next;
+
+		free(ks->infos);
+		ks->infos = next;
+	}
 	free(ks);
 }
 
@@ -142,23 +213,24 @@ static void free_partials(void *arg)
  * rest skipped (stargemm__insertion_failed()): the other ranks insert the same tasks
  * and wait for their messages. */
 static int insert_gemm(const struct ksplit *ks, int64_t i, int64_t j, int64_t k,
-		       starpu_data_handle_t part, int first)
+		       starpu_data_handle_t part, int first, struct stargemm_task_info *info)
 {
 	int ret;
 
 	while ((ret = stargemm__gemm_insert_into(ks->g, i, j, k, part, first ? 0.0 : 1.0, 0,
-						 NULL, NULL, NULL)) &&
+						 info, NULL, NULL)) &&
 	       stargemm__insertion_failed(ks->g))
 		;
 	return ret;
 }
 
 /* The same into C's tile itself (beta applied by the first). */
-static int insert_gemm_c(const struct ksplit *ks, int64_t i, int64_t j, int64_t k, int first)
+static int insert_gemm_c(const struct ksplit *ks, int64_t i, int64_t j, int64_t k, int first,
+			 struct stargemm_task_info *info)
 {
 	int ret;
 
-	while ((ret = stargemm__gemm_insert(ks->g, i, j, k, first, 0, NULL, NULL, NULL)) &&
+	while ((ret = stargemm__gemm_insert(ks->g, i, j, k, first, 0, info, NULL, NULL)) &&
 	       stargemm__insertion_failed(ks->g))
 		;
 	return ret;
@@ -192,16 +264,19 @@ static int product(struct ksplit *ks, int64_t i, int64_t j, int64_t k, int64_t s
 {
 	int64_t t = stargemm__tile_index(ks->g->C, i, j);
 	int first, ret = 0;
+	struct stargemm_task_info *info = info_of(ks, s, t, &ret);
 
+	if (ret)
+		return ret;
 	if (ks->width == 1 && s == stargemm_matrix_owner(ks->g->C, i, j)) {
 		first = !ks->direct[t];
 		ks->direct[t] = 1;
-		return insert_gemm_c(ks, i, j, k, first);
+		return insert_gemm_c(ks, i, j, k, first, info);
 	}
 	first = !ks->part[s * ks->ntiles + t];
 	if (first)
 		ret = new_partial(ks, s, i, j, tags + s * ks->ntiles + t);
-	return ret ? ret : insert_gemm(ks, i, j, k, ks->part[s * ks->ntiles + t], first);
+	return ret ? ret : insert_gemm(ks, i, j, k, ks->part[s * ks->ntiles + t], first, info);
 }
 
 /* C tile (i, j): the chains of GEMMs into its partials, one per worker. */
@@ -287,11 +362,15 @@ int stargemm__ksplit_run(struct stargemm__gemm *g, const struct stargemm__reques
 		ks->seg = malloc((size_t)g->kt * sizeof(*ks->seg));
 		ks->count = malloc((size_t)(2 * ks->nranks) * sizeof(*ks->count));
 		ks->direct = calloc((size_t)(ks->ntiles > 0 ? ks->ntiles : 1), 1);
+		ks->ndevices = stargemm__device_count();
+		ks->device = malloc((size_t)(ks->ntiles > 0 ? ks->ntiles : 1) * sizeof(*ks->device));
+		for (int64_t t = 0; ks->device && t < ks->ntiles; t++)
+			ks->device[t] = -1;
 		if (width == 1 && stargemm__operand_columns(&r->a, g->C->mt, g->kt,
 							    &ks->a_start, &ks->a_rows))
 			ks->a_start = ks->a_rows = NULL;
 	}
-	if (!ks || !ks->part || !ks->seg || !ks->count || !ks->direct ||
+	if (!ks || !ks->part || !ks->seg || !ks->count || !ks->direct || !ks->device ||
 	    (width == 1 && !ks->a_start))
 		ret = stargemm__error(-ENOMEM, "stargemm: out of memory for %" PRId64
 				      " partial tiles", nparts);
