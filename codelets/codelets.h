@@ -62,10 +62,11 @@ uint32_t stargemm__model_typed_footprint(struct starpu_task *task);
 size_t stargemm__model_gemm_work(struct starpu_task *task, unsigned nimpl);
 size_t stargemm__model_tile_elements(struct starpu_task *task, unsigned nimpl);
 
-/* One CPU worker's flops per second on an m x n x k product of @p t as StarPU's
- * stored model of the tile product codelet predicts it, 0 without one (codelets/gemm.c). */
-double stargemm__gemm_model_cpu_rate(const struct stargemm__element *t, double m, double n,
-				     double k);
+/* One CPU worker's (@p cuda_device < 0) or CUDA device @p cuda_device's flops per
+ * second on an m x n x k product of @p t as StarPU's stored model of the tile product
+ * codelet predicts it, 0 without one (codelets/gemm.c). */
+double stargemm__gemm_model_rate(const struct stargemm__element *t, int cuda_device, double m,
+				 double n, double k);
 
 /* The kernels of small tile products on the CPU (codelets/smallgemm.c). */
 enum stargemm__small_kernel {

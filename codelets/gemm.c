@@ -12,7 +12,8 @@
  * codelets/model.c, so that simulated runs know tiles of any shape): the usual one with
  * C in RW mode, and the overwrite one (beta = 0) with C in W mode so that StarPU
  * neither transfers nor reads the old C. The model's rate is read back for the
- * stationary choice when no kernel was measured (stargemm__gemm_model_cpu_rate()).
+ * stationary choice: a GPU's, and a CPU core's when no kernel was measured
+ * (stargemm__gemm_model_rate()).
  *
  * Arguments (STARPU_VALUE, in order): char type (its letter; first, as the model reads
  * it), char transa, char transb ('N', 'T' or 'C'), double _Complex alpha, beta. Tile
@@ -119,17 +120,17 @@ static struct starpu_perfmodel gemm_model = {
 	.footprint = stargemm__model_typed_footprint,
 };
 
-/* The flops per second of one CPU worker on an m x n x k tile product of @p t as
- * StarPU's performance model of the tile product (gemm_model, stored under its
- * symbol) predicts it from its non-linear regression, 0 when there is no stored model
- * or no valid regression for a CPU core. Read from the file at each call (a few
- * lines), without a message when it is missing; for the stationary model's rank rate
- * when stargemm measured no kernel (src/product.c). */
-double stargemm__gemm_model_cpu_rate(const struct stargemm__element *t, double m, double n,
-				     double k)
+/* The flops per second of one CPU worker (@p cuda_device < 0) or of CUDA device
+ * @p cuda_device on an m x n x k tile product of @p t as StarPU's performance model of
+ * the tile product (gemm_model, stored under its symbol) predicts it from its
+ * non-linear regression, 0 when there is no stored model or no valid regression for
+ * that device. Read from the file at each call (a few lines), without a message when
+ * it is missing; for the stationary model's rank rate (src/product.c). */
+double stargemm__gemm_model_rate(const struct stargemm__element *t, int cuda_device, double m,
+				 double n, double k)
 {
 	struct starpu_perfmodel model;
-	struct starpu_perfmodel_per_arch *cpu;
+	struct starpu_perfmodel_per_arch *arch;
 	char path[1024];
 	double work = m * n * k * t->model_weight, rate = 0.0;
 
@@ -139,9 +140,14 @@ double stargemm__gemm_model_cpu_rate(const struct stargemm__element *t, double m
 	memset(&model, 0, sizeof(model));
 	if (starpu_perfmodel_load_symbol(gemm_model.symbol, &model) != 0)
 		return 0.0;
-	cpu = starpu_perfmodel_get_model_per_devices(&model, 0, STARPU_CPU_WORKER, 0, 1, -1);
-	if (cpu && cpu->regression.nl_valid && work > 0.0) {
-		double us = cpu->regression.a * pow(work, cpu->regression.b) + cpu->regression.c;
+	arch = cuda_device < 0
+		       ? starpu_perfmodel_get_model_per_devices(&model, 0, STARPU_CPU_WORKER, 0, 1,
+								-1)
+		       : starpu_perfmodel_get_model_per_devices(&model, 0, STARPU_CUDA_WORKER,
+								cuda_device, 1, -1);
+	if (arch && arch->regression.nl_valid && work > 0.0) {
+		double us = arch->regression.a * pow(work, arch->regression.b) +
+			    arch->regression.c;
 
 		if (us > 0.0)
 			rate = t->fma_flops * m * n * k / (us * 1e-6);

@@ -104,6 +104,7 @@ static struct {
 	void *live_buffers;      /* tsearch() tree of struct buffer, by address */
 	starpu_pthread_mutex_t lock;  /* a simulated one in SimGrid mode (pinning sleeps) */
 	struct pool tiles, buffers;
+	double pinned_bytes, pin_us;   /* all slabs pinned, and the time it took (µs) */
 } hp;
 
 /* ---- pinning -------------------------------------------------------------------- */
@@ -211,13 +212,17 @@ static int insert_slab(struct pool *pool, char *base, size_t bytes)
 static int add_slab(struct pool *pool, size_t bytes)
 {
 	char *base;
+	double t0;
 
 	bytes = (bytes + HOSTPOOL_ALIGN - 1) / HOSTPOOL_ALIGN * HOSTPOOL_ALIGN;
 	starpu_pthread_mutex_unlock(&hp.lock);
+	t0 = starpu_timing_now();
 	base = pin(bytes, pool->folded);
 	starpu_pthread_mutex_lock(&hp.lock);
 	if (!base)
 		return -ENOMEM;
+	hp.pinned_bytes += (double)bytes;
+	hp.pin_us += starpu_timing_now() - t0;
 	if (insert_slab(pool, base, bytes) != 0) {
 		unpin(base, pool->folded);
 		return -ENOMEM;
@@ -470,6 +475,7 @@ int stargemm__hostpool_init(void)
 	if (!ret)
 		ret = stargemm__setting(STARGEMM__STARPU_SIMGRID_CUDA_MALLOC_COST, &charge);
 	hp.on = 0;
+	hp.pinned_bytes = hp.pin_us = 0.0;
 	if (ret || !allow || starpu_cuda_worker_get_count() == 0)
 		return ret;
 	starpu_pthread_mutex_init(&hp.lock, NULL);
@@ -517,4 +523,17 @@ int stargemm__hostpool_serves_buffers(void)
 uint64_t stargemm__hostpool_buffers_used(void)
 {
 	return hp.hooked ? atomic_load(&hp.live) : 0;
+}
+
+void stargemm__hostpool_pinning(double *rate, double *room)
+{
+	*rate = *room = 0.0;
+	if (!hp.on)
+		return;
+	starpu_pthread_mutex_lock(&hp.lock);
+	if (hp.pin_us > 0.0)
+		*rate = hp.pinned_bytes / (hp.pin_us * 1e-6);
+	if (hp.hooked && (double)hp.buffers.pinned > (double)atomic_load(&hp.live))
+		*room = (double)hp.buffers.pinned - (double)atomic_load(&hp.live);
+	starpu_pthread_mutex_unlock(&hp.lock);
 }

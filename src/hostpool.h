@@ -40,5 +40,9 @@ int stargemm__hostpool_serves_buffers(void);
 /* Bytes of StarPU's buffers now live in the pool (as StarPU asked for them); 0 when
  * StarPU's allocations do not come here. */
 uint64_t stargemm__hostpool_buffers_used(void);
+/* What receiving costs a rank with GPUs: *rate, the bytes per second the pool pinned
+ * its slabs at so far (0: it pinned none, or is off); *room, the bytes its slabs for
+ * StarPU's buffers hold free (a received tile there pins nothing). */
+void stargemm__hostpool_pinning(double *rate, double *room);
 
 #endif

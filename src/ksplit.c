@@ -16,8 +16,8 @@
  * Chosen in core when C has fewer present tiles than the workers of all ranks
  * (STARGEMM_KSPLIT: 0 never, 2 always); not for packed operands.
  *
- * Devices: each local GEMM carries a task info (src/contract.h) naming the executor
- * device that runs it, so that on a rank with GPUs the products run there (a task
+ * Devices: on a rank with GPUs each local GEMM carries a task info (src/contract.h)
+ * naming the executor device that runs it, so that the products run there (a task
  * without one goes to the CPU workers): segment w of a rank on its device w; with one
  * partial per rank, each C tile's chain on one device of the rank, dealt round robin
  * as the rank meets its C tiles. The sums stay on the CPU workers.
@@ -173,12 +173,15 @@ static int device_of(struct ksplit *ks, int64_t s, int64_t t)
 }
 
 /* The task info of the GEMM of segment @p s into C tile @p t: NULL where another rank
- * runs it; -ENOMEM into *ret without memory. */
+ * runs it, and on a rank without GPUs (its one device is the host RAM, whose queue is
+ * the CPU workers' anyway; with infos, the policy's prefetches made A-stationary on 1 x
+ * 2 ranks of dev vary more: 19-46 GFLOP/s against 40-48); -ENOMEM into *ret without
+ * memory. */
 static struct stargemm_task_info *info_of(struct ksplit *ks, int64_t s, int64_t t, int *ret)
 {
 	struct stargemm_task_info *info;
 
-	if (s / ks->width != stargemm_rank())
+	if (s / ks->width != stargemm_rank() || starpu_cuda_worker_get_count() == 0)
 		return NULL;
 	info = new_info(ks, device_of(ks, s, t));
 	if (!info)

@@ -10,6 +10,7 @@
 #include <starpu.h>
 
 #include "matrix.h"
+#include "stationary.h"
 
 /* A GEMM problem C = alpha op(A) op(B) + beta C (problem.c). */
 struct stargemm__gemm {
@@ -145,6 +146,16 @@ int stargemm__executor_new(struct stargemm__gemm *gemm, const struct stargemm__w
 			   struct stargemm__executor **out);
 int stargemm__execute(struct stargemm__executor *ex);
 void stargemm__executor_free(struct stargemm__executor *ex);
+/* The operand an in-core product keeps in place into *s (src/choice.c), and the
+ * partials per rank and C tile of choices A and B into *width: the forced choice;
+ * else with a small C the inner dimension split (A, a partial per worker); else, on
+ * several ranks and tiles not small, the stationary model's choice (src/stationary.c)
+ * with every rank's rates and the tiles already in place; C when a rank does not know
+ * its rate. The model's bytes and times of the choices into @p info (may be NULL).
+ * @p paused: the workers are paused (stargemm__quiet_begin()). Collective. */
+int stargemm__choose_stationary(const struct stargemm__gemm *g, const struct stargemm__request *r,
+				int paused, enum stargemm__stationary *s, int *width,
+				struct stargemm_bsgemm_info *info);
 /* A product (dense or block-sparse operands) through the inspector and the executor
  * (src/product.c); @p pr NULL: in core, else out of core with the plan of that request
  * fitted to the list (src/fit.c), which @p plan (may be NULL) receives. @p info (may

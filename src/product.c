@@ -12,7 +12,6 @@
 #include <string.h>
 #include <time.h>
 
-#include "../codelets/calibrate.h"
 #include "internal.h"
 #include "worklist.h"
 
@@ -213,112 +212,6 @@ static void prepare_operands(struct stargemm__gemm *g, int read_c)
 	stargemm__written_in_place(g->C);
 }
 
-/* The choice forced for product @p g: its option, else STARGEMM_STATIONARY ('A',
- * 'B', 'C'), or 0: none. */
-static int forced_stationary(const struct stargemm__gemm *g, int *forced)
-{
-	const char *v = stargemm__setting_text(STARGEMM__STATIONARY);
-
-	*forced = g->stationary;
-	if (*forced || !v || !strcmp(v, "auto"))
-		return 0;
-	if ((v[0] == 'A' || v[0] == 'B' || v[0] == 'C') && !v[1]) {
-		*forced = v[0];
-		return 0;
-	}
-	return stargemm__error(-EINVAL, "stargemm: STARGEMM_STATIONARY='%s': expected auto, "
-			       "A, B or C", v);
-}
-
-/* The side of the cube with the flops of the mean tile product of @p t (at least one
- * product), in @p g's type. */
-static double mean_side(const struct stargemm__gemm *g, const struct stargemm__traffic *t)
-{
-	return cbrt(t->flops / (double)t->products / g->type->fma_flops);
-}
-
-/* The rate of a rank's CPU workers on the mean tile product of @p t: the fastest
- * kernel measured for its size class (codelets/calibrate.c; above 256 a side, also
- * BLAS at 512); when nothing was measured (STARGEMM_CALIBRATE=0, SimGrid mode), StarPU's
- * stored model of the tile product's rate for that cube (in SimGrid mode the simulated
- * CPU's, so that the model's times are the simulation's: doc/performance.md, "16
- * simulated ranks"); else 10 GFLOP/s a worker. */
-static double flop_rate(const struct stargemm__gemm *g, const struct stargemm__traffic *t)
-{
-	const struct stargemm__calibration *cal = stargemm__calibration();
-	int type = stargemm__cal_type(g->type->letter), side = (int)mean_side(g, t);
-	int c = stargemm__cal_class(side, side, side);
-	double core = 0.0;
-
-	for (int k = 0; cal->measured && type >= 0 && k < STARGEMM__CAL_KERNELS; k++)
-		core = fmax(core, cal->small[type][c][k]);
-	if (cal->measured && type >= 0 && side > 256)
-		core = fmax(core, cal->big[type]);
-	if (core == 0.0)
-		core = 1e-9 * stargemm__gemm_model_cpu_rate(g->type, side, side, side);
-	return 1e9 * (core > 0.0 ? core : 10.0) * stargemm_ncpu_workers();
-}
-
-/* Whether the mean tile product of @p t is a cube of STARGEMM_PACK_BELOW a side or
- * more: smaller ones are the batches' and packs' (one task per product would cost
- * more than the traffic A or B saves). */
-static int large_tiles(const struct stargemm__gemm *g, const struct stargemm__traffic *t)
-{
-	double below, extent;
-
-	if (t->products == 0 || stargemm__pack_settings(&below, &extent))
-		return 0;
-	return mean_side(g, t) >= below;
-}
-
-/* The operand an in-core product keeps in place (src/stationary.c) into *s, and the
- * partials per rank and C tile of choices A and B into *width: the forced choice;
- * else with a small C the inner dimension split (A, a partial per worker); else, on
- * several ranks of CPU workers and tiles not small (large_tiles()), the model's
- * choice. The model's bytes of the choice into @p info. Collective. */
-static int choose_stationary(const struct stargemm__gemm *g, const struct stargemm__request *r,
-			     int paused, enum stargemm__stationary *s, int *width,
-			     struct stargemm_bsgemm_info *info)
-{
-	struct stargemm__traffic t[STARGEMM__NSTAT];
-	int forced, split = stargemm__ksplit_width(g), ret = 0, model = stargemm_nranks() > 1;
-	double bytes_rate, flops_rate;
-
-	if (split < 0 || forced_stationary(g, &forced))
-		return split < 0 ? split : -EINVAL;
-	*s = forced == 'A' ? STARGEMM__STAT_A : forced == 'B' ? STARGEMM__STAT_B
-							      : STARGEMM__STAT_C;
-	*width = split > 0 ? split : 1;
-	if (stargemm__gemm_packed(g)) {   /* the work list's batches over packs only */
-		*s = STARGEMM__STAT_C;
-		return 0;
-	}
-	if (model && stargemm__stationary_traffic(r, stargemm_nranks(), g->C->elem_size, t))
-		ret = stargemm__error(-ENOMEM, "stargemm: out of memory for the stationary model");
-	/* every rank takes the same path (the network measurement is collective) */
-	if (model && (ret = stargemm__agree(ret)))
-		return ret;
-	if (!forced && split > 0)
-		*s = STARGEMM__STAT_A;
-	else if (!forced && model && !r->gpus && large_tiles(g, &t[0])) {
-		/* measured once, the workers running (its messages go through StarPU-MPI) */
-		stargemm__quiet_end(paused);
-		ret = stargemm__network_rate(&bytes_rate);
-		if (paused)
-			starpu_pause();
-		if (ret)
-			return ret;
-		flops_rate = flop_rate(g, &t[0]);
-		*s = stargemm__stationary_pick(t, 7u, flops_rate, bytes_rate);
-		for (int v = 0; info && v < STARGEMM__NSTAT; v++)
-			info->model_seconds[v] = stargemm__stationary_time(&t[v], flops_rate,
-									   bytes_rate);
-	}
-	if (info)
-		info->model_mpi_bytes = model ? t[*s].bytes : 0.0;
-	return 0;
-}
-
 /* Inspect the problem and run its work list. In core the list is kept until
  * stargemm_wait(), as the tasks read it. */
 int stargemm__run_product(struct stargemm__gemm *g, const struct stargemm_plan_request *pr,
@@ -344,7 +237,7 @@ int stargemm__run_product(struct stargemm__gemm *g, const struct stargemm_plan_r
 	}
 	/* In core, op(A) or op(B) kept in place: partial C tiles summed into C. */
 	if (!ret && !pr)
-		ret = choose_stationary(g, &r, paused, &s, &width, info);
+		ret = stargemm__choose_stationary(g, &r, paused, &s, &width, info);
 	if (!ret && s != STARGEMM__STAT_C) {
 		stargemm__quiet_end(paused);
 		free(wl);

@@ -17,6 +17,14 @@
  * network's (tiles arrive while products run), then the busiest rank's partial tiles
  * at the network's rate (they go once its products are done): a model that orders the
  * choices, not a prediction of the run.
+ *
+ * On ranks with GPUs the rank's rate is its GPUs', and a third term joins the longer
+ * of: the bytes between host and GPUs of the busiest rank (the tiles it reads, once
+ * per rank, and its partial tiles back to the host, where they are summed). And what
+ * is already in place costs nothing: with a tile state (struct stargemm__tile_state),
+ * a rank counts neither the moves StarPU-MPI's cache spares (a tile received by an
+ * earlier product and unchanged since) nor the loads of tiles valid on its GPUs; as
+ * only a rank knows its own, the ranks share their counts (src/product.c).
  */
 #include <errno.h>
 #include <math.h>
@@ -26,9 +34,8 @@
 
 /* Another choice than C is taken when the model gives it less than 0.58 of C's time:
  * the partial tiles' sums (after the products, one StarPU-MPI message and one task per
- * tile) and StarPU-MPI's cache (a repeated product receives again only what changed)
- * are not in it. On dev A beat C where the model gave it 0.37, 0.44 and 0.56 of C's
- * time, and lost at 0.59 (four ranks on two cores), 0.87, 1.0 and 1.51
+ * tile) are not in it. On dev A beat C where the (cold) model gave it 0.37, 0.44 and
+ * 0.56 of C's time, and lost at 0.59 (four ranks on two cores), 0.87, 1.0 and 1.51
  * (doc/performance.md, "Which operand stays in place"). */
 #define MARGIN 0.58
 
@@ -45,6 +52,10 @@ struct walk {
 	int64_t *b_seen;          /* per (j, rank): the k + 1 whose op(B)(k, j) went there */
 	int64_t *b_seen_a;
 	uint8_t *part;            /* per choice A, B: bit (i + j mt) n + rank: a partial */
+	struct stargemm__tile_state *st;   /* NULL: no tile state */
+	double dbytes[STARGEMM__NSTAT];    /* the state's rank: bytes between host and GPUs */
+	int64_t a_dev[STARGEMM__NSTAT];    /* ... the op(A) tile it read last + 1 */
+	int64_t *b_dev;                    /* ... per (choice, j): the k + 1 of op(B)(k, j) */
 };
 
 static int64_t extent(const int64_t *off, int64_t i)
@@ -53,9 +64,19 @@ static int64_t extent(const int64_t *off, int64_t i)
 }
 
 /* A tile of @p bytes goes from rank @p from to rank @p to under choice @p s, counted
- * per rank into @p per_rank. */
-static void move(struct walk *w, double *per_rank, int s, int from, int to, double bytes)
+ * per rank into @p per_rank, unless the state's rank is one of them and the tile is
+ * still cached there: tile (i, j) of @p operand (0: op(A), 1: op(B); -1: a partial,
+ * never cached). */
+static void move(struct walk *w, double *per_rank, int s, int from, int to, double bytes,
+		 int operand, int64_t i, int64_t j)
 {
+	struct stargemm__tile_state *st = w->st;
+
+	if (st && operand >= 0 && (from == st->me || to == st->me) &&
+	    st->cached(st->arg, operand, i, j, from, to))
+		return;
+	if (st && to == st->me)
+		st->received[s] += bytes;
 	w->t[s].bytes += bytes;
 	w->t[s].tiles++;
 	per_rank[s * w->n + from] += bytes;
@@ -78,6 +99,28 @@ static int partial(const struct walk *w, int which, int64_t i, int64_t j, int ra
 	       (bit % 8) & 1;
 }
 
+/* Under choice @p s, rank @p x reads op(A)(i, k) and op(B)(k, j): if x is the state's
+ * rank with GPUs, the tiles not read yet by it and not on its GPUs are loaded. */
+static void device_reads(struct walk *w, int s, int x, int64_t i, int64_t j, int64_t k,
+			 double a_bytes, double b_bytes)
+{
+	const struct stargemm__tile_state *st = w->st;
+	int64_t aid = i + k * w->r->mt + 1, *b_last = &w->b_dev[s * w->r->nt + j];
+
+	if (!st || !st->on_device || x != st->me)
+		return;
+	if (w->a_dev[s] != aid) {
+		w->a_dev[s] = aid;
+		if (!st->on_device(st->arg, 0, i, k))
+			w->dbytes[s] += a_bytes;
+	}
+	if (*b_last != k + 1) {
+		*b_last = k + 1;
+		if (!st->on_device(st->arg, 1, k, j))
+			w->dbytes[s] += b_bytes;
+	}
+}
+
 /* Product C(i, j) += op(A)(i, k) op(B)(k, j) under each choice. */
 static void product(struct walk *w, int64_t i, int64_t j, int64_t k)
 {
@@ -96,28 +139,32 @@ static void product(struct walk *w, int64_t i, int64_t j, int64_t k)
 	w->flops[STARGEMM__STAT_C * n + rc] += f;
 	if (ra != rc && !r->a.generated && w->a_seen[rc] != aid) {
 		w->a_seen[rc] = aid;
-		move(w, w->bytes, STARGEMM__STAT_C, ra, rc, a_bytes);
+		move(w, w->bytes, STARGEMM__STAT_C, ra, rc, a_bytes, 0, i, k);
 	}
 	if (rb != rc && !r->b.generated && w->b_seen[j * n + rc] != k + 1) {
 		w->b_seen[j * n + rc] = k + 1;
-		move(w, w->bytes, STARGEMM__STAT_C, rb, rc, b_bytes);
+		move(w, w->bytes, STARGEMM__STAT_C, rb, rc, b_bytes, 1, k, j);
 	}
+	device_reads(w, STARGEMM__STAT_C, rc, i, j, k, a_bytes, b_bytes);
 	w->flops[STARGEMM__STAT_A * n + ra] += f;
 	if (rb != ra && !r->b.generated && w->b_seen_a[j * n + ra] != k + 1) {
 		w->b_seen_a[j * n + ra] = k + 1;
-		move(w, w->bytes, STARGEMM__STAT_A, rb, ra, b_bytes);
+		move(w, w->bytes, STARGEMM__STAT_A, rb, ra, b_bytes, 1, k, j);
 	}
+	device_reads(w, STARGEMM__STAT_A, ra, i, j, k, a_bytes, b_bytes);
 	mark_partial(w, 0, i, j, ra);
 	w->flops[STARGEMM__STAT_B * n + rb] += f;
 	if (ra != rb && !r->a.generated && w->a_seen_b[rb] != aid) {
 		w->a_seen_b[rb] = aid;
-		move(w, w->bytes, STARGEMM__STAT_B, ra, rb, a_bytes);
+		move(w, w->bytes, STARGEMM__STAT_B, ra, rb, a_bytes, 0, i, k);
 	}
+	device_reads(w, STARGEMM__STAT_B, rb, i, j, k, a_bytes, b_bytes);
 	mark_partial(w, 1, i, j, rb);
 }
 
 /* The partial C tiles of choices A and B: one per (C tile, rank with a product of
- * it), sent to C's owner unless it is that rank. */
+ * it), sent to C's owner unless it is that rank (and then back from its GPU to the
+ * host first). */
 static void partials(struct walk *w)
 {
 	const struct stargemm__request *r = w->r;
@@ -135,8 +182,11 @@ static void partials(struct walk *w)
 					if (!partial(w, which, i, j, rank))
 						continue;
 					w->t[s].partials++;
-					if (rank != rc)
-						move(w, w->pbytes, s, rank, rc, bytes);
+					if (rank == rc)
+						continue;
+					move(w, w->pbytes, s, rank, rc, bytes, -1, i, j);
+					if (w->st && w->st->on_device && rank == w->st->me)
+						w->dbytes[s] += bytes;
 				}
 		}
 }
@@ -173,9 +223,13 @@ static int walk_products(struct walk *w)
 }
 
 int stargemm__stationary_traffic(const struct stargemm__request *r, int nranks,
-				 int64_t elem, struct stargemm__traffic t[STARGEMM__NSTAT])
+				 int64_t elem, struct stargemm__tile_state *state,
+				 struct stargemm__traffic t[STARGEMM__NSTAT])
 {
-	struct walk w = { .r = r, .n = nranks, .elem = elem, .t = t };
+	struct walk w = { .r = r, .n = nranks, .elem = elem, .t = t, .st = state };
+
+	for (int s = 0; state && s < STARGEMM__NSTAT; s++)
+		state->received[s] = state->pin_seconds[s] = 0.0;
 	size_t n = (size_t)nranks, cn = (size_t)r->nt * n;
 	size_t bits = ((size_t)(r->mt * r->nt) * n + 7) / 8;
 	int ret = -ENOMEM;
@@ -188,7 +242,8 @@ int stargemm__stationary_traffic(const struct stargemm__request *r, int nranks,
 	w.a_seen = calloc(2 * n, sizeof(*w.a_seen));
 	w.b_seen = calloc(2 * (cn ? cn : 1), sizeof(*w.b_seen));
 	w.part = calloc(2 * (bits ? bits : 1), 1);
-	if (w.flops && w.bytes && w.pbytes && w.a_seen && w.b_seen && w.part) {
+	w.b_dev = calloc(STARGEMM__NSTAT * (size_t)(r->nt > 0 ? r->nt : 1), sizeof(*w.b_dev));
+	if (w.flops && w.bytes && w.pbytes && w.a_seen && w.b_seen && w.part && w.b_dev) {
 		w.a_seen_b = w.a_seen + n;
 		w.b_seen_a = w.b_seen + cn;
 		ret = walk_products(&w);
@@ -205,32 +260,69 @@ int stargemm__stationary_traffic(const struct stargemm__request *r, int nranks,
 					t[s].partial_bytes_max = w.pbytes[s * n + q];
 			}
 	}
+	for (int s = 0; !ret && state && s < STARGEMM__NSTAT; s++) {
+		state->bytes[s] = w.bytes[s * n + (size_t)state->me];
+		state->partial_bytes[s] = w.pbytes[s * n + (size_t)state->me];
+		state->device_bytes[s] = t[s].device_bytes_max = w.dbytes[s];
+	}
 	free(w.flops);
 	free(w.bytes);
 	free(w.pbytes);
 	free(w.a_seen);
 	free(w.b_seen);
 	free(w.part);
+	free(w.b_dev);
 	return ret;
 }
 
-double stargemm__stationary_time(const struct stargemm__traffic *t, double flop_rate,
-				 double byte_rate)
+void stargemm__stationary_row(const struct stargemm__tile_state *st, double *row)
 {
-	double during = t->bytes_max / byte_rate;
+	for (int s = 0; s < STARGEMM__NSTAT; s++) {
+		row[4 * s] = st->bytes[s];
+		row[4 * s + 1] = st->partial_bytes[s];
+		row[4 * s + 2] = st->device_bytes[s];
+		row[4 * s + 3] = st->pin_seconds[s];
+	}
+}
 
-	return fmax(t->flops_max / flop_rate, during) + t->partial_bytes_max / byte_rate;
+void stargemm__stationary_ranks(struct stargemm__traffic t[STARGEMM__NSTAT], const double *rows,
+				int nranks)
+{
+	for (int s = 0; s < STARGEMM__NSTAT; s++) {
+		t[s].bytes = t[s].bytes_max = t[s].partial_bytes_max = 0.0;
+		t[s].device_bytes_max = t[s].pin_seconds_max = 0.0;
+		for (int q = 0; q < nranks; q++) {
+			const double *row = rows + (size_t)q * STARGEMM__STAT_ROW + 4 * s;
+
+			t[s].bytes_max = fmax(t[s].bytes_max, row[0]);
+			t[s].partial_bytes_max = fmax(t[s].partial_bytes_max, row[1]);
+			t[s].device_bytes_max = fmax(t[s].device_bytes_max, row[2]);
+			t[s].pin_seconds_max = fmax(t[s].pin_seconds_max, row[3]);
+			t[s].bytes += 0.5 * (row[0] + row[1]);   /* sent and received */
+		}
+	}
+}
+
+double stargemm__stationary_time(const struct stargemm__traffic *t,
+				 const struct stargemm__rates *rates)
+{
+	double during = fmax(t->flops_max / rates->flops,
+			     t->bytes_max / rates->net + t->pin_seconds_max);
+
+	if (rates->device > 0.0)
+		during = fmax(during, t->device_bytes_max / rates->device);
+	return during + t->partial_bytes_max / rates->net;
 }
 
 enum stargemm__stationary stargemm__stationary_pick(const struct stargemm__traffic *t,
-						    unsigned allowed, double flop_rate,
-						    double byte_rate)
+						    unsigned allowed,
+						    const struct stargemm__rates *rates)
 {
 	enum stargemm__stationary best = STARGEMM__STAT_C;
-	double best_time = stargemm__stationary_time(&t[STARGEMM__STAT_C], flop_rate, byte_rate);
+	double best_time = stargemm__stationary_time(&t[STARGEMM__STAT_C], rates);
 
 	for (int s = STARGEMM__STAT_A; s < STARGEMM__NSTAT; s++) {
-		double time = stargemm__stationary_time(&t[s], flop_rate, byte_rate);
+		double time = stargemm__stationary_time(&t[s], rates);
 
 		if ((allowed >> s & 1) && time < MARGIN * best_time) {
 			best = (enum stargemm__stationary)s;

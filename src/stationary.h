@@ -24,6 +24,11 @@ struct stargemm__traffic {
 			       receives over MPI (while the products run) */
 	double partial_bytes_max; /* bytes of partial C tiles the busiest rank sends plus
 				     receives (once its products are done) */
+	double device_bytes_max;  /* bytes between host and GPUs of the busiest rank: the
+				     op(A), op(B) tiles it reads not yet on its GPUs, its
+				     partial C tiles back (0 without a tile state) */
+	double pin_seconds_max;   /* seconds the busiest rank pins host memory for what it
+				     receives (a rank with GPUs; 0 without a tile state) */
 	double bytes;       /* bytes moved over MPI, all ranks (each tile once per
 			       receiving rank: StarPU-MPI's cache) */
 	int64_t tiles;      /* tiles moved over MPI, partial C tiles included */
@@ -32,24 +37,64 @@ struct stargemm__traffic {
 	int64_t products;   /* computed products (the norm filter's are not) */
 };
 
+/* What rank @p me knows of the tiles already where a choice needs them: asked only of
+ * the moves to or from @p me and of the tiles @p me reads. Tile (i, j) of op(A)
+ * (operand 0) or op(B) (1). */
+struct stargemm__tile_state {
+	int me;
+	/* moved from rank @p from to rank @p to before and still valid there (StarPU-MPI's
+	 * cache): not sent again */
+	int (*cached)(void *arg, int operand, int64_t i, int64_t j, int from, int to);
+	/* valid on one of @p me's GPUs already; NULL: @p me has no GPU (no device bytes) */
+	int (*on_device)(void *arg, int operand, int64_t i, int64_t j);
+	void *arg;
+	/* out, per choice: @p me's row of struct stargemm__traffic's per-rank counts, and
+	 * the bytes it receives (op(A), op(B) and partial tiles); pin_seconds is the
+	 * caller's (0 from the walk) */
+	double bytes[STARGEMM__NSTAT], partial_bytes[STARGEMM__NSTAT],
+		device_bytes[STARGEMM__NSTAT], received[STARGEMM__NSTAT],
+		pin_seconds[STARGEMM__NSTAT];
+};
+
 /* The three choices' costs for request @p r over @p nranks ranks, elements of @p elem
  * bytes, into @p t (indexed by enum stargemm__stationary). Products absent or left out
- * by the norm filter count nothing. Returns 0 or -ENOMEM. */
+ * by the norm filter count nothing. With @p state (may be NULL: every move counted,
+ * no device bytes), its rank's moves of tiles still cached are not counted, its device
+ * bytes are, and its row is written into @p state: only that row is right, the ranks
+ * share their rows (stargemm__stationary_ranks()). Returns 0 or -ENOMEM. */
 int stargemm__stationary_traffic(const struct stargemm__request *r, int nranks,
-				 int64_t elem, struct stargemm__traffic t[STARGEMM__NSTAT]);
+				 int64_t elem, struct stargemm__tile_state *state,
+				 struct stargemm__traffic t[STARGEMM__NSTAT]);
 
-/* The model's time of a choice: the busiest rank's flops at @p flop_rate (flop/s per
- * rank) or its tiles' bytes at @p byte_rate (bytes/s per rank), whichever is longer
- * (the tiles arrive while the products run), then its partial tiles' bytes at
- * @p byte_rate (they are sent and summed once the products are done). */
-double stargemm__stationary_time(const struct stargemm__traffic *t, double flop_rate,
-				 double byte_rate);
+/* Doubles of one rank's row (struct stargemm__tile_state's out fields, choice after
+ * choice: bytes, partial bytes, device bytes, pin seconds). */
+#define STARGEMM__STAT_ROW (4 * STARGEMM__NSTAT)
+/* One rank's row from its state, into @p row. */
+void stargemm__stationary_row(const struct stargemm__tile_state *st, double *row);
+/* The busiest rank's bytes of each kind in @p t, and the bytes moved over MPI by all,
+ * from the @p nranks ranks' rows @p rows (rank q's at q * STARGEMM__STAT_ROW). */
+void stargemm__stationary_ranks(struct stargemm__traffic t[STARGEMM__NSTAT], const double *rows,
+				int nranks);
+
+/* Per rank and second: flops, bytes over MPI, bytes between the host and the rank's
+ * GPUs (0: no GPU, no device term). */
+struct stargemm__rates {
+	double flops, net, device;
+};
+
+/* The model's time of a choice: the busiest rank's flops, or its tiles' bytes over
+ * MPI (and the pinning of what it receives), or its bytes between host and GPUs, at
+ * @p rates, whichever is longest (the tiles arrive while the products run), then its
+ * partial tiles' bytes over MPI (they are sent and summed once the products are
+ * done). */
+double stargemm__stationary_time(const struct stargemm__traffic *t,
+				 const struct stargemm__rates *rates);
 
 /* The choice of least model time among those @p allowed (bit 1 << choice); C unless
  * another takes less than 0.58 of its time (MARGIN in stationary.c). */
 enum stargemm__stationary stargemm__stationary_pick(const struct stargemm__traffic *t,
-						    unsigned allowed, double flop_rate,
-						    double byte_rate);
+						    unsigned allowed,
+						    const struct stargemm__rates *rates);
 
 /* 'C', 'A' or 'B'. */
 char stargemm__stationary_letter(enum stargemm__stationary s);

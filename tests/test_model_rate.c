@@ -1,7 +1,7 @@
 /*
  * tests/test_model_rate.c — the CPU rate read back from StarPU's stored model of the
- * tile product (stargemm__gemm_model_cpu_rate(), codelets/gemm.c), which the
- * stationary choice takes when no kernel was measured (src/product.c). One process, a
+ * tile product (stargemm__gemm_model_rate(), codelets/gemm.c), which the
+ * stationary choice takes when no kernel was measured (src/product.c), and a GPU's. One process, a
  * temporary STARPU_PERF_MODEL_DIR and STARPU_HOSTNAME, model files written here in
  * StarPU 1.3's format (as perfmodels/generate.sh writes them). TAP output.
  *
@@ -11,7 +11,8 @@
  *    over that duration, for d (weight 1) and z (8 flops a multiply-add, weight 4),
  *    with and without a fixed cost c, and with b != 1;
  *  - a regression StarPU does not trust (fewer than 10 samples): 0;
- *  - a model with a CUDA combination only: 0 (no CPU rate).
+ *  - a model with a CUDA combination only: 0 for a CPU core, its rate for CUDA device
+ *    0, 0 for CUDA device 1 (no combination).
  */
 #include <math.h>
 #include <stdio.h>
@@ -87,37 +88,41 @@ int main(void)
 	setenv("STARGEMM_CALIBRATE", "0", 1);
 	setenv("STARPU_NCPU", "1", 1);
 	setenv("STARPU_SILENT", "1", 1);
-	printf("1..7\n");
+	printf("1..9\n");
 	if ((ret = stargemm_init(NULL, NULL, NULL)) != 0) {
 		printf("Bail out! stargemm_init: %s\n", stargemm_last_error());
 		return 1;
 	}
 
-	ok(stargemm__gemm_model_cpu_rate(d, 128, 128, 128) == 0.0, "no stored model: 0");
+	ok(stargemm__gemm_model_rate(d, -1, 128, 128, 128) == 0.0, "no stored model: 0");
 
 	write_model(0, 8e-5, 1.0, 0.0, 10);   /* 25 GFLOP/s in double, no fixed cost */
-	rate = stargemm__gemm_model_cpu_rate(d, 128, 128, 128);
+	rate = stargemm__gemm_model_rate(d, -1, 128, 128, 128);
 	ok(near(rate, 25e9), "d, a = 8e-5 us per multiply-add: 25 GFLOP/s");
-	rate = stargemm__gemm_model_cpu_rate(z, 128, 128, 128);
+	rate = stargemm__gemm_model_rate(z, -1, 128, 128, 128);
 	ok(near(rate, 8.0 * mnk / (8e-5 * 4.0 * mnk * 1e-6)),
 	   "z: 8 flops a multiply-add over the duration of the weighed work");
 
 	write_model(0, 8e-5, 1.0, 100.0, 10);
-	rate = stargemm__gemm_model_cpu_rate(d, 64, 64, 64);
+	rate = stargemm__gemm_model_rate(d, -1, 64, 64, 64);
 	ok(near(rate, 2.0 * 262144 / ((8e-5 * 262144 + 100.0) * 1e-6)),
 	   "a fixed cost of 100 us counts in the duration");
 
 	write_model(0, 2e-4, 0.9, 0.0, 10);
-	rate = stargemm__gemm_model_cpu_rate(d, 128, 128, 128);
+	rate = stargemm__gemm_model_rate(d, -1, 128, 128, 128);
 	ok(near(rate, 2.0 * mnk / (2e-4 * pow(mnk, 0.9) * 1e-6)), "an exponent b = 0.9");
 
 	write_model(0, 8e-5, 1.0, 0.0, 5);
-	ok(stargemm__gemm_model_cpu_rate(d, 128, 128, 128) == 0.0,
+	ok(stargemm__gemm_model_rate(d, -1, 128, 128, 128) == 0.0,
 	   "5 samples (StarPU trusts 10): 0");
 
 	write_model(1, 8e-5, 1.0, 0.0, 10);
-	ok(stargemm__gemm_model_cpu_rate(d, 128, 128, 128) == 0.0,
+	ok(stargemm__gemm_model_rate(d, -1, 128, 128, 128) == 0.0,
 	   "a CUDA model only: no CPU rate, 0");
+	rate = stargemm__gemm_model_rate(d, 0, 128, 128, 128);
+	ok(near(rate, 25e9), "the same model: CUDA device 0 at 25 GFLOP/s");
+	ok(stargemm__gemm_model_rate(d, 1, 128, 128, 128) == 0.0,
+	   "CUDA device 1, not in the model: 0");
 
 	stargemm_finalize();
 	snprintf(path, sizeof(path), "rm -rf '%s'", dir);

@@ -10,7 +10,8 @@
  * product (one C tile column) computes on one rank of a 1 x 4 grid C-stationary, on
  * every rank A-stationary, and the choice follows the rates (another than C when the
  * model gives it less than 0.58 of C's time). Absent tiles and the norm filter count
- * nothing.
+ * nothing. With a tile state, a rank's cached moves are not counted, its reads of
+ * tiles not on its GPUs are, and the ranks' shared rows give the busiest rank's.
  */
 #include <math.h>
 #include <stdio.h>
@@ -77,7 +78,7 @@ static void dense_case(int P, int Q, int64_t mt, int64_t nt, int64_t kt)
 	char name[128];
 
 	request(&d, &r);
-	ok(stargemm__stationary_traffic(&r, P * Q, 8, t) == 0, "traffic computed");
+	ok(stargemm__stationary_traffic(&r, P * Q, 8, NULL, t) == 0, "traffic computed");
 	/* A-stationary: op(B)(k, j) to grid column k mod Q's P ranks but its owner. */
 	for (int64_t k = 0; k < kt; k++)
 		for (int64_t j = 0; j < nt; j++)
@@ -104,26 +105,28 @@ static void tall_skinny(void)
 	struct dense d = { .mt = 12, .nt = 1, .kt = 12, .t = 4, .P = 1, .Q = 4 };
 	struct stargemm__request r;
 	struct stargemm__traffic t[STARGEMM__NSTAT];
+	struct stargemm__rates free_net = { 1e9, INFINITY, 0 }, free_flops = { INFINITY, 1e9, 0 };
+	struct stargemm__rates unit = { 1.0, 2.0, 0 };
 	unsigned all = 7;
 
 	request(&d, &r);
-	stargemm__stationary_traffic(&r, 4, 8, t);
+	stargemm__stationary_traffic(&r, 4, 8, NULL, t);
 	ok(fabs(t[STARGEMM__STAT_C].flops_max - t[0].flops) < 1e-6 &&
 	   fabs(t[STARGEMM__STAT_A].flops_max - t[0].flops / 4) < 1e-6 &&
 	   fabs(t[STARGEMM__STAT_B].flops_max - t[0].flops) < 1e-6,
 	   "tall-skinny on 1x4: C and B compute on 1 rank, A on 4");
-	ok(stargemm__stationary_pick(t, all, 1e9, INFINITY) == STARGEMM__STAT_A,
+	ok(stargemm__stationary_pick(t, all, &free_net) == STARGEMM__STAT_A,
 	   "free network: A-stationary");
-	ok(stargemm__stationary_pick(t, all & ~2u, 1e9, INFINITY) == STARGEMM__STAT_C,
+	ok(stargemm__stationary_pick(t, all & ~2u, &free_net) == STARGEMM__STAT_C,
 	   "A not allowed: C (B is no faster)");
-	ok(stargemm__stationary_pick(t, all & ~4u, INFINITY, 1e9) ==
+	ok(stargemm__stationary_pick(t, all & ~4u, &free_flops) ==
 	   (t[STARGEMM__STAT_A].bytes_max + t[STARGEMM__STAT_A].partial_bytes_max <
 			    0.58 * t[STARGEMM__STAT_C].bytes_max
 		    ? STARGEMM__STAT_A : STARGEMM__STAT_C),
 	   "free flops: the fewest bytes of the busiest rank, partials included");
 	ok(t[STARGEMM__STAT_C].partial_bytes_max == 0.0 &&
 	   t[STARGEMM__STAT_A].partial_bytes_max > 0.0, "partials counted apart, C has none");
-	ok(fabs(stargemm__stationary_time(&t[STARGEMM__STAT_A], 1.0, 2.0) -
+	ok(fabs(stargemm__stationary_time(&t[STARGEMM__STAT_A], &unit) -
 		(fmax(t[STARGEMM__STAT_A].flops_max, t[STARGEMM__STAT_A].bytes_max / 2.0) +
 		 t[STARGEMM__STAT_A].partial_bytes_max / 2.0)) < 1e-6,
 	   "time: flops or tiles, whichever longer, then partials");
@@ -148,13 +151,110 @@ static void sparse_and_filtered(void)
 		nb[e] = e < 4 ? 1e-9 : 1.0;   /* op(B)'s column 0 below the threshold */
 	}
 	r.a.present = present;
-	stargemm__stationary_traffic(&r, 2, 8, t);
+	stargemm__stationary_traffic(&r, 2, 8, NULL, t);
 	ok(t[STARGEMM__STAT_C].products == 10 * 4, "absent A tiles: 4 products each fewer");
 	r.a.norm = na;
 	r.b.norm = nb;
 	r.eps = 1e-3;
-	stargemm__stationary_traffic(&r, 2, 8, t);
+	stargemm__stationary_traffic(&r, 2, 8, NULL, t);
 	ok(t[STARGEMM__STAT_A].products == 10 * 3, "filtered: op(B)'s column 0 counts nothing");
+	done(&d);
+}
+
+/* The tile state (one rank's knowledge): what its moves spare when the tiles are still
+ * cached, its device bytes, and the ranks' rows shared back into the maxima. */
+static int all_cached(void *arg, int operand, int64_t i, int64_t j, int from, int to)
+{
+	return 1;
+}
+
+static int none_cached(void *arg, int operand, int64_t i, int64_t j, int from, int to)
+{
+	return 0;
+}
+
+static int op_a_on_device(void *arg, int operand, int64_t i, int64_t j)
+{
+	return operand == 0;
+}
+
+static int nothing_on_device(void *arg, int operand, int64_t i, int64_t j)
+{
+	return 0;
+}
+
+static void tile_state(void)
+{
+	struct dense d = { .mt = 12, .nt = 1, .kt = 12, .t = 4, .P = 1, .Q = 4 };
+	struct stargemm__request r;
+	struct stargemm__traffic cold[STARGEMM__NSTAT], t[STARGEMM__NSTAT];
+	struct stargemm__tile_state st = { .me = 0, .cached = none_cached };
+	struct stargemm__rates rates = { 1e9, 1e9, 1e9 };
+	double rows[4 * STARGEMM__STAT_ROW] = { 0 }, tile = 8.0 * 16.0;
+
+	request(&d, &r);
+	stargemm__stationary_traffic(&r, 4, 8, NULL, cold);
+	stargemm__stationary_traffic(&r, 4, 8, &st, t);
+	ok(t[STARGEMM__STAT_C].bytes == cold[STARGEMM__STAT_C].bytes &&
+	   t[STARGEMM__STAT_A].device_bytes_max == 0.0,
+	   "nothing cached, no GPU: the counts without a state, no device bytes");
+	/* rank 0 owns C's tile column: C-stationary receives op(A)'s 9 tiles of the other
+	 * grid columns per tile row (12 x 9), A-stationary its partials from 3 ranks */
+	ok(st.bytes[STARGEMM__STAT_C] == 12.0 * 9 * tile &&
+	   st.partial_bytes[STARGEMM__STAT_A] == 12.0 * 3 * tile,
+	   "rank 0's row: C receives A's remote tiles, A its partials");
+	ok(st.received[STARGEMM__STAT_C] == 12.0 * 9 * tile &&
+	   st.received[STARGEMM__STAT_A] == 12.0 * 3 * tile &&
+	   st.received[STARGEMM__STAT_B] == st.received[STARGEMM__STAT_C],
+	   "rank 0 receives: C and B op(A)'s tiles (it owns B and C), A the partials");
+	st.cached = all_cached;
+	stargemm__stationary_traffic(&r, 4, 8, &st, t);
+	ok(st.bytes[STARGEMM__STAT_C] == 0.0 && st.partial_bytes[STARGEMM__STAT_A] > 0.0,
+	   "every tile cached: rank 0 receives no op(A) tile, partials still move");
+	st.on_device = nothing_on_device;
+	stargemm__stationary_traffic(&r, 4, 8, &st, t);
+	ok(st.device_bytes[STARGEMM__STAT_C] == (12.0 * 12 + 12) * tile,
+	   "with GPUs, C-stationary loads every op(A) and op(B) tile rank 0 reads once");
+	ok(st.device_bytes[STARGEMM__STAT_A] == (12.0 * 3 + 3) * tile,
+	   "A-stationary: its own 36 op(A) tiles, 3 op(B) tiles, no partial back (it owns C)");
+	st.on_device = op_a_on_device;
+	stargemm__stationary_traffic(&r, 4, 8, &st, t);
+	ok(st.device_bytes[STARGEMM__STAT_C] == 12.0 * tile,
+	   "op(A) already on the GPUs: only op(B)'s 12 tiles load");
+	/* the rows shared: rank 2 the busiest for A-stationary's device bytes */
+	for (int q = 0; q < 4; q++)
+		for (int s = 0; s < STARGEMM__NSTAT; s++) {
+			rows[q * STARGEMM__STAT_ROW + 4 * s] = 10.0 * (q + 1);
+			rows[q * STARGEMM__STAT_ROW + 4 * s + 1] = 2.0;
+			rows[q * STARGEMM__STAT_ROW + 4 * s + 2] = q == 2 ? 500.0 : 1.0;
+			rows[q * STARGEMM__STAT_ROW + 4 * s + 3] = q == 1 ? 0.25 : 0.0;
+		}
+	stargemm__stationary_ranks(t, rows, 4);
+	ok(t[STARGEMM__STAT_A].bytes_max == 40.0 && t[STARGEMM__STAT_A].partial_bytes_max == 2.0 &&
+	   t[STARGEMM__STAT_A].device_bytes_max == 500.0 &&
+	   t[STARGEMM__STAT_A].pin_seconds_max == 0.25 &&
+	   t[STARGEMM__STAT_A].bytes == 0.5 * (100.0 + 8.0),
+	   "shared rows: the busiest rank's of each kind, half of all sent + received");
+	st.received[STARGEMM__STAT_B] = 7.0;   /* the walk's */
+	st.pin_seconds[STARGEMM__STAT_B] = 0.5;
+	stargemm__stationary_row(&st, rows);
+	ok(rows[4 * STARGEMM__STAT_B] == st.bytes[STARGEMM__STAT_B] &&
+	   rows[4 * STARGEMM__STAT_B + 2] == st.device_bytes[STARGEMM__STAT_B] &&
+	   rows[4 * STARGEMM__STAT_B + 3] == 0.5, "a rank's row from its state");
+	ok(t[STARGEMM__STAT_A].pin_seconds_max == 0.25 &&
+	   fabs(stargemm__stationary_time(&t[STARGEMM__STAT_A], &rates) -
+		(fmax(t[STARGEMM__STAT_A].flops_max / 1e9, 40.0 / 1e9 + 0.25) + 2.0 / 1e9)) <
+		   1e-12,
+	   "time: pinning what is received adds to the network's bytes");
+	t[STARGEMM__STAT_C].flops_max = 1.0;
+	t[STARGEMM__STAT_C].bytes_max = t[STARGEMM__STAT_C].partial_bytes_max = 0.0;
+	t[STARGEMM__STAT_C].pin_seconds_max = 0.0;
+	t[STARGEMM__STAT_C].device_bytes_max = 3e9;
+	ok(fabs(stargemm__stationary_time(&t[STARGEMM__STAT_C], &rates) - 3.0) < 1e-12,
+	   "time: the device bytes when they take longest");
+	rates.device = 0.0;
+	ok(fabs(stargemm__stationary_time(&t[STARGEMM__STAT_C], &rates) - 1e-9) < 1e-18,
+	   "a device rate of 0: no device term");
 	done(&d);
 }
 
@@ -166,6 +266,7 @@ int main(void)
 	dense_case(2, 2, 4, 4, 8);
 	tall_skinny();
 	sparse_and_filtered();
+	tile_state();
 	printf("1..%d\n", ntests);
 	return nfailed ? 1 : 0;
 }

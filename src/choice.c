@@ -1,0 +1,267 @@
+/*
+ * choice.c — which operand of an in-core product stays in place, decided on the ranks:
+ * the forced choice, the split inner dimension of a small C, else the model of
+ * src/stationary.c fed with what only the running ranks know — their rates (the CPU
+ * kernels measured, StarPU's stored models of the tile product on each GPU, the bus
+ * between host and GPUs, the network measured through StarPU-MPI) and the tiles
+ * already in place (StarPU-MPI's cache of received tiles, copies valid on the GPUs).
+ * Each rank counts its own moves and loads; the ranks share their counts and rates,
+ * so that all take the same choice.
+ */
+#include <errno.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../codelets/calibrate.h"
+#include "internal.h"
+
+/* The choice forced for product @p g: its option, else STARGEMM_STATIONARY ('A',
+ * 'B', 'C'), or 0: none. */
+static int forced_stationary(const struct stargemm__gemm *g, int *forced)
+{
+	const char *v = stargemm__setting_text(STARGEMM__STATIONARY);
+
+	*forced = g->stationary;
+	if (*forced || !v || !strcmp(v, "auto"))
+		return 0;
+	if ((v[0] == 'A' || v[0] == 'B' || v[0] == 'C') && !v[1]) {
+		*forced = v[0];
+		return 0;
+	}
+	return stargemm__error(-EINVAL, "stargemm: STARGEMM_STATIONARY='%s': expected auto, "
+			       "A, B or C", v);
+}
+
+/* The side of the cube with the flops of the mean tile product of @p t (at least one
+ * product), in @p g's type. */
+static double mean_side(const struct stargemm__gemm *g, const struct stargemm__traffic *t)
+{
+	return cbrt(t->flops / (double)t->products / g->type->fma_flops);
+}
+
+/* The rate of a rank's CPU workers on the mean tile product of @p t: the fastest
+ * kernel measured for its size class (codelets/calibrate.c; above 256 a side, also
+ * BLAS at 512); when nothing was measured (STARGEMM_CALIBRATE=0, SimGrid mode), StarPU's
+ * stored model of the tile product's rate for that cube (in SimGrid mode the simulated
+ * CPU's, so that the model's times are the simulation's: doc/performance.md, "16
+ * simulated ranks"); else 10 GFLOP/s a worker. */
+static double cpu_rate(const struct stargemm__gemm *g, const struct stargemm__traffic *t)
+{
+	const struct stargemm__calibration *cal = stargemm__calibration();
+	int type = stargemm__cal_type(g->type->letter), side = (int)mean_side(g, t);
+	int c = stargemm__cal_class(side, side, side);
+	double core = 0.0;
+
+	for (int k = 0; cal->measured && type >= 0 && k < STARGEMM__CAL_KERNELS; k++)
+		core = fmax(core, cal->small[type][c][k]);
+	if (cal->measured && type >= 0 && side > 256)
+		core = fmax(core, cal->big[type]);
+	if (core == 0.0)
+		core = 1e-9 * stargemm__gemm_model_rate(g->type, -1, side, side, side);
+	return 1e9 * (core > 0.0 ? core : 10.0) * stargemm_ncpu_workers();
+}
+
+/* The rate of a rank's GPUs (the CPU workers take no tile product there) on the mean
+ * tile product of @p t, from StarPU's stored model of the tile product on each; 0
+ * when a GPU has none yet (StarPU writes it once tile products ran there). */
+static double gpu_rate(const struct stargemm__gemm *g, const struct stargemm__traffic *t)
+{
+	double side = mean_side(g, t), sum = 0.0;
+
+	for (int d = 0; d < stargemm__device_count(); d++) {
+		int worker = starpu_worker_get_by_type(STARPU_CUDA_WORKER, d);
+		double rate = stargemm__gemm_model_rate(g->type, starpu_worker_get_devid(worker),
+							side, side, side);
+
+		if (rate <= 0.0)
+			return 0.0;
+		sum += rate;
+	}
+	return sum;
+}
+
+/* Bytes per second from the host to this rank's GPUs, all together, as StarPU's bus
+ * model has them (MB/s per link); 0 without GPUs. */
+static double device_rate(void)
+{
+	double sum = 0.0;
+
+	for (int d = 0; starpu_cuda_worker_get_count() > 0 && d < stargemm__device_count(); d++)
+		sum += 1e6 * starpu_transfer_bandwidth(STARPU_MAIN_RAM, stargemm__device_node(d));
+	return sum;
+}
+
+/* Whether the mean tile product of @p t is a cube of STARGEMM_PACK_BELOW a side or
+ * more: smaller ones are the batches' and packs' (one task per product would cost
+ * more than the traffic A or B saves). On GPUs, whether it holds STARGEMM_BATCH_BELOW
+ * flops or more (@p gpus: some rank has GPUs): below, C's list runs as batches and A's or B's one task per product,
+ * which a GPU runs far slower than the model's rate (4 simulated ranks of one V100,
+ * tiles 100-200: C 1,903 GFLOP/s, A 267; doc/performance.md). */
+static int large_tiles(const struct stargemm__gemm *g, const struct stargemm__request *r,
+		       int gpus, const struct stargemm__traffic *t)
+{
+	double below, extent;
+
+	if (t->products == 0 || stargemm__pack_settings(&below, &extent))
+		return 0;
+	if (gpus && r->batch_below > 0.0)
+		return t->flops / (double)t->products >= r->batch_below;
+	return mean_side(g, t) >= below;
+}
+
+/* The tile state's questions (struct stargemm__tile_state), of product @p arg's op(A)
+ * (operand 0) and op(B) tiles. */
+static starpu_data_handle_t op_tile(const struct stargemm__gemm *g, int operand, int64_t i,
+				    int64_t j)
+{
+	return operand == 0 ? stargemm__gemm_a_tile(g, i, j) : stargemm__gemm_b_tile(g, i, j);
+}
+
+static int mpi_cached(void *arg, int operand, int64_t i, int64_t j, int from, int to)
+{
+	starpu_data_handle_t h = op_tile(arg, operand, i, j);
+
+	(void)from;   /* this rank, when it is not @p to */
+	return to == stargemm_rank() ? starpu_mpi_cached_receive(h)
+				     : starpu_mpi_cached_send(h, to);
+}
+
+static int on_gpus(void *arg, int operand, int64_t i, int64_t j)
+{
+	starpu_data_handle_t h = op_tile(arg, operand, i, j);
+
+	for (int d = 0; d < stargemm__device_count(); d++)
+		if (starpu_data_is_on_node(h, stargemm__device_node(d)))
+			return 1;
+	return 0;
+}
+
+/* On a rank with GPUs, a received tile's host buffer is pinned memory (the pinned host
+ * pool's, src/hostpool.c): what the pool holds free costs nothing, the rest is pinned
+ * at the rate the pool pinned its slabs so far (none yet: not counted). In SimGrid
+ * mode StarPU charges 650 µs a MiB, 1.6 GB/s, which made a cold C-stationary
+ * product on 4 simulated ranks take 0.33 s where the network alone gave 0.02 s. */
+static void pinning(struct stargemm__tile_state *st)
+{
+	double rate, room;
+
+	stargemm__hostpool_pinning(&rate, &room);
+	for (int s = 0; rate > 0.0 && s < STARGEMM__NSTAT; s++)
+		st->pin_seconds[s] = fmax(0.0, st->received[s] - room) / rate;
+}
+
+/* Rank q's row of what the ranks share: its flop rate and device rate, then its
+ * counts (struct stargemm__tile_state). */
+#define ROW (2 + STARGEMM__STAT_ROW)
+
+/* Share the ranks' counts of @p st and their rates (this rank's: @p flops, @p device)
+ * and set @p t's busiest-rank counts from them; *rates the slowest rank's (a device
+ * term only when every rank has GPUs). Collective. */
+static int share(const struct stargemm__tile_state *st, double flops, double device,
+		 struct stargemm__traffic t[STARGEMM__NSTAT], struct stargemm__rates *rates)
+{
+	int n = stargemm_nranks(), ret;
+	double *v = calloc((size_t)n * ROW, sizeof(*v)), *counts = NULL;
+
+	if (!v)
+		return stargemm__agree(stargemm__error(-ENOMEM, "stargemm: out of memory"));
+	v[st->me * ROW] = flops;
+	v[st->me * ROW + 1] = device;
+	stargemm__stationary_row(st, v + st->me * ROW + 2);
+	ret = stargemm__agree(0);
+	if (!ret)
+		ret = stargemm__share_owned_f64(v, (int64_t)n * ROW);
+	if (!ret)
+		counts = malloc((size_t)n * STARGEMM__STAT_ROW * sizeof(*counts));
+	if (!ret && !counts)
+		ret = stargemm__error(-ENOMEM, "stargemm: out of memory");
+	if ((ret = stargemm__agree(ret))) {
+		free(v);
+		free(counts);
+		return ret;
+	}
+	rates->flops = v[0];
+	rates->device = v[1];
+	for (int q = 0; q < n; q++) {
+		rates->flops = fmin(rates->flops, v[q * ROW]);
+		rates->device = fmin(rates->device, v[q * ROW + 1]);
+		memcpy(counts + (size_t)q * STARGEMM__STAT_ROW, v + q * ROW + 2,
+		       STARGEMM__STAT_ROW * sizeof(*counts));
+	}
+	stargemm__stationary_ranks(t, counts, n);
+	free(v);
+	free(counts);
+	return 0;
+}
+
+/* Every rank's counts into @p t and, when the model is to choose (@p choose, the same
+ * on every rank), the rates: this rank's, the network's measured with the workers
+ * running (its messages go through StarPU-MPI). Collective. */
+static int counts_and_rates(const struct stargemm__gemm *g, const struct stargemm__request *r,
+			    int paused, int choose, struct stargemm__tile_state *st,
+			    struct stargemm__traffic t[STARGEMM__NSTAT],
+			    struct stargemm__rates *rates)
+{
+	double flops = 0.0, device = 0.0;
+	int ret = 0;
+
+	if (r->gpus)
+		pinning(st);
+	*rates = (struct stargemm__rates){ 0.0, 0.0, 0.0 };
+	if (choose) {
+		flops = r->gpus ? gpu_rate(g, &t[0]) : cpu_rate(g, &t[0]);
+		device = device_rate();
+		stargemm__quiet_end(paused);
+		ret = stargemm__network_rate(&rates->net);
+		if (paused)
+			starpu_pause();
+	}
+	return ret ? ret : share(st, flops, device, t, rates);
+}
+
+int stargemm__choose_stationary(const struct stargemm__gemm *g, const struct stargemm__request *r,
+				int paused, enum stargemm__stationary *s, int *width,
+				struct stargemm_bsgemm_info *info)
+{
+	struct stargemm__traffic t[STARGEMM__NSTAT];
+	struct stargemm__tile_state st = { .me = stargemm_rank(), .cached = mpi_cached,
+					   .on_device = r->gpus ? on_gpus : NULL,
+					   .arg = (void *)g };
+	struct stargemm__rates rates;
+	int forced, split = stargemm__ksplit_width(g), ret = 0, model = stargemm_nranks() > 1;
+	int choose;
+	uint64_t gpus = r->gpus != 0, any_gpus = 0;
+
+	if (split < 0 || forced_stationary(g, &forced))
+		return split < 0 ? split : -EINVAL;
+	*s = forced == 'A' ? STARGEMM__STAT_A : forced == 'B' ? STARGEMM__STAT_B
+							      : STARGEMM__STAT_C;
+	*width = split > 0 ? split : 1;
+	if (stargemm__gemm_packed(g)) {   /* the work list's batches over packs only */
+		*s = STARGEMM__STAT_C;
+		return 0;
+	}
+	if (model && stargemm__stationary_traffic(r, stargemm_nranks(), g->C->elem_size, &st, t))
+		ret = stargemm__error(-ENOMEM, "stargemm: out of memory for the stationary model");
+	/* every rank takes the same path (the network measurement is collective) */
+	if (model && (ret = stargemm__agree(ret)))
+		return ret;
+	/* the same on every rank: whether any has GPUs */
+	if (model && (ret = stargemm__sum_u64(&gpus, &any_gpus, 1)))
+		return ret;
+	choose = !forced && split == 0 && model && large_tiles(g, r, any_gpus > 0, &t[0]);
+	if (model && (ret = counts_and_rates(g, r, paused, choose, &st, t, &rates)))
+		return ret;
+	if (!forced && split > 0)
+		*s = STARGEMM__STAT_A;
+	/* C when a rank does not know its rate */
+	if (choose && rates.flops > 0.0) {
+		*s = stargemm__stationary_pick(t, 7u, &rates);
+		for (int v = 0; info && v < STARGEMM__NSTAT; v++)
+			info->model_seconds[v] = stargemm__stationary_time(&t[v], &rates);
+	}
+	if (info)
+		info->model_mpi_bytes = model ? t[*s].bytes : 0.0;
+	return 0;
+}
