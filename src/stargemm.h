@@ -744,9 +744,10 @@ struct stargemm_bsgemm_options {
 	 *  tile's owner, the tiles of A and B sent there), 'A' (on the owner of A's tile,
 	 *  B's tile sent there, each rank's partial C tile sent to C's owner and added),
 	 *  'B' (the same with B's tile), or 0: STARGEMM_STATIONARY, else the model's
-	 *  choice (the busiest rank's flops and MPI bytes; C unless another takes under
-	 *  0.58 of its time). 'A' and 'B' are refused out of core and with packed
-	 *  operands. */
+	 *  choice (the busiest rank's flops, MPI bytes and, on ranks with GPUs, bytes
+	 *  between host and GPUs, not counting the tiles already in place; C unless
+	 *  another takes under 0.58 of its time). 'A' and 'B' are refused out of core and
+	 *  with packed operands. */
 	int stationary;
 };
 
@@ -769,13 +770,14 @@ struct stargemm_bsgemm_info {
 	/** The operand that stayed in place: 'C', 'A' or 'B' (stargemm_bsgemm_options) */
 	int stationary;
 	/** Bytes the stationary model counts over MPI for that choice, all ranks (each
-	 *  tile once per rank that receives it, partial C tiles included; hold it against
-	 *  the sum over ranks of stargemm_transfer_stats.mpi_recv_bytes). 0 on one rank
-	 *  and out of core. */
+	 *  tile once per rank that receives it, unless an earlier product left it in
+	 *  StarPU-MPI's cache there; partial C tiles included; hold it against the sum
+	 *  over ranks of stargemm_transfer_stats.mpi_recv_bytes). 0 on one rank and out
+	 *  of core. */
 	double model_mpi_bytes;
 	/** The model's seconds of keeping C, A and B in place, in that order, when it
-	 *  chose (in core, several ranks of CPU workers, tiles of 64 a side or more);
-	 *  else 0. */
+	 *  chose (in core, several ranks, tiles of 64 a side or more, and with GPUs tile
+	 *  products of STARGEMM_BATCH_BELOW flops or more); else 0. */
 	double model_seconds[3];
 	/** Tiles of generated operands (stargemm_matrix_create_generated()) that this rank
 	 *  made for the call, their norms' included. */
