@@ -14,7 +14,7 @@
 #   * the same C = A X kept in C on one rank: 3 GPUs at least 1.8 times as fast as 1
 #     (2.43x: C's one tile column, so the GPUs are dealt its rows,
 #     src/inspect.c, stargemm__in_core_by_rows(); all went to the first GPU), and with
-#     small tiles (100-200, 0.5% present: batched, codelets/batch.c) too (2.22x: the
+#     small tiles (100-200, 0.5% present: batched, codelets/batch.c) too (2.02x: the
 #     batches span the rank's rows and 1 column, src/batchlist.c, batch_side(); they
 #     were cut to a product or two, 12.4 ms on 1 GPU and 18.3 ms on 3);
 #   * the stationary choice with GPUs (src/choice.c), cold (one product: nothing in
