@@ -8,7 +8,8 @@
 #            ragged out-of-core run forced into case (c2) by a 1 GiB GPU limit with
 #            --check, and the cuBLAS peers with --check
 #   sparse   the block-sparse product on the GPU: tests/test_bsgemm and test_bsfilter,
-#            a ragged irregular product checked in core and out of core (256 MiB of
+#            X^T Y with the inner dimension split and C = A X with A or C kept in place
+#            (checked), a ragged irregular product checked in core and out of core (256 MiB of
 #            GPU memory), then paper 000's synthetic problem (tiles 512-2048, A and B
 #            half full, 49,152^3) in core and out of core with 8 GiB of GPU memory
 #            (A + B + C = 4.5x that): useful-flop rate and loads against the work list;
@@ -97,6 +98,18 @@ phase_sparse() {
 	# shellcheck disable=SC2086
 	step bs_ooc_check env STARPU_LIMIT_CUDA_MEM=256 "$bsbench" $ragged --alpha 1.5 \
 		--beta 0.5 --ooc --niter 1 --warmup 0 --check --no-dense --csv
+	# in core, a C of one tile column (C = A X, X of 64 columns): the inner dimension
+	# split over the GPU's partials (src/ksplit.c; X^T Y), A kept in place (the same
+	# path with one partial), C kept (its rows dealt to the GPUs), each checked
+	# shellcheck disable=SC2086
+	step ksplit_check env STARGEMM_KSPLIT=2 "$bench" --m 130 --n 70 --k 200011 --nb 512 \
+		--transA T --niter 1 --warmup 0 --check --csv
+	thin="--m 8000 --k 8000 --n 64 --lo 500 --hi 1000 --density-a 0.2 --density-b 1"
+	for keep in A C; do
+		# shellcheck disable=SC2086
+		step "bs_keep_${keep}_check" "$bsbench" $thin --stationary $keep --beta 0.5 \
+			--niter 1 --warmup 0 --check --no-dense --csv
+	done
 	# small irregular tiles: batches of cublas?gemmBatched calls (codelets/batch.c), the
 	# tiles packed (src/pack.c, the default), or a handle per tile (STARGEMM_PACK_BELOW=0)
 	small="--m 1500 --n 1400 --k 1300 --lo 20 --hi 60 --density-a 0.3 --density-b 0.3"
