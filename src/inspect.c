@@ -865,7 +865,6 @@ static int inspect_in_core(struct inspector *in)
 				continue;
 			for (int64_t e = start[k]; e < start[k + 1] && !ret; e++) {
 				int64_t i = rows[e];
-
 				int64_t l = by_rows ? in->crow->local[i] : in->ccol->local[j];
 
 				ret = stargemm__add_product(&in->bd, i, j, k,

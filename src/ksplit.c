@@ -174,9 +174,8 @@ static int device_of(struct ksplit *ks, int64_t s, int64_t t)
 
 /* The task info of the GEMM of segment @p s into C tile @p t: NULL where another rank
  * runs it, and on a rank without GPUs (its one device is the host RAM, whose queue is
- * the CPU workers' anyway; with infos, the policy's prefetches made A-stationary on 1 x
- * 2 ranks of dev vary more: 19-46 GFLOP/s against 40-48); -ENOMEM into *ret without
- * memory. */
+ * the CPU workers' either way: the split runs there as it always did); -ENOMEM into
+ * *ret without memory. */
 static struct stargemm_task_info *info_of(struct ksplit *ks, int64_t s, int64_t t, int *ret)
 {
 	struct stargemm_task_info *info;
