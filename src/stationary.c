@@ -20,11 +20,13 @@
  *
  * On ranks with GPUs the rank's rate is its GPUs', and a third term joins the longer
  * of: the bytes between host and GPUs of the busiest rank (the tiles it reads, once
- * per rank, and its partial tiles back to the host, where they are summed). And what
- * is already in place costs nothing: with a tile state (struct stargemm__tile_state),
- * a rank counts neither the moves StarPU-MPI's cache spares (a tile received by an
- * earlier product and unchanged since) nor the loads of tiles valid on its GPUs; as
- * only a rank knows its own, the ranks share their counts (src/product.c).
+ * per rank, and its partial tiles back to the host, where they are summed); the
+ * seconds a rank pins host memory for what it receives add to its network time. And
+ * what is already in place costs nothing: with a tile state (struct
+ * stargemm__tile_state), a rank counts neither the moves StarPU-MPI's cache spares (a
+ * tile received by an earlier product and unchanged since) nor the loads of tiles
+ * valid on its GPUs; as only a rank knows its own, the ranks share their counts
+ * (src/choice.c).
  */
 #include <errno.h>
 #include <math.h>
