@@ -125,7 +125,7 @@ static struct starpu_perfmodel gemm_model = {
  * the tile product (gemm_model, stored under its symbol) predicts it from its
  * non-linear regression, 0 when there is no stored model or no valid regression for
  * that device. Read from the file at each call (a few lines), without a message when
- * it is missing; for the stationary model's rank rate (src/product.c). */
+ * it is missing; for the stationary model's rank rate (src/choice.c). */
 double stargemm__gemm_model_rate(const struct stargemm__element *t, int cuda_device, double m,
 				 double n, double k)
 {
@@ -140,11 +140,9 @@ double stargemm__gemm_model_rate(const struct stargemm__element *t, int cuda_dev
 	memset(&model, 0, sizeof(model));
 	if (starpu_perfmodel_load_symbol(gemm_model.symbol, &model) != 0)
 		return 0.0;
-	arch = cuda_device < 0
-		       ? starpu_perfmodel_get_model_per_devices(&model, 0, STARPU_CPU_WORKER, 0, 1,
-								-1)
-		       : starpu_perfmodel_get_model_per_devices(&model, 0, STARPU_CUDA_WORKER,
-								cuda_device, 1, -1);
+	arch = starpu_perfmodel_get_model_per_devices(
+		&model, 0, cuda_device < 0 ? STARPU_CPU_WORKER : STARPU_CUDA_WORKER,
+		cuda_device < 0 ? 0 : cuda_device, 1, -1);
 	if (arch && arch->regression.nl_valid && work > 0.0) {
 		double us = arch->regression.a * pow(work, arch->regression.b) +
 			    arch->regression.c;

@@ -82,22 +82,23 @@ static double gpu_rate(const struct stargemm__gemm *g, const struct stargemm__tr
 }
 
 /* Bytes per second from the host to this rank's GPUs, all together, as StarPU's bus
- * model has them (MB/s per link); 0 without GPUs. */
+ * model has them (MB/s per link). A rank with GPUs only. */
 static double device_rate(void)
 {
 	double sum = 0.0;
 
-	for (int d = 0; starpu_cuda_worker_get_count() > 0 && d < stargemm__device_count(); d++)
+	for (int d = 0; d < stargemm__device_count(); d++)
 		sum += 1e6 * starpu_transfer_bandwidth(STARPU_MAIN_RAM, stargemm__device_node(d));
 	return sum;
 }
 
 /* Whether the mean tile product of @p t is a cube of STARGEMM_PACK_BELOW a side or
  * more: smaller ones are the batches' and packs' (one task per product would cost
- * more than the traffic A or B saves). On GPUs, whether it holds STARGEMM_BATCH_BELOW
- * flops or more (@p gpus: some rank has GPUs): below, C's list runs as batches and A's or B's one task per product,
- * which a GPU runs far slower than the model's rate (4 simulated ranks of one V100,
- * tiles 100-200: C 1,903 GFLOP/s, A 267; doc/performance.md). */
+ * more than the traffic A or B saves). On GPUs (@p gpus: some rank has them), whether
+ * it holds STARGEMM_BATCH_BELOW flops or more: below, C's list runs as batches and A's
+ * or B's one task per product, which a GPU runs far slower than the model's rate (4
+ * simulated ranks of one V100, tiles 100-200: C 1,903 GFLOP/s, A 267;
+ * doc/performance.md). */
 static int large_tiles(const struct stargemm__gemm *g, const struct stargemm__request *r,
 		       int gpus, const struct stargemm__traffic *t)
 {
@@ -151,9 +152,10 @@ static void pinning(struct stargemm__tile_state *st)
 		st->pin_seconds[s] = fmax(0.0, st->received[s] - room) / rate;
 }
 
-/* Rank q's row of what the ranks share: its flop rate and device rate, then its
- * counts (struct stargemm__tile_state). */
-#define ROW (2 + STARGEMM__STAT_ROW)
+/* What the ranks share: every rank's counts (struct stargemm__tile_state, its row at
+ * q * STARGEMM__STAT_ROW), then every rank's flop and device rates (at n *
+ * STARGEMM__STAT_ROW + 2 q). */
+#define RATES(n) ((size_t)(n) * STARGEMM__STAT_ROW)
 
 /* Share the ranks' counts of @p st and their rates (this rank's: @p flops, @p device)
  * and set @p t's busiest-rank counts from them; *rates the slowest rank's (a device
@@ -162,42 +164,37 @@ static int share(const struct stargemm__tile_state *st, double flops, double dev
 		 struct stargemm__traffic t[STARGEMM__NSTAT], struct stargemm__rates *rates)
 {
 	int n = stargemm_nranks(), ret;
-	double *v = calloc((size_t)n * ROW, sizeof(*v)), *counts = NULL;
+	double *v = calloc(RATES(n) + 2 * (size_t)n, sizeof(*v)), *rate;
 
-	if (!v)
-		return stargemm__agree(stargemm__error(-ENOMEM, "stargemm: out of memory"));
-	v[st->me * ROW] = flops;
-	v[st->me * ROW + 1] = device;
-	stargemm__stationary_row(st, v + st->me * ROW + 2);
-	ret = stargemm__agree(0);
-	if (!ret)
-		ret = stargemm__share_owned_f64(v, (int64_t)n * ROW);
-	if (!ret)
-		counts = malloc((size_t)n * STARGEMM__STAT_ROW * sizeof(*counts));
-	if (!ret && !counts)
-		ret = stargemm__error(-ENOMEM, "stargemm: out of memory");
+	ret = v ? 0 : stargemm__error(-ENOMEM, "stargemm: out of memory");
 	if ((ret = stargemm__agree(ret))) {
 		free(v);
-		free(counts);
 		return ret;
 	}
-	rates->flops = v[0];
-	rates->device = v[1];
-	for (int q = 0; q < n; q++) {
-		rates->flops = fmin(rates->flops, v[q * ROW]);
-		rates->device = fmin(rates->device, v[q * ROW + 1]);
-		memcpy(counts + (size_t)q * STARGEMM__STAT_ROW, v + q * ROW + 2,
-		       STARGEMM__STAT_ROW * sizeof(*counts));
+	rate = v + RATES(n);
+	stargemm__stationary_row(st, v + (size_t)st->me * STARGEMM__STAT_ROW);
+	rate[2 * st->me] = flops;
+	rate[2 * st->me + 1] = device;
+	ret = stargemm__share_owned_f64(v, (int64_t)(RATES(n) + 2 * (size_t)n));
+	if ((ret = stargemm__agree(ret))) {
+		free(v);
+		return ret;
 	}
-	stargemm__stationary_ranks(t, counts, n);
+	rates->flops = rate[0];
+	rates->device = rate[1];
+	for (int q = 1; q < n; q++) {
+		rates->flops = fmin(rates->flops, rate[2 * q]);
+		rates->device = fmin(rates->device, rate[2 * q + 1]);
+	}
+	stargemm__stationary_ranks(t, v, n);
 	free(v);
-	free(counts);
 	return 0;
 }
 
 /* Every rank's counts into @p t and, when the model is to choose (@p choose, the same
- * on every rank), the rates: this rank's, the network's measured with the workers
- * running (its messages go through StarPU-MPI). Collective. */
+ * on every rank), the rates: this rank's (and the pinning of what it receives), the
+ * network's measured with the workers running (its messages go through StarPU-MPI).
+ * Collective. */
 static int counts_and_rates(const struct stargemm__gemm *g, const struct stargemm__request *r,
 			    int paused, int choose, struct stargemm__tile_state *st,
 			    struct stargemm__traffic t[STARGEMM__NSTAT],
@@ -206,12 +203,13 @@ static int counts_and_rates(const struct stargemm__gemm *g, const struct stargem
 	double flops = 0.0, device = 0.0;
 	int ret = 0;
 
-	if (r->gpus)
-		pinning(st);
 	*rates = (struct stargemm__rates){ 0.0, 0.0, 0.0 };
 	if (choose) {
 		flops = r->gpus ? gpu_rate(g, &t[0]) : cpu_rate(g, &t[0]);
-		device = device_rate();
+		if (r->gpus) {
+			device = device_rate();
+			pinning(st);
+		}
 		stargemm__quiet_end(paused);
 		ret = stargemm__network_rate(&rates->net);
 		if (paused)
