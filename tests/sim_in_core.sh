@@ -22,7 +22,9 @@
 #     one GPU: auto keeps A in place, at 0.9 of forced A's GFLOP/s or more (0.96), and
 #     the model's time of C is within [0.8, 1.25] of C's run (0.303 s against 0.333 s:
 #     received tiles need pinned host memory, 650 us a MiB in StarPU's simulation;
-#     without that term the model gave 0.024 s).
+#     without that term the model gave 0.024 s); with tiles of 100-200 the model does
+#     not choose on GPUs (products below STARGEMM_BATCH_BELOW: C's list is batched, A's
+#     is not) and C is kept.
 # GFLOP/s: useful flops over the product's simulated time (seconds - symbolic_s) of the
 # second of two products. The simulation is deterministic.
 set -e
@@ -107,3 +109,11 @@ at_least "cold: the model's time of C over 0.8 of C's (the pinning of what it re
 	"$ratio" 0.8
 at_least "cold: C's time over 0.8 of the model's" \
 	"$(awk -v r="$ratio" 'BEGIN { print 1 / r }')" 0.8
+
+# Tiles of 100-200 on ranks with GPUs: products below STARGEMM_BATCH_BELOW, so the
+# model does not choose (its times stay 0) and C is kept, batched.
+run cold_small_auto 4 1 1 stargemm_bsgemm $small --P 2 --Q 2 --stationary auto --niter 1 \
+	--warmup 0 >/dev/null
+[ "$(field cold_small_auto 4)" = C ] && [ "$(field cold_small_auto 5)" = 0.000000 ] ||
+	{ echo "FAIL: small tiles on GPUs: chose $(field cold_small_auto 4), model C time $(field cold_small_auto 5)"; exit 1; }
+echo "ok: small tiles on GPUs: no model, C kept"

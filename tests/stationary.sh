@@ -8,7 +8,8 @@
 # time under 0.58 of C's);
 # each of A, B and C gives the product within the bound and receives over MPI exactly
 # the bytes the model counts (cold: no repetition before, so StarPU-MPI's cache is
-# empty); with the network rate measured, the model's times reported and the bytes still
+# empty), and so does the second of two products with A or C kept (what the cache
+# holds is not counted: nothing with C); with the network rate measured, the model's times reported and the bytes still
 # the model's (the measurement's own messages not counted). Bad settings and A out of
 # core are refused by name.
 set -e
@@ -39,6 +40,21 @@ for s in auto A B C; do
 		if ($42 + 0 <= 0 || $42 != $43) { print "FAIL: model " $42 " MiB, moved " $43; exit 1 }
 		if (s == "auto" && !($45 > 0 && $45 < 0.58 * $44))
 			{ print "FAIL: model times C " $44 " A " $45; exit 1 }
+	}'
+done
+# Repeated (the second of two products, the first's tiles still in StarPU-MPI's cache):
+# the model counts what is already in place, so its bytes are again those moved —
+# none with C kept (A's tiles cached on rank 0, B and C there), only the partial tiles
+# with A kept (B's tiles cached where A's are).
+for s in C A; do
+	# shellcheck disable=SC2086
+	row=$(STARGEMM_NETWORK_RATE=1e10 mpirun 3 "$BUILDDIR/bench/stargemm_bsgemm" $problem \
+		--stationary "$s" --niter 2 --warmup 1 | tail -n 1)
+	echo "repeated, $s: $row"
+	echo "$row" | awk -F, -v s="$s" '{
+		if ($22 + 0 > 10 || $22 + 0 < 0) { print "FAIL: residual " $22; exit 1 }
+		if ($42 != $43) { print "FAIL: model " $42 " MiB, moved " $43; exit 1 }
+		if ((s == "C") != ($42 + 0 == 0)) { print "FAIL: " s " repeated moves " $42; exit 1 }
 	}'
 done
 # The network rate measured (src/network.c): the model reports its times, and the

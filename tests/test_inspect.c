@@ -951,6 +951,53 @@ static int batch_devices_ok(const struct stargemm__request *r, const struct star
 	return good;
 }
 
+/* A thin C (one tile column) batched in core on one rank of 4 workers, A and B dense:
+ * a batch spans s rows, 1 column and s steps of k, s as large as the target asks but
+ * leaving each worker 3 chains (runs of rows, found as the batches' distinct first
+ * rows). Counted as s x s x s cells, the batches held 169 products each; without the
+ * chain cap there were 6 chains. */
+static void thin_batched_case(void)
+{
+	struct problem p = { .P = 1, .Q = 1, .G = 1 };
+	struct stargemm__request r;
+	struct stargemm__worklist wl;
+	int64_t chains = 0, *first = NULL;
+	char detail[128];
+
+	p.row_off = regular(2400, 10, &p.mt);
+	p.col_off = regular(10, 10, &p.nt);
+	p.k_off = regular(2400, 10, &p.kt);
+	request(&p, 0, 0, 0, 0, 0, &r);
+	r.batch_below = 1e9;
+	r.batch_flops = 1e12;
+	r.workers = 4;
+	if (stargemm__inspect(&r, &wl)) {
+		ok(0, "thin C batched: inspected", stargemm_last_error());
+		free_problem(&p);
+		return;
+	}
+	first = calloc((size_t)p.mt, sizeof(*first));
+	for (int64_t e = 0; first && e < wl.nbatches; e++) {
+		int64_t lo = p.mt;
+
+		for (int64_t q = wl.batches[e].first;
+		     q < wl.batches[e].first + wl.batches[e].count; q++)
+			lo = wl.products[q].i < lo ? wl.products[q].i : lo;
+		chains += lo < p.mt && !first[lo];
+		if (lo < p.mt)
+			first[lo] = 1;
+	}
+	snprintf(detail, sizeof(detail), "%lld products in %lld batches, %lld chains",
+		 (long long)wl.nproducts, (long long)wl.nbatches, (long long)chains);
+	printf("# %s\n", detail);
+	ok(wl.nbatches > 0 && wl.nproducts >= 200 * wl.nbatches,
+	   "thin C batched: at least 200 products a batch (s rows x 1 column x s k)", detail);
+	ok(chains >= 3 * 4, "thin C batched: at least 3 chains per worker", detail);
+	free(first);
+	stargemm__worklist_free(&wl);
+	free_problem(&p);
+}
+
 /* Small tiles in core: the products (every one, as without batches: same set, same
  * per-chain order) are cut into consecutive batches; each batch writes C tiles of one
  * rank, and its slots name the product's own tiles among distinct buffers. With G
@@ -2763,6 +2810,7 @@ int main(void)
 	batched_case(3, 2, 0.8, 17, 1, 1);
 	batched_case(1, 1, 0.5, 18, 0, 3);
 	batched_case(2, 3, 0.4, 19, 1, 2);
+	thin_batched_case();
 	ooc_batched_case(1, 1, 1, 0, 0, 0.5, 41, 0);
 	ooc_batched_case(2, 3, 2, 1, 0, 0.4, 42, 0);
 	ooc_batched_case(2, 2, 3, 0, 1, 0.8, 43, 1);
