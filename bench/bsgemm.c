@@ -43,6 +43,7 @@ struct bs_opts {
 	int64_t b, c, d, device_mib, ram_limit_mib, disk_mib;
 	int lookahead;
 	int stationary;             /* --stationary: 0 (auto), 'A', 'B', 'C' */
+	int reuse;                  /* --reuse: the model's hint, A and B alike */
 	int generate_b;             /* --generate-b: B made on demand, not stored; 2:
 				       --generate-on-gpus, also by a CUDA generator */
 	const char *trace_dir, *disk_dir, *sched;
@@ -70,6 +71,9 @@ static void usage(FILE *f)
 		"  --eps X               norm filtering threshold (default 0: none)\n"
 		"  --stationary S        auto (default), A, B or C: the operand kept in place in\n"
 		"                        core (columns stationary, model_mpi_mib, mpi_mib)\n"
+		"  --reuse N             tell the model that N products read this A and B\n"
+		"                        unchanged (reuse_a, reuse_b; default 0: one product;\n"
+		"                        the repetitions are warmup + niter)\n"
 		"  --generate-b          B not stored but made tile by tile where and when a\n"
 		"                        product needs it (stargemm_matrix_create_generated());\n"
 		"                        --check then builds a stored B for the reference\n"
@@ -234,6 +238,7 @@ static int parse_option(int c, struct bs_opts *o)
 	case 1010: bad = parse_stationary(optarg, &o->stationary); break;
 	case 1011: o->generate_b = o->generate_b ? o->generate_b : 1; break;
 	case 1012: bad = generate_on_gpus(o); break;
+	case 1013: bad = bench_parse_small(prog, "--reuse", optarg, 0, &o->reuse); break;
 	default: usage(stderr); return -1;
 	}
 	return bad;
@@ -255,7 +260,7 @@ static int parse(int argc, char **argv, struct bs_opts *o)
 		{ "dist", 1, 0, 'D' }, { "prec", 1, 0, 1009 }, { "no-dense", 0, 0, 'N' },
 		{ "quiet", 0, 0, 'q' }, { "transA", 1, 0, 'T' }, { "help", 0, 0, 'H' },
 		{ "stationary", 1, 0, 1010 }, { "generate-b", 0, 0, 1011 },
-		{ "generate-on-gpus", 0, 0, 1012 },
+		{ "generate-on-gpus", 0, 0, 1012 }, { "reuse", 1, 0, 1013 },
 		{ 0, 0, 0, 0 }
 	};
 	int c;
@@ -464,6 +469,7 @@ static void options_of(const struct bs_opts *o, struct stargemm_bsgemm_options *
 	opt->ooc.lookahead = o->lookahead;
 	opt->ooc.device_bytes = o->device_mib << 20;
 	opt->stationary = o->stationary;
+	opt->reuse_a = opt->reuse_b = o->reuse;
 }
 
 /* Residual of C against the dense alpha A B + beta C0 (rank 0), in the type's

@@ -128,6 +128,9 @@ static int apply_h(const struct options *o, double alpha, const struct stargemm_
 
 	stargemm_bsgemm_options_init(&opt);
 	opt.out_of_core = o->ram_limit > 0;
+	/* the filter's products all read H unchanged: the stationary model may pay a
+	 * cold move of H's tiles over the polynomial's degree */
+	opt.reuse_a = (int)o->degree;
 	return stargemm_bsgemm('N', 'N', alpha, H, Y, beta, Z, &opt, NULL);
 }
 

@@ -35,6 +35,7 @@ module stargemm
       integer(c_int) :: out_of_core
       type(stargemm_ooc_options) :: ooc
       integer(c_int) :: stationary
+      integer(c_int) :: reuse_a, reuse_b
    end type stargemm_bsgemm_options
 
    ! struct stargemm_distribution: a P x Q grid; row_proc (mt entries in [0, P)),

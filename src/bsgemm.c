@@ -101,8 +101,14 @@ static int bsgemm(struct stargemm__gemm *g, const void *alpha, const void *beta,
 				       "packed operands only (the out-of-core plan and the "
 				       "batches over packs keep C in place)", g->fn,
 				       opt->stationary);
+	if (opt->reuse_a < 0 || opt->reuse_b < 0)
+		return stargemm__error(-EINVAL, "%s: reuse_a and reuse_b must be >= 0 (products "
+				       "that read A, B unchanged), got %d and %d", g->fn,
+				       opt->reuse_a, opt->reuse_b);
 	g->eps = opt->filter_eps;
 	g->stationary = opt->stationary;
+	g->reuse_a = opt->reuse_a;
+	g->reuse_b = opt->reuse_b;
 	if (g->eps > 0.0 && (ret = share_norms(g, &na, &nb)))
 		goto out;
 	if ((ret = run(g, opt, info)))

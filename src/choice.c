@@ -140,7 +140,8 @@ static int on_gpus(void *arg, int operand, int64_t i, int64_t j)
 
 /* On a rank with GPUs, a received tile's host buffer is pinned memory (the pinned host
  * pool's, src/hostpool.c): what the pool holds free costs nothing, the rest is pinned
- * at the rate the pool pinned its slabs so far (none yet: not counted). In SimGrid
+ * at the rate the pool pinned its slabs so far (or a probe's, when it pinned none or
+ * is off). In SimGrid
  * mode StarPU charges 650 µs a MiB, 1.6 GB/s, which made a cold C-stationary
  * product on 4 simulated ranks take 0.33 s where the network alone gave 0.02 s. */
 static void pinning(struct stargemm__tile_state *st)
@@ -192,22 +193,21 @@ static int share(const struct stargemm__tile_state *st, double flops, double dev
 }
 
 /* Every rank's counts into @p t and, when the model is to choose (@p choose, the same
- * on every rank), the rates: this rank's (and the pinning of what it receives), the
- * network's measured with the workers running (its messages go through StarPU-MPI).
- * Collective. */
+ * on every rank), the rates: this rank's (and the pinning of what it receives) into
+ * @p mine (flops, device), the network's measured with the workers running (its
+ * messages go through StarPU-MPI). Collective. */
 static int counts_and_rates(const struct stargemm__gemm *g, const struct stargemm__request *r,
 			    int paused, int choose, struct stargemm__tile_state *st,
 			    struct stargemm__traffic t[STARGEMM__NSTAT],
-			    struct stargemm__rates *rates)
+			    struct stargemm__rates *mine, struct stargemm__rates *rates)
 {
-	double flops = 0.0, device = 0.0;
 	int ret = 0;
 
-	*rates = (struct stargemm__rates){ 0.0, 0.0, 0.0 };
+	*mine = *rates = (struct stargemm__rates){ 0.0, 0.0, 0.0 };
 	if (choose) {
-		flops = r->gpus ? gpu_rate(g, &t[0]) : cpu_rate(g, &t[0]);
+		mine->flops = r->gpus ? gpu_rate(g, &t[0]) : cpu_rate(g, &t[0]);
 		if (r->gpus) {
-			device = device_rate();
+			mine->device = device_rate();
 			pinning(st);
 		}
 		stargemm__quiet_end(paused);
@@ -215,20 +215,63 @@ static int counts_and_rates(const struct stargemm__gemm *g, const struct stargem
 		if (paused)
 			starpu_pause();
 	}
-	return ret ? ret : share(st, flops, device, t, rates);
+	return ret ? ret : share(st, mine->flops, mine->device, t, rates);
+}
+
+/* The counts of the phases after the first of @p ph (@p nph in all), into @p t[p]:
+ * each rank walks the products with the unchanged operands in place, without pinning
+ * (the host pool keeps what the first product pinned), and the ranks share their
+ * rows. Collective. */
+static int later_phases(const struct stargemm__request *r, int64_t elem,
+			struct stargemm__tile_state *st, const struct stargemm__phase *ph,
+			int nph, const struct stargemm__rates *mine,
+			struct stargemm__traffic (*t)[STARGEMM__NSTAT])
+{
+	struct stargemm__rates rates;
+	int ret = 0;
+
+	for (int p = 1; !ret && p < nph; p++) {
+		st->in_place = ph[p].in_place;
+		if (stargemm__stationary_traffic(r, stargemm_nranks(), elem, st, t[p]))
+			ret = stargemm__error(-ENOMEM, "stargemm: out of memory for the "
+					      "stationary model");
+		if (!(ret = stargemm__agree(ret)))
+			ret = share(st, mine->flops, mine->device, t[p], &rates);
+	}
+	st->in_place = 0;
+	return ret;
+}
+
+/* The model's choice from the phases' counts @p t at @p rates, their mean times per
+ * product into @p info. */
+static enum stargemm__stationary model_choice(const struct stargemm__traffic (*t)[STARGEMM__NSTAT],
+					      const struct stargemm__phase *ph, int nph,
+					      const struct stargemm__rates *rates,
+					      struct stargemm_bsgemm_info *info)
+{
+	double time[STARGEMM__NSTAT];
+
+	for (int v = 0; v < STARGEMM__NSTAT; v++) {
+		time[v] = stargemm__stationary_mean_time(t, ph, nph, (enum stargemm__stationary)v,
+							 rates);
+		if (info)
+			info->model_seconds[v] = time[v];
+	}
+	return stargemm__stationary_pick(time, 7u);
 }
 
 int stargemm__choose_stationary(const struct stargemm__gemm *g, const struct stargemm__request *r,
 				int paused, enum stargemm__stationary *s, int *width,
 				struct stargemm_bsgemm_info *info)
 {
-	struct stargemm__traffic t[STARGEMM__NSTAT];
+	struct stargemm__traffic t[STARGEMM__MAX_PHASES][STARGEMM__NSTAT];
+	struct stargemm__phase ph[STARGEMM__MAX_PHASES];
 	struct stargemm__tile_state st = { .me = stargemm_rank(), .cached = mpi_cached,
 					   .on_device = r->gpus ? on_gpus : NULL,
 					   .arg = (void *)g };
-	struct stargemm__rates rates;
+	struct stargemm__rates rates, mine;
 	int forced, split = stargemm__ksplit_width(g), ret = 0, model = stargemm_nranks() > 1;
-	int choose;
+	int choose, nph = stargemm__stationary_phases(g->reuse_a, g->reuse_b, ph);
 	uint64_t gpus = r->gpus != 0, any_gpus = 0;
 
 	if (split < 0 || forced_stationary(g, &forced))
@@ -240,7 +283,8 @@ int stargemm__choose_stationary(const struct stargemm__gemm *g, const struct sta
 		*s = STARGEMM__STAT_C;
 		return 0;
 	}
-	if (model && stargemm__stationary_traffic(r, stargemm_nranks(), g->C->elem_size, &st, t))
+	if (model && stargemm__stationary_traffic(r, stargemm_nranks(), g->C->elem_size, &st,
+						  t[0]))
 		ret = stargemm__error(-ENOMEM, "stargemm: out of memory for the stationary model");
 	/* every rank takes the same path (the network measurement is collective) */
 	if (model && (ret = stargemm__agree(ret)))
@@ -248,18 +292,19 @@ int stargemm__choose_stationary(const struct stargemm__gemm *g, const struct sta
 	/* the same on every rank: whether any has GPUs */
 	if (model && (ret = stargemm__sum_u64(&gpus, &any_gpus, 1)))
 		return ret;
-	choose = !forced && split == 0 && model && large_tiles(g, r, any_gpus > 0, &t[0]);
-	if (model && (ret = counts_and_rates(g, r, paused, choose, &st, t, &rates)))
+	choose = !forced && split == 0 && model && large_tiles(g, r, any_gpus > 0, &t[0][0]);
+	if (model && (ret = counts_and_rates(g, r, paused, choose, &st, t[0], &mine, &rates)))
+		return ret;
+	/* C when a rank does not know its rate (the same on every rank) */
+	choose = choose && rates.flops > 0.0;
+	if (choose && (ret = later_phases(r, g->C->elem_size, &st, ph, nph, &mine, t)))
 		return ret;
 	if (!forced && split > 0)
 		*s = STARGEMM__STAT_A;
-	/* C when a rank does not know its rate */
-	if (choose && rates.flops > 0.0) {
-		*s = stargemm__stationary_pick(t, 7u, &rates);
-		for (int v = 0; info && v < STARGEMM__NSTAT; v++)
-			info->model_seconds[v] = stargemm__stationary_time(&t[v], &rates);
-	}
+	if (choose)
+		*s = model_choice((const struct stargemm__traffic (*)[STARGEMM__NSTAT])t, ph, nph,
+				  &rates, info);
 	if (info)
-		info->model_mpi_bytes = model ? t[*s].bytes : 0.0;
+		info->model_mpi_bytes = model ? t[0][*s].bytes : 0.0;
 	return 0;
 }

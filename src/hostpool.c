@@ -525,15 +525,49 @@ uint64_t stargemm__hostpool_buffers_used(void)
 	return hp.hooked ? atomic_load(&hp.live) : 0;
 }
 
+/* Bytes pinned to measure the rate when nothing was pinned yet (matrices on the
+ * caller's arrays, stargemm_matrix_create_local(); or the pool off): 10 ms of
+ * simulated pinning. Through the pool, they stay as room for StarPU's buffers. */
+#define PROBE_BYTES ((size_t)16 << 20)
+/* Without the pool: the rate StarPU pinned the probe at (bytes per second; once per
+ * process). */
+static double unpooled_rate;
+
+/* Pin PROBE_BYTES as StarPU pins a received tile's buffer (through the pool when its
+ * hooks are in), timed, and free them; the rate into unpooled_rate without the pool. */
+static void probe(void)
+{
+	double t0 = starpu_timing_now(), us;
+	void *p = NULL;
+
+	if (starpu_malloc_flags(&p, PROBE_BYTES, STARPU_MALLOC_PINNED) != 0)
+		return;
+	us = starpu_timing_now() - t0;
+	starpu_free_flags(p, PROBE_BYTES, STARPU_MALLOC_PINNED);
+	if (!hp.hooked && us > 0.0)
+		unpooled_rate = (double)PROBE_BYTES / (us * 1e-6);
+}
+
 void stargemm__hostpool_pinning(double *rate, double *room)
 {
+	int measured;
+
 	*rate = *room = 0.0;
-	if (!hp.on)
+	if (!hp.hooked) {   /* StarPU pins each buffer (and may keep one for a like tile) */
+		if (unpooled_rate <= 0.0)
+			probe();
+		*rate = unpooled_rate;
 		return;
+	}
+	starpu_pthread_mutex_lock(&hp.lock);
+	measured = hp.pin_us > 0.0;
+	starpu_pthread_mutex_unlock(&hp.lock);
+	if (!measured)
+		probe();
 	starpu_pthread_mutex_lock(&hp.lock);
 	if (hp.pin_us > 0.0)
 		*rate = hp.pinned_bytes / (hp.pin_us * 1e-6);
-	if (hp.hooked && (double)hp.buffers.pinned > (double)atomic_load(&hp.live))
+	if ((double)hp.buffers.pinned > (double)atomic_load(&hp.live))
 		*room = (double)hp.buffers.pinned - (double)atomic_load(&hp.live);
 	starpu_pthread_mutex_unlock(&hp.lock);
 }

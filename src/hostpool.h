@@ -41,8 +41,10 @@ int stargemm__hostpool_serves_buffers(void);
  * StarPU's allocations do not come here. */
 uint64_t stargemm__hostpool_buffers_used(void);
 /* What receiving costs a rank with GPUs: *rate, the bytes per second the pool pinned
- * its slabs at so far (0: it pinned none, or is off); *room, the bytes its slabs for
- * StarPU's buffers hold free (a received tile there pins nothing). */
+ * its slabs at so far (pinning 16 MiB for StarPU's buffers first when it pinned none;
+ * without the pool, StarPU's rate on such a buffer, measured once; 0 when that
+ * failed); *room, the bytes the pool's slabs for StarPU's buffers hold free (a
+ * received tile there pins nothing; 0 without the pool). A rank with CUDA workers. */
 void stargemm__hostpool_pinning(double *rate, double *room);
 
 #endif

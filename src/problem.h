@@ -41,6 +41,9 @@ struct stargemm__gemm {
 	/* In core, the operand kept in place (src/stationary.c): 'A', 'B', 'C', or 0:
 	 * STARGEMM_STATIONARY, else the model's choice (src/product.c). */
 	int stationary;
+	/* The products, this one first, that read A (B) unchanged: the model's sequence
+	 * (stargemm_bsgemm_options.reuse_a, reuse_b; 0 or 1: this one only). */
+	int64_t reuse_a, reuse_b;
 	/* Set by the executor once one of the product's insertions failed on this rank: the
 	 * inserts then insert the tasks as no-ops (codelets/noop.c, src/execute.c). */
 	int skip;

@@ -749,6 +749,17 @@ struct stargemm_bsgemm_options {
 	 *  another takes under 0.58 of its time). 'A' and 'B' are refused out of core and
 	 *  with packed operands. */
 	int stationary;
+	/** A hint to the model's choice (stationary 0): how many products, this one
+	 *  first, will read this A (reuse_a) and this B (reuse_b) with their values
+	 *  unchanged and the same work (a Chebyshev filter's H: the polynomial's degree;
+	 *  a product repeated: the repetitions). The model then takes each choice's mean
+	 *  time over those products: this one with what is in place now, the next ones
+	 *  with the unchanged operands' tiles where this choice moves them (StarPU-MPI's
+	 *  cache; in core, on the GPUs that read them) — a choice that moves A's tiles
+	 *  once may pay over the run where it does not over one product. The same value
+	 *  at every call of the run is right: what an earlier call left in place counts
+	 *  as such. 0 or 1: this product only (the default); negative: an error. */
+	int reuse_a, reuse_b;
 };
 
 void stargemm_bsgemm_options_init(struct stargemm_bsgemm_options *opt);
@@ -777,7 +788,8 @@ struct stargemm_bsgemm_info {
 	double model_mpi_bytes;
 	/** The model's seconds of keeping C, A and B in place, in that order, when it
 	 *  chose (in core, several ranks, tiles of 64 a side or more, and with GPUs tile
-	 *  products of STARGEMM_BATCH_BELOW flops or more); else 0. */
+	 *  products of STARGEMM_BATCH_BELOW flops or more); else 0. With reuse_a or
+	 *  reuse_b above 1, the mean per product over those products. */
 	double model_seconds[3];
 	/** Tiles of generated operands (stargemm_matrix_create_generated()) that this rank
 	 *  made for the call, their norms' included. */

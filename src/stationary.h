@@ -48,6 +48,10 @@ struct stargemm__tile_state {
 	/* valid on one of @p me's GPUs already; NULL: @p me has no GPU (no device bytes) */
 	int (*on_device)(void *arg, int operand, int64_t i, int64_t j);
 	void *arg;
+	/* bit o (0: op(A), 1: op(B)): every tile of that operand is in place (neither
+	 * sent nor loaded), as in the products after the first of a run that reads the
+	 * operand unchanged (stargemm_bsgemm_options.reuse_a, reuse_b) */
+	unsigned in_place;
 	/* out, per choice: @p me's row of struct stargemm__traffic's per-rank counts, and
 	 * the bytes it receives (op(A), op(B) and partial tiles); pin_seconds is the
 	 * caller's (0 from the walk) */
@@ -90,11 +94,33 @@ struct stargemm__rates {
 double stargemm__stationary_time(const struct stargemm__traffic *t,
 				 const struct stargemm__rates *rates);
 
-/* The choice of least model time among those @p allowed (bit 1 << choice); C unless
- * another takes less than 0.58 of its time (MARGIN in stationary.c). */
-enum stargemm__stationary stargemm__stationary_pick(const struct stargemm__traffic *t,
-						    unsigned allowed,
-						    const struct stargemm__rates *rates);
+/* A run of products whose operands stay in place alike: those after the first of a
+ * sequence where A is read unchanged by @p reuse_a products and B by @p reuse_b. */
+struct stargemm__phase {
+	unsigned in_place;   /* struct stargemm__tile_state.in_place */
+	int64_t count;       /* products */
+};
+#define STARGEMM__MAX_PHASES 3
+
+/* The phases of a sequence of products that starts with this one, A read unchanged
+ * by the first @p reuse_a (0 or 1: this one only), B by the first @p reuse_b: this
+ * product (in_place 0: what is in place now), then both operands in place while both
+ * are unchanged, then the longer-lived one alone. Into @p ph; returns their number
+ * (1 to STARGEMM__MAX_PHASES; their counts add up to the longer reuse). */
+int stargemm__stationary_phases(int64_t reuse_a, int64_t reuse_b,
+				struct stargemm__phase ph[STARGEMM__MAX_PHASES]);
+
+/* The model's mean time per product of choice @p s over @p nphases phases @p ph,
+ * phase p's costs in @p t[p]. */
+double stargemm__stationary_mean_time(const struct stargemm__traffic (*t)[STARGEMM__NSTAT],
+				      const struct stargemm__phase *ph, int nphases,
+				      enum stargemm__stationary s,
+				      const struct stargemm__rates *rates);
+
+/* The choice of least time @p time[choice] among those @p allowed (bit 1 << choice); C
+ * unless another takes less than 0.58 of its time (MARGIN in stationary.c). */
+enum stargemm__stationary stargemm__stationary_pick(const double time[STARGEMM__NSTAT],
+						    unsigned allowed);
 
 /* 'C', 'A' or 'B'. */
 char stargemm__stationary_letter(enum stargemm__stationary s);

@@ -24,7 +24,15 @@
 #     received tiles need pinned host memory, 650 us a MiB in StarPU's simulation;
 #     without that term the model gave 0.024 s); with tiles of 100-200 the model does
 #     not choose on GPUs (products below STARGEMM_BATCH_BELOW: C's list is batched, A's
-#     is not) and C is kept.
+#     is not) and C is kept; with the pinned host pool off (STARGEMM_HOST_POOL=0, StarPU
+#     pins each received tile's buffer) the model's time of C is as near C's run (the
+#     rate measured by pinning a probe buffer; 0.303 s against 0.297 s: without it the
+#     model had no pinning term);
+#   * over a run of products that read A and X unchanged (stargemm_bsgemm_options
+#     .reuse_a, reuse_b; bench --reuse), n = 512 on the same 2 x 2 ranks, where C pays
+#     from 18 products on (cold C 0.434 s then 0.0153 s a product, A 0.224 s then
+#     0.0273 s): told 40, auto keeps C, and the model's mean time of C per product is
+#     within [0.8, 1.25] of C's over 40 (0.0245 s against 0.0258 s); told 2, it keeps A.
 # GFLOP/s: useful flops over the product's simulated time (seconds - symbolic_s) of the
 # second of two products. The simulation is deterministic.
 set -e
@@ -117,3 +125,34 @@ run cold_small_auto 4 1 1 stargemm_bsgemm $small --P 2 --Q 2 --stationary auto -
 [ "$(field cold_small_auto 4)" = C ] && [ "$(field cold_small_auto 5)" = 0.000000 ] ||
 	{ echo "FAIL: small tiles on GPUs: chose $(field cold_small_auto 4), model C time $(field cold_small_auto 5)"; exit 1; }
 echo "ok: small tiles on GPUs: no model, C kept"
+
+# The pinned host pool off: StarPU pins each received tile's buffer; the model pins a
+# probe to know the rate (src/hostpool.c, stargemm__hostpool_pinning()).
+export STARGEMM_HOST_POOL=0
+for v in C auto; do
+	run "nopool_$v" 4 1 1 stargemm_bsgemm $big --P 2 --Q 2 --stationary "$v" --niter 1 \
+		--warmup 0 >/dev/null
+done
+unset STARGEMM_HOST_POOL
+ratio=$(awk -v m="$(field nopool_auto 5)" -v t="$(field nopool_C 3)" 'BEGIN { print m / t }')
+at_least "no host pool: the model's time of C over 0.8 of C's (the probe's pinning rate)" \
+	"$ratio" 0.8
+at_least "no host pool: C's time over 0.8 of the model's" \
+	"$(awk -v r="$ratio" 'BEGIN { print 1 / r }')" 0.8
+
+# A run of products with A and X unchanged (--reuse N), n = 512: C's cold product and
+# a warm one, then the choice told 40 and told 2.
+wide="--m 100000 --k 100000 --n 512 --density-b 1 --no-dense --lo 500 --hi 1000 --density-a 0.02"
+run seq_C_cold 4 1 1 stargemm_bsgemm $wide --P 2 --Q 2 --stationary C --niter 1 \
+	--warmup 0 >/dev/null
+run seq_C_warm 4 1 1 stargemm_bsgemm $wide --P 2 --Q 2 --stationary C >/dev/null
+run seq_40 4 1 1 stargemm_bsgemm $wide --P 2 --Q 2 --reuse 40 --niter 1 --warmup 0 >/dev/null
+run seq_2 4 1 1 stargemm_bsgemm $wide --P 2 --Q 2 --reuse 2 --niter 1 --warmup 0 >/dev/null
+[ "$(field seq_40 4)" = C ] && [ "$(field seq_2 4)" = A ] ||
+	{ echo "FAIL: told 40 products chose $(field seq_40 4) (not C), told 2 $(field seq_2 4) (not A)"; exit 1; }
+echo "ok: told 40 products with A and X unchanged, auto keeps C; told 2, A"
+ratio=$(awk -v m="$(field seq_40 5)" -v c="$(field seq_C_cold 3)" -v w="$(field seq_C_warm 3)" \
+	'BEGIN { print m / ((c + 39 * w) / 40) }')
+at_least "told 40: the model's mean time of C over 0.8 of C's mean over 40" "$ratio" 0.8
+at_least "told 40: C's mean over 0.8 of the model's" \
+	"$(awk -v r="$ratio" 'BEGIN { print 1 / r }')" 0.8

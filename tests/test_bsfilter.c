@@ -13,7 +13,7 @@
  *    sum), and removes exactly the C tiles whose norm ends below eps; in core and out
  *    of core;
  *  - bad input (negative, NaN or infinite eps, tilings that do not match, a stationary
- *    choice that is none or out of core) is refused with a message naming the
+ *    choice that is none or out of core, a negative reuse hint) is refused with a message naming the
  *    constraint.
  * One line per case, PASS/FAIL; rank 0's verdict is the exit status.
  */
@@ -404,6 +404,10 @@ static int bad_input(int P, int Q, int *ncases)
 			"stationary 'B' is in core", P, Q);
 	opt.stationary = 0;
 	opt.out_of_core = 0;
+	opt.reuse_b = -1;
+	good &= refused("reuse_b -1", stargemm_bsgemm('N', 'N', 1, p.A, p.B, 1, p.C, &opt, NULL),
+			"reuse_a and reuse_b must be >= 0", P, Q);
+	opt.reuse_b = 0;
 	good &= refused("filter: negative eps", stargemm_matrix_filter(p.C, -1.0, NULL),
 			"eps must be finite and >= 0", P, Q);
 	good &= refused("symbolic: K tilings", stargemm_matrix_create_product(&D, 'N', 'N', p.A,
@@ -413,7 +417,7 @@ static int bad_input(int P, int Q, int *ncases)
 									      p.B, q.C),
 			"tiling", P, Q);
 	good &= D == NULL;
-	*ncases += 8;
+	*ncases += 9;
 	teardown(&p);
 	teardown(&q);
 	return good;

@@ -11,7 +11,9 @@
  * every rank A-stationary, and the choice follows the rates (another than C when the
  * model gives it less than 0.58 of C's time). Absent tiles and the norm filter count
  * nothing. With a tile state, a rank's cached moves are not counted, its reads of
- * tiles not on its GPUs are, and the ranks' shared rows give the busiest rank's.
+ * tiles not on its GPUs are, and the ranks' shared rows give the busiest rank's. Over
+ * a sequence of products (reuse_a, reuse_b), the phases and the mean time per product
+ * decide: a cold C that loses over one product wins over ten.
  */
 #include <math.h>
 #include <stdio.h>
@@ -100,6 +102,17 @@ static void dense_case(int P, int Q, int64_t mt, int64_t nt, int64_t kt)
 }
 
 /* One C tile column: C-stationary computes on grid column 0 only. */
+/* The model's choice among @p allowed over one product. */
+static enum stargemm__stationary pick(const struct stargemm__traffic *t, unsigned allowed,
+				      const struct stargemm__rates *rates)
+{
+	double time[STARGEMM__NSTAT];
+
+	for (int s = 0; s < STARGEMM__NSTAT; s++)
+		time[s] = stargemm__stationary_time(&t[s], rates);
+	return stargemm__stationary_pick(time, allowed);
+}
+
 static void tall_skinny(void)
 {
 	struct dense d = { .mt = 12, .nt = 1, .kt = 12, .t = 4, .P = 1, .Q = 4 };
@@ -115,11 +128,11 @@ static void tall_skinny(void)
 	   fabs(t[STARGEMM__STAT_A].flops_max - t[0].flops / 4) < 1e-6 &&
 	   fabs(t[STARGEMM__STAT_B].flops_max - t[0].flops) < 1e-6,
 	   "tall-skinny on 1x4: C and B compute on 1 rank, A on 4");
-	ok(stargemm__stationary_pick(t, all, &free_net) == STARGEMM__STAT_A,
+	ok(pick(t, all, &free_net) == STARGEMM__STAT_A,
 	   "free network: A-stationary");
-	ok(stargemm__stationary_pick(t, all & ~2u, &free_net) == STARGEMM__STAT_C,
+	ok(pick(t, all & ~2u, &free_net) == STARGEMM__STAT_C,
 	   "A not allowed: C (B is no faster)");
-	ok(stargemm__stationary_pick(t, all & ~4u, &free_flops) ==
+	ok(pick(t, all & ~4u, &free_flops) ==
 	   (t[STARGEMM__STAT_A].bytes_max + t[STARGEMM__STAT_A].partial_bytes_max <
 			    0.58 * t[STARGEMM__STAT_C].bytes_max
 		    ? STARGEMM__STAT_A : STARGEMM__STAT_C),
@@ -258,6 +271,63 @@ static void tile_state(void)
 	done(&d);
 }
 
+/* The phases of a sequence, an operand in place in the walk, the mean time. */
+static void sequences(void)
+{
+	struct stargemm__phase ph[STARGEMM__MAX_PHASES];
+	struct dense d = { .mt = 12, .nt = 1, .kt = 12, .t = 4, .P = 1, .Q = 4 };
+	struct stargemm__request r;
+	struct stargemm__traffic t[2][STARGEMM__NSTAT] = { 0 };
+	struct stargemm__tile_state st = { .me = 0, .cached = none_cached,
+					   .on_device = nothing_on_device };
+	struct stargemm__rates unit = { 1.0, 1.0, 0.0 };
+	double tile = 8.0 * 16.0, time[STARGEMM__NSTAT];
+	int n;
+
+	ok(stargemm__stationary_phases(0, 1, ph) == 1 && ph[0].in_place == 0 &&
+	   ph[0].count == 1, "no reuse: this product only, as things are");
+	n = stargemm__stationary_phases(5, 5, ph);
+	ok(n == 2 && ph[1].in_place == 3 && ph[1].count == 4,
+	   "A and B for 5: 4 more products with both in place");
+	n = stargemm__stationary_phases(10, 3, ph);
+	ok(n == 3 && ph[1].in_place == 3 && ph[1].count == 2 && ph[2].in_place == 1 &&
+	   ph[2].count == 7, "A for 10, B for 3: 2 with both, then 7 with A alone");
+	n = stargemm__stationary_phases(-2, 4, ph);
+	ok(n == 2 && ph[1].in_place == 2 && ph[1].count == 3, "B for 4 alone: 3 with B");
+	request(&d, &r);
+	st.in_place = 1;
+	stargemm__stationary_traffic(&r, 4, 8, &st, t[0]);
+	/* rank 0 owns B and C: C-stationary receives only op(A), A-stationary sends op(B) */
+	ok(st.bytes[STARGEMM__STAT_C] == 0.0 && st.device_bytes[STARGEMM__STAT_C] == 12.0 * tile &&
+	   st.bytes[STARGEMM__STAT_A] == 9.0 * tile,
+	   "op(A) in place: C moves and loads no op(A) tile, A still sends op(B)'s");
+	st.in_place = 2;
+	stargemm__stationary_traffic(&r, 4, 8, &st, t[0]);
+	ok(st.bytes[STARGEMM__STAT_A] == 0.0 && st.partial_bytes[STARGEMM__STAT_A] == 36.0 * tile &&
+	   st.bytes[STARGEMM__STAT_C] == 12.0 * 9 * tile,
+	   "op(B) in place: A sends no op(B) tile, its partials still move; C receives op(A)");
+	/* one product: C 10 s, A 4 s (A wins); then C 1 s, A 3 s for 9 more */
+	for (int p = 0; p < 2; p++)
+		for (int s = 0; s < STARGEMM__NSTAT; s++)
+			t[p][s] = (struct stargemm__traffic){ .flops_max = 100.0 };
+	t[0][STARGEMM__STAT_C].flops_max = 10.0;
+	t[0][STARGEMM__STAT_A].flops_max = 4.0;
+	t[1][STARGEMM__STAT_C].flops_max = 1.0;
+	t[1][STARGEMM__STAT_A].flops_max = 3.0;
+	n = stargemm__stationary_phases(10, 10, ph);
+	for (int s = 0; s < STARGEMM__NSTAT; s++)
+		time[s] = stargemm__stationary_mean_time((const struct stargemm__traffic (*)[
+								 STARGEMM__NSTAT])t, ph, n,
+							 (enum stargemm__stationary)s, &unit);
+	ok(fabs(time[STARGEMM__STAT_C] - 1.9) < 1e-12 && fabs(time[STARGEMM__STAT_A] - 3.1) < 1e-12,
+	   "mean time over 10 products: (10 + 9 x 1) / 10 for C, (4 + 9 x 3) / 10 for A");
+	ok(stargemm__stationary_pick(time, 7u) == STARGEMM__STAT_C &&
+	   stargemm__stationary_mean_time((const struct stargemm__traffic (*)[STARGEMM__NSTAT])t,
+					  ph, 1, STARGEMM__STAT_A, &unit) == 4.0,
+	   "over the sequence C, over the first product alone A's 4 s");
+	done(&d);
+}
+
 int main(void)
 {
 	dense_case(2, 3, 6, 6, 6);
@@ -267,6 +337,7 @@ int main(void)
 	tall_skinny();
 	sparse_and_filtered();
 	tile_state();
+	sequences();
 	printf("1..%d\n", ntests);
 	return nfailed ? 1 : 0;
 }
