@@ -22,6 +22,7 @@
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "../src/internal.h"
@@ -120,38 +121,71 @@ static struct starpu_perfmodel gemm_model = {
 	.footprint = stargemm__model_typed_footprint,
 };
 
+/* The regressions of StarPU's stored model of the tile product, as last read from
+ * its file (StarPU writes the file when it shuts down: one read per change, where
+ * each device's rate read it again at every choosing product). Index 0: a CPU
+ * worker; 1 + d: CUDA device d. Used from the thread that calls stargemm only. */
+#define STORED_ARCHS (1 + STARPU_MAXCUDADEVS)
+static struct {
+	int loaded;
+	char path[1024];
+	struct timespec mtime;
+	off_t size;
+	int valid[STORED_ARCHS];
+	double a[STORED_ARCHS], b[STORED_ARCHS], c[STORED_ARCHS];
+} stored;
+
+/* Read the stored model into @p stored when its file @p path changed; 0, or -1 when
+ * there is none. */
+static int read_stored(const char *path)
+{
+	struct starpu_perfmodel model;
+	struct stat st;
+
+	if (stat(path, &st) != 0 || access(path, R_OK) != 0)
+		return -1;
+	if (stored.loaded && !strcmp(path, stored.path) && st.st_size == stored.size &&
+	    st.st_mtim.tv_sec == stored.mtime.tv_sec && st.st_mtim.tv_nsec == stored.mtime.tv_nsec)
+		return 0;
+	memset(&model, 0, sizeof(model));
+	if (starpu_perfmodel_load_symbol(gemm_model.symbol, &model) != 0)
+		return -1;
+	for (int x = 0; x < STORED_ARCHS; x++) {
+		struct starpu_perfmodel_per_arch *arch = starpu_perfmodel_get_model_per_devices(
+			&model, 0, x == 0 ? STARPU_CPU_WORKER : STARPU_CUDA_WORKER,
+			x == 0 ? 0 : x - 1, 1, -1);
+
+		stored.valid[x] = arch && arch->regression.nl_valid;
+		stored.a[x] = stored.valid[x] ? arch->regression.a : 0.0;
+		stored.b[x] = stored.valid[x] ? arch->regression.b : 0.0;
+		stored.c[x] = stored.valid[x] ? arch->regression.c : 0.0;
+	}
+	starpu_perfmodel_unload_model(&model);
+	stored.loaded = 1;
+	snprintf(stored.path, sizeof(stored.path), "%s", path);
+	stored.mtime = st.st_mtim;
+	stored.size = st.st_size;
+	return 0;
+}
+
 /* The flops per second of one CPU worker (@p cuda_device < 0) or of CUDA device
  * @p cuda_device on an m x n x k tile product of @p t as StarPU's performance model of
  * the tile product (gemm_model, stored under its symbol) predicts it from its
  * non-linear regression, 0 when there is no stored model or no valid regression for
- * that device. Read from the file at each call (a few lines), without a message when
+ * that device. The file is read again only when it changed, without a message when
  * it is missing; for the stationary model's rank rate (src/choice.c). */
 double stargemm__gemm_model_rate(const struct stargemm__element *t, int cuda_device, double m,
 				 double n, double k)
 {
-	struct starpu_perfmodel model;
-	struct starpu_perfmodel_per_arch *arch;
 	char path[1024];
-	double work = m * n * k * t->model_weight, rate = 0.0;
+	double work = m * n * k * t->model_weight, us;
+	int x = cuda_device < 0 ? 0 : 1 + cuda_device;
 
 	starpu_perfmodel_get_model_path(gemm_model.symbol, path, sizeof(path));
-	if (access(path, R_OK) != 0)
+	if (x >= STORED_ARCHS || read_stored(path) != 0 || !stored.valid[x] || work <= 0.0)
 		return 0.0;
-	memset(&model, 0, sizeof(model));
-	if (starpu_perfmodel_load_symbol(gemm_model.symbol, &model) != 0)
-		return 0.0;
-	arch = starpu_perfmodel_get_model_per_devices(
-		&model, 0, cuda_device < 0 ? STARPU_CPU_WORKER : STARPU_CUDA_WORKER,
-		cuda_device < 0 ? 0 : cuda_device, 1, -1);
-	if (arch && arch->regression.nl_valid && work > 0.0) {
-		double us = arch->regression.a * pow(work, arch->regression.b) +
-			    arch->regression.c;
-
-		if (us > 0.0)
-			rate = t->fma_flops * m * n * k / (us * 1e-6);
-	}
-	starpu_perfmodel_unload_model(&model);
-	return rate;
+	us = stored.a[x] * pow(work, stored.b[x]) + stored.c[x];
+	return us > 0.0 ? t->fma_flops * m * n * k / (us * 1e-6) : 0.0;
 }
 
 struct starpu_codelet stargemm_gemm_cl = {

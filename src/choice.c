@@ -153,30 +153,34 @@ static void pinning(struct stargemm__tile_state *st)
 		st->pin_seconds[s] = fmax(0.0, st->received[s] - room) / rate;
 }
 
-/* What the ranks share: every rank's counts (struct stargemm__tile_state, its row at
- * q * STARGEMM__STAT_ROW), then every rank's flop and device rates (at n *
- * STARGEMM__STAT_ROW + 2 q). */
-#define RATES(n) ((size_t)(n) * STARGEMM__STAT_ROW)
+/* What the ranks share: for each phase p of @p nph, every rank's counts (struct
+ * stargemm__tile_state, rank q's row at (p n + q) STARGEMM__STAT_ROW), then every
+ * rank's flop and device rates (at RATES(n, nph) + 2 q). */
+#define RATES(n, nph) ((size_t)(n) * (size_t)(nph) * STARGEMM__STAT_ROW)
 
-/* Share the ranks' counts of @p st and their rates (this rank's: @p flops, @p device)
- * and set @p t's busiest-rank counts from them; *rates the slowest rank's (a device
- * term only when every rank has GPUs). Collective. */
-static int share(const struct stargemm__tile_state *st, double flops, double device,
-		 struct stargemm__traffic t[STARGEMM__NSTAT], struct stargemm__rates *rates)
+/* Share the ranks' rows of the @p nph phases (this rank's: @p rows, phase after phase)
+ * and their rates (this rank's: @p mine) and set each phase's busiest-rank counts in
+ * @p t[p] from them; *rates the slowest rank's (a device term only when every rank has
+ * GPUs). One collective for all. */
+static int share(int nph, const double *rows, const struct stargemm__rates *mine,
+		 struct stargemm__traffic (*t)[STARGEMM__NSTAT], struct stargemm__rates *rates)
 {
-	int n = stargemm_nranks(), ret;
-	double *v = calloc(RATES(n) + 2 * (size_t)n, sizeof(*v)), *rate;
+	int n = stargemm_nranks(), me = stargemm_rank(), ret;
+	size_t size = RATES(n, nph) + 2 * (size_t)n;
+	double *v = calloc(size, sizeof(*v)), *rate;
 
 	ret = v ? 0 : stargemm__error(-ENOMEM, "stargemm: out of memory");
 	if ((ret = stargemm__agree(ret))) {
 		free(v);
 		return ret;
 	}
-	rate = v + RATES(n);
-	stargemm__stationary_row(st, v + (size_t)st->me * STARGEMM__STAT_ROW);
-	rate[2 * st->me] = flops;
-	rate[2 * st->me + 1] = device;
-	ret = stargemm__share_owned_f64(v, (int64_t)(RATES(n) + 2 * (size_t)n));
+	rate = v + RATES(n, nph);
+	for (int p = 0; p < nph; p++)
+		memcpy(v + ((size_t)p * n + me) * STARGEMM__STAT_ROW,
+		       rows + (size_t)p * STARGEMM__STAT_ROW, STARGEMM__STAT_ROW * sizeof(*v));
+	rate[2 * me] = mine->flops;
+	rate[2 * me + 1] = mine->device;
+	ret = stargemm__share_owned_f64(v, (int64_t)size);
 	if ((ret = stargemm__agree(ret))) {
 		free(v);
 		return ret;
@@ -187,56 +191,52 @@ static int share(const struct stargemm__tile_state *st, double flops, double dev
 		rates->flops = fmin(rates->flops, rate[2 * q]);
 		rates->device = fmin(rates->device, rate[2 * q + 1]);
 	}
-	stargemm__stationary_ranks(t, v, n);
+	for (int p = 0; p < nph; p++)
+		stargemm__stationary_ranks(t[p], v + (size_t)p * n * STARGEMM__STAT_ROW, n);
 	free(v);
 	return 0;
 }
 
-/* Every rank's counts into @p t and, when the model is to choose (@p choose, the same
- * on every rank), the rates: this rank's (and the pinning of what it receives) into
- * @p mine (flops, device), the network's measured with the workers running (its
- * messages go through StarPU-MPI). Collective. */
-static int counts_and_rates(const struct stargemm__gemm *g, const struct stargemm__request *r,
-			    int paused, int choose, struct stargemm__tile_state *st,
-			    struct stargemm__traffic t[STARGEMM__NSTAT],
-			    struct stargemm__rates *mine, struct stargemm__rates *rates)
+/* This rank's rates when the model is to choose (@p choose, the same on every rank):
+ * its flops and device rates into @p mine, the pinning of what it receives into @p st,
+ * the network's rate into @p rates (measured with the workers running: its messages go
+ * through StarPU-MPI; collective). */
+static int rates_of(const struct stargemm__gemm *g, const struct stargemm__request *r,
+		    int paused, int choose, const struct stargemm__traffic *t,
+		    struct stargemm__tile_state *st, struct stargemm__rates *mine,
+		    struct stargemm__rates *rates)
 {
 	int ret = 0;
 
 	*mine = *rates = (struct stargemm__rates){ 0.0, 0.0, 0.0 };
-	if (choose) {
-		mine->flops = r->gpus ? gpu_rate(g, &t[0]) : cpu_rate(g, &t[0]);
-		if (r->gpus) {
-			mine->device = device_rate();
-			pinning(st);
-		}
-		stargemm__quiet_end(paused);
-		ret = stargemm__network_rate(&rates->net);
-		if (paused)
-			starpu_pause();
+	if (!choose)
+		return 0;
+	mine->flops = r->gpus ? gpu_rate(g, t) : cpu_rate(g, t);
+	if (r->gpus) {
+		mine->device = device_rate();
+		pinning(st);
 	}
-	return ret ? ret : share(st, mine->flops, mine->device, t, rates);
+	stargemm__quiet_end(paused);
+	ret = stargemm__network_rate(&rates->net);
+	if (paused)
+		starpu_pause();
+	return ret;
 }
 
-/* The counts of the phases after the first of @p ph (@p nph in all), into @p t[p]:
- * each rank walks the products with the unchanged operands in place, without pinning
- * (the host pool keeps what the first product pinned), and the ranks share their
- * rows. Collective. */
+/* This rank's rows of the phases after the first of @p ph (@p nph in all) into @p rows
+ * (phase p's at p STARGEMM__STAT_ROW) and the phases' walks into @p t[p]: the products
+ * walked with the unchanged operands in place, without pinning (the host pool keeps
+ * what the first product pinned). 0, or -ENOMEM. */
 static int later_phases(const struct stargemm__request *r, int64_t elem,
 			struct stargemm__tile_state *st, const struct stargemm__phase *ph,
-			int nph, const struct stargemm__rates *mine,
-			struct stargemm__traffic (*t)[STARGEMM__NSTAT])
+			int nph, double *rows, struct stargemm__traffic (*t)[STARGEMM__NSTAT])
 {
-	struct stargemm__rates rates;
 	int ret = 0;
 
 	for (int p = 1; !ret && p < nph; p++) {
 		st->in_place = ph[p].in_place;
-		if (stargemm__stationary_traffic(r, stargemm_nranks(), elem, st, t[p]))
-			ret = stargemm__error(-ENOMEM, "stargemm: out of memory for the "
-					      "stationary model");
-		if (!(ret = stargemm__agree(ret)))
-			ret = share(st, mine->flops, mine->device, t[p], &rates);
+		ret = stargemm__stationary_traffic(r, stargemm_nranks(), elem, st, t[p]);
+		stargemm__stationary_row(st, rows + (size_t)p * STARGEMM__STAT_ROW);
 	}
 	st->in_place = 0;
 	return ret;
@@ -260,6 +260,27 @@ static enum stargemm__stationary model_choice(const struct stargemm__traffic (*t
 	return stargemm__stationary_pick(time, 7u);
 }
 
+/* Every rank's counts of the phases @p ph into @p t and, when the model is to choose,
+ * the rates: this product's walk in @p t[0] is this rank's; the later phases are
+ * walked only when choosing. Collective. */
+static int counts(const struct stargemm__gemm *g, const struct stargemm__request *r,
+		  int paused, int choose, struct stargemm__tile_state *st,
+		  const struct stargemm__phase *ph, int nph,
+		  struct stargemm__traffic (*t)[STARGEMM__NSTAT], struct stargemm__rates *rates)
+{
+	double rows[STARGEMM__MAX_PHASES * STARGEMM__STAT_ROW];
+	struct stargemm__rates mine;
+	int ret = rates_of(g, r, paused, choose, t[0], st, &mine, rates);
+
+	nph = choose ? nph : 1;
+	stargemm__stationary_row(st, rows);
+	if (!ret && nph > 1 && later_phases(r, g->C->elem_size, st, ph, nph, rows, t))
+		ret = stargemm__error(-ENOMEM, "stargemm: out of memory for the stationary model");
+	if ((ret = stargemm__agree(ret)))
+		return ret;
+	return share(nph, rows, &mine, t, rates);
+}
+
 int stargemm__choose_stationary(const struct stargemm__gemm *g, const struct stargemm__request *r,
 				int paused, enum stargemm__stationary *s, int *width,
 				struct stargemm_bsgemm_info *info)
@@ -269,7 +290,7 @@ int stargemm__choose_stationary(const struct stargemm__gemm *g, const struct sta
 	struct stargemm__tile_state st = { .me = stargemm_rank(), .cached = mpi_cached,
 					   .on_device = r->gpus ? on_gpus : NULL,
 					   .arg = (void *)g };
-	struct stargemm__rates rates, mine;
+	struct stargemm__rates rates;
 	int forced, split = stargemm__ksplit_width(g), ret = 0, model = stargemm_nranks() > 1;
 	int choose, nph = stargemm__stationary_phases(g->reuse_a, g->reuse_b, ph);
 	uint64_t gpus = r->gpus != 0, any_gpus = 0;
@@ -293,15 +314,12 @@ int stargemm__choose_stationary(const struct stargemm__gemm *g, const struct sta
 	if (model && (ret = stargemm__sum_u64(&gpus, &any_gpus, 1)))
 		return ret;
 	choose = !forced && split == 0 && model && large_tiles(g, r, any_gpus > 0, &t[0][0]);
-	if (model && (ret = counts_and_rates(g, r, paused, choose, &st, t[0], &mine, &rates)))
-		return ret;
-	/* C when a rank does not know its rate (the same on every rank) */
-	choose = choose && rates.flops > 0.0;
-	if (choose && (ret = later_phases(r, g->C->elem_size, &st, ph, nph, &mine, t)))
+	if (model && (ret = counts(g, r, paused, choose, &st, ph, nph, t, &rates)))
 		return ret;
 	if (!forced && split > 0)
 		*s = STARGEMM__STAT_A;
-	if (choose)
+	/* C when a rank does not know its rate (the same on every rank) */
+	if (choose && rates.flops > 0.0)
 		*s = model_choice((const struct stargemm__traffic (*)[STARGEMM__NSTAT])t, ph, nph,
 				  &rates, info);
 	if (info)

@@ -365,15 +365,18 @@ int stargemm__ksplit_run(struct stargemm__gemm *g, const struct stargemm__reques
 		ks->count = malloc((size_t)(2 * ks->nranks) * sizeof(*ks->count));
 		ks->direct = calloc((size_t)(ks->ntiles > 0 ? ks->ntiles : 1), 1);
 		ks->ndevices = stargemm__device_count();
-		ks->device = malloc((size_t)(ks->ntiles > 0 ? ks->ntiles : 1) * sizeof(*ks->device));
+		/* one partial per rank: each C tile's device (device_of()) */
+		if (width == 1)
+			ks->device = malloc((size_t)(ks->ntiles > 0 ? ks->ntiles : 1) *
+					    sizeof(*ks->device));
 		for (int64_t t = 0; ks->device && t < ks->ntiles; t++)
 			ks->device[t] = -1;
 		if (width == 1 && stargemm__operand_columns(&r->a, g->C->mt, g->kt,
 							    &ks->a_start, &ks->a_rows))
 			ks->a_start = ks->a_rows = NULL;
 	}
-	if (!ks || !ks->part || !ks->seg || !ks->count || !ks->direct || !ks->device ||
-	    (width == 1 && !ks->a_start))
+	if (!ks || !ks->part || !ks->seg || !ks->count || !ks->direct ||
+	    (width == 1 && (!ks->a_start || !ks->device)))
 		ret = stargemm__error(-ENOMEM, "stargemm: out of memory for %" PRId64
 				      " partial tiles", nparts);
 	/* every rank inserts the tasks, or none does */

@@ -12,7 +12,11 @@
  * Inside a pack, tiles come column by column of tiles and, in a column, by increasing
  * tile row; each tile is column-major with its row count as leading dimension.
  *
- * An axis is packed when its mean tile extent is below STARGEMM_PACK_BELOW. Packs are
+ * An axis is packed when its mean tile extent is below STARGEMM_PACK_BELOW; a matrix
+ * whose groups would each hold one tile (one tile column, as a block of 32 vectors,
+ * and large tiles the other way; or every neighbour on another process) is not
+ * packed at all: its packs would be its tiles, in handles that the in-core choices of
+ * which operand stays in place do not take. Packs are
  * dealt 2D block-cyclically (pack row I on process row I mod P); a given distribution
  * is kept, and a change of process along an axis ends a group. The layout depends on
  * the tiling, the pattern and the distribution only, so two matrices with the same
@@ -133,6 +137,10 @@ int stargemm__pack_layout(const struct stargemm__pack_request *q,
 			     pk->row_group);
 	pk->gnt = group_axis(q->col_off, nt, q->col_proc, cols ? extent : 0, pk->col_first,
 			     pk->col_group);
+	if (pk->gmt == mt && pk->gnt == nt) {   /* nothing grouped: tiles as they are */
+		stargemm__pack_free(pk);
+		return 0;
+	}
 	pk->elems = malloc((size_t)(pk->gmt * pk->gnt) * sizeof(int64_t));
 	if (!pk->elems) {
 		stargemm__pack_free(pk);

@@ -31,7 +31,8 @@ struct stargemm__pack_request {
 	double below, extent;
 };
 
-/* The layout (*out NULL: no axis is packed). Returns 0 or -ENOMEM (no message). */
+/* The layout (*out NULL: no axis is packed, or no group holds two tiles). Returns 0
+ * or -ENOMEM (no message). */
 int stargemm__pack_layout(const struct stargemm__pack_request *q,
 			  struct stargemm__packing **out);
 void stargemm__pack_free(struct stargemm__packing *pk);

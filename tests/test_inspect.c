@@ -1346,6 +1346,30 @@ static int layout_ok(const struct stargemm__packing *pk, int64_t mt, const int64
 	return good;
 }
 
+/* Packs that would be the tiles: no packing. A block of 32 vectors in one tile column
+ * with rows of 500 (nothing to group either way); the same columns in two tiles of 16
+ * on two processes (a change of process ends a group); on one process they group. */
+static void packs_of_one_tile(void)
+{
+	int64_t rows[4] = { 0, 500, 1000, 1500 }, one[2] = { 0, 32 }, two[3] = { 0, 16, 32 };
+	uint8_t present[6] = { 1, 1, 1, 1, 1, 1 };
+	int procs[2] = { 0, 1 }, same[2] = { 0, 0 };
+	struct stargemm__pack_request q = { 3, 1, rows, one, present, NULL, NULL, 64, 60 };
+	struct stargemm__packing *pk = NULL;
+
+	ok(stargemm__pack_layout(&q, &pk) == 0 && pk == NULL,
+	   "packs: one tile column of 32, rows of 500: not packed", "");
+	q.nt = 2;
+	q.col_off = two;
+	q.col_proc = procs;
+	ok(stargemm__pack_layout(&q, &pk) == 0 && pk == NULL,
+	   "packs: two columns of 16 on two processes: not packed", "");
+	q.col_proc = same;
+	ok(stargemm__pack_layout(&q, &pk) == 0 && pk && pk->gnt == 1 && pk->gmt == 3,
+	   "packs: two columns of 16 on one process: one column group", "");
+	stargemm__pack_free(pk);
+}
+
 /* The pack (op(X)'s coordinates) of tile (r, c) of op(X). */
 static int in_pack(const struct stargemm__tile_ref *t, const struct stargemm__packing *pk,
 		   int trans, int operand, int64_t r, int64_t c)
@@ -2815,6 +2839,7 @@ int main(void)
 	ooc_batched_case(2, 3, 2, 1, 0, 0.4, 42, 0);
 	ooc_batched_case(2, 2, 3, 0, 1, 0.8, 43, 1);
 	ooc_batched_case(1, 2, 1, 1, 1, 1.0, 44, 0);
+	packs_of_one_tile();
 	packed_case(1, 1, 1, 0, 0, 0.5, 21);
 	packed_case(2, 3, 1, 1, 0, 0.3, 22);
 	packed_case(3, 2, 1, 0, 1, 0.8, 23);
