@@ -3,8 +3,9 @@
  * the forced choice, the split inner dimension of a small C, else the model of
  * src/stationary.c fed with what only the running ranks know — their rates (the CPU
  * kernels measured, StarPU's stored models of the tile product on each GPU, the bus
- * between host and GPUs, the network measured through StarPU-MPI) and the tiles
- * already in place (StarPU-MPI's cache of received tiles, copies valid on the GPUs).
+ * between host and GPUs, a task's cost on their GPUs, the network measured through
+ * StarPU-MPI) and the tiles already in place (StarPU-MPI's cache of received tiles,
+ * copies valid on the GPUs).
  * Each rank counts its own moves and loads; the ranks share their counts and rates,
  * so that all take the same choice.
  */
@@ -93,22 +94,28 @@ static double device_rate(void)
 }
 
 /* Whether the mean tile product of @p t is a cube of STARGEMM_PACK_BELOW a side or
- * more: smaller ones are the batches' and packs' (one task per product would cost
- * more than the traffic A or B saves). On GPUs (@p gpus: some rank has them), whether
- * it holds STARGEMM_BATCH_BELOW flops or more: below, C's list runs as batches and A's
- * or B's one task per product, which a GPU runs far slower than the model's rate (4
- * simulated ranks of one V100, tiles 100-200: C 1,903 GFLOP/s, A 267;
- * doc/performance.md). */
-static int large_tiles(const struct stargemm__gemm *g, const struct stargemm__request *r,
-		       int gpus, const struct stargemm__traffic *t)
+ * more: smaller ones are the batches' and packs' (one task per product would cost more
+ * than the traffic A or B saves, a cost the model does not count on CPU workers). */
+static int large_tiles(const struct stargemm__gemm *g, const struct stargemm__traffic *t)
 {
 	double below, extent;
 
 	if (t->products == 0 || stargemm__pack_settings(&below, &extent))
 		return 0;
-	if (gpus && r->batch_below > 0.0)
-		return t->flops / (double)t->products >= r->batch_below;
 	return mean_side(g, t) >= below;
+}
+
+/* The busiest rank's tile-product tasks of each choice in @p t: one per product for A
+ * and B, and for C unless its list runs as batches (a mean product below
+ * STARGEMM_BATCH_BELOW: src/batchlist.c; a batch's own cost is not counted). */
+static void count_tasks(const struct stargemm__request *r, struct stargemm__traffic *t)
+{
+	double mean = t[0].products > 0 ? t[0].flops / (double)t[0].products : 0.0;
+	int batched = r->batch_below > 0.0 && r->batch_flops > 0.0 && mean < r->batch_below;
+
+	for (int s = 0; s < STARGEMM__NSTAT; s++)
+		t[s].tasks_max = mean > 0.0 && (s != STARGEMM__STAT_C || !batched)
+					 ? t[s].flops_max / mean : 0.0;
 }
 
 /* The tile state's questions (struct stargemm__tile_state), of product @p arg's op(A)
@@ -155,18 +162,18 @@ static void pinning(struct stargemm__tile_state *st)
 
 /* What the ranks share: for each phase p of @p nph, every rank's counts (struct
  * stargemm__tile_state, rank q's row at (p n + q) STARGEMM__STAT_ROW), then every
- * rank's flop and device rates (at RATES(n, nph) + 2 q). */
+ * rank's flop and device rates and task cost (at RATES(n, nph) + 3 q). */
 #define RATES(n, nph) ((size_t)(n) * (size_t)(nph) * STARGEMM__STAT_ROW)
 
 /* Share the ranks' rows of the @p nph phases (this rank's: @p rows, phase after phase)
  * and their rates (this rank's: @p mine) and set each phase's busiest-rank counts in
  * @p t[p] from them; *rates the slowest rank's (a device term only when every rank has
- * GPUs). One collective for all. */
+ * GPUs; the costliest task). One collective for all. */
 static int share(int nph, const double *rows, const struct stargemm__rates *mine,
 		 struct stargemm__traffic (*t)[STARGEMM__NSTAT], struct stargemm__rates *rates)
 {
 	int n = stargemm_nranks(), me = stargemm_rank(), ret;
-	size_t size = RATES(n, nph) + 2 * (size_t)n;
+	size_t size = RATES(n, nph) + 3 * (size_t)n;
 	double *v = calloc(size, sizeof(*v)), *rate;
 
 	ret = v ? 0 : stargemm__error(-ENOMEM, "stargemm: out of memory");
@@ -178,8 +185,9 @@ static int share(int nph, const double *rows, const struct stargemm__rates *mine
 	for (int p = 0; p < nph; p++)
 		memcpy(v + ((size_t)p * n + me) * STARGEMM__STAT_ROW,
 		       rows + (size_t)p * STARGEMM__STAT_ROW, STARGEMM__STAT_ROW * sizeof(*v));
-	rate[2 * me] = mine->flops;
-	rate[2 * me + 1] = mine->device;
+	rate[3 * me] = mine->flops;
+	rate[3 * me + 1] = mine->device;
+	rate[3 * me + 2] = mine->task;
 	ret = stargemm__share_owned_f64(v, (int64_t)size);
 	if ((ret = stargemm__agree(ret))) {
 		free(v);
@@ -187,9 +195,11 @@ static int share(int nph, const double *rows, const struct stargemm__rates *mine
 	}
 	rates->flops = rate[0];
 	rates->device = rate[1];
+	rates->task = rate[2];
 	for (int q = 1; q < n; q++) {
-		rates->flops = fmin(rates->flops, rate[2 * q]);
-		rates->device = fmin(rates->device, rate[2 * q + 1]);
+		rates->flops = fmin(rates->flops, rate[3 * q]);
+		rates->device = fmin(rates->device, rate[3 * q + 1]);
+		rates->task = fmax(rates->task, rate[3 * q + 2]);
 	}
 	for (int p = 0; p < nph; p++)
 		stargemm__stationary_ranks(t[p], v + (size_t)p * n * STARGEMM__STAT_ROW, n);
@@ -198,9 +208,10 @@ static int share(int nph, const double *rows, const struct stargemm__rates *mine
 }
 
 /* This rank's rates when the model is to choose (@p choose, the same on every rank):
- * its flops and device rates into @p mine, the pinning of what it receives into @p st,
- * the network's rate into @p rates (measured with the workers running: its messages go
- * through StarPU-MPI; collective). */
+ * its flops and device rates and, with GPUs, a task's cost (its first GPU's, shared by
+ * its GPUs) into @p mine, the pinning of what it receives into @p st, the network's
+ * rate into @p rates (measured with the workers running: its messages go through
+ * StarPU-MPI; collective). */
 static int rates_of(const struct stargemm__gemm *g, const struct stargemm__request *r,
 		    int paused, int choose, const struct stargemm__traffic *t,
 		    struct stargemm__tile_state *st, struct stargemm__rates *mine,
@@ -208,7 +219,7 @@ static int rates_of(const struct stargemm__gemm *g, const struct stargemm__reque
 {
 	int ret = 0;
 
-	*mine = *rates = (struct stargemm__rates){ 0.0, 0.0, 0.0 };
+	*mine = *rates = (struct stargemm__rates){ 0.0, 0.0, 0.0, 0.0 };
 	if (!choose)
 		return 0;
 	mine->flops = r->gpus ? gpu_rate(g, t) : cpu_rate(g, t);
@@ -217,7 +228,11 @@ static int rates_of(const struct stargemm__gemm *g, const struct stargemm__reque
 		pinning(st);
 	}
 	stargemm__quiet_end(paused);
-	ret = stargemm__network_rate(&rates->net);
+	if (r->gpus && !(ret = stargemm__gpu_task_seconds(&mine->task)))
+		mine->task /= stargemm__device_count();
+	/* every rank measures the network, or none does */
+	if (!(ret = stargemm__agree(ret)))
+		ret = stargemm__network_rate(&rates->net);
 	if (paused)
 		starpu_pause();
 	return ret;
@@ -276,9 +291,11 @@ static int counts(const struct stargemm__gemm *g, const struct stargemm__request
 	stargemm__stationary_row(st, rows);
 	if (!ret && nph > 1 && later_phases(r, g->C->elem_size, st, ph, nph, rows, t))
 		ret = stargemm__error(-ENOMEM, "stargemm: out of memory for the stationary model");
-	if ((ret = stargemm__agree(ret)))
+	if ((ret = stargemm__agree(ret)) || (ret = share(nph, rows, &mine, t, rates)))
 		return ret;
-	return share(nph, rows, &mine, t, rates);
+	for (int p = 0; p < nph; p++)
+		count_tasks(r, t[p]);
+	return 0;
 }
 
 int stargemm__choose_stationary(const struct stargemm__gemm *g, const struct stargemm__request *r,
@@ -293,7 +310,6 @@ int stargemm__choose_stationary(const struct stargemm__gemm *g, const struct sta
 	struct stargemm__rates rates;
 	int forced, split = stargemm__ksplit_width(g), ret = 0, model = stargemm_nranks() > 1;
 	int choose, nph = stargemm__stationary_phases(g->reuse_a, g->reuse_b, ph);
-	uint64_t gpus = r->gpus != 0, any_gpus = 0;
 
 	if (split < 0 || forced_stationary(g, &forced))
 		return split < 0 ? split : -EINVAL;
@@ -310,10 +326,7 @@ int stargemm__choose_stationary(const struct stargemm__gemm *g, const struct sta
 	/* every rank takes the same path (the network measurement is collective) */
 	if (model && (ret = stargemm__agree(ret)))
 		return ret;
-	/* the same on every rank: whether any has GPUs */
-	if (model && (ret = stargemm__sum_u64(&gpus, &any_gpus, 1)))
-		return ret;
-	choose = !forced && split == 0 && model && large_tiles(g, r, any_gpus > 0, &t[0][0]);
+	choose = !forced && split == 0 && model && large_tiles(g, &t[0][0]);
 	if (model && (ret = counts(g, r, paused, choose, &st, ph, nph, t, &rates)))
 		return ret;
 	if (!forced && split > 0)

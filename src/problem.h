@@ -149,6 +149,11 @@ int stargemm__executor_new(struct stargemm__gemm *gemm, const struct stargemm__w
 			   struct stargemm__executor **out);
 int stargemm__execute(struct stargemm__executor *ex);
 void stargemm__executor_free(struct stargemm__executor *ex);
+/* Seconds a tile-product task costs this rank's first GPU beyond its flops into
+ * *seconds (src/taskcost.c): measured once per process by a probe of small tasks; 0 on
+ * a rank without GPUs. The workers must be running. 0, -ENOMEM or -EIO. */
+int stargemm__gpu_task_seconds(double *seconds);
+
 /* The operand an in-core product keeps in place into *s (src/choice.c), and the
  * partials per rank and C tile of choices A and B into *width: the forced choice;
  * else with a small C the inner dimension split (A, a partial per worker); else, on

@@ -745,8 +745,8 @@ struct stargemm_bsgemm_options {
 	 *  B's tile sent there, each rank's partial C tile sent to C's owner and added),
 	 *  'B' (the same with B's tile), or 0: STARGEMM_STATIONARY, else the model's
 	 *  choice (the busiest rank's flops, MPI bytes and, on ranks with GPUs, bytes
-	 *  between host and GPUs, not counting the tiles already in place; C unless
-	 *  another takes under 0.58 of its time). 'A' and 'B' are refused out of core and
+	 *  between host and GPUs and the cost of its tile-product tasks, not counting
+	 *  the tiles already in place; C unless another takes under 0.58 of its time). 'A' and 'B' are refused out of core and
 	 *  with packed operands. */
 	int stationary;
 	/** A hint to the model's choice (stationary 0): how many products, this one
@@ -787,8 +787,7 @@ struct stargemm_bsgemm_info {
 	 *  of core. */
 	double model_mpi_bytes;
 	/** The model's seconds of keeping C, A and B in place, in that order, when it
-	 *  chose (in core, several ranks, tiles of 64 a side or more, and with GPUs tile
-	 *  products of STARGEMM_BATCH_BELOW flops or more); else 0. With reuse_a or
+	 *  chose (in core, several ranks, tiles of 64 a side or more); else 0. With reuse_a or
 	 *  reuse_b above 1, the mean per product over those products. */
 	double model_seconds[3];
 	/** Tiles of generated operands (stargemm_matrix_create_generated()) that this rank

@@ -317,7 +317,7 @@ void stargemm__stationary_ranks(struct stargemm__traffic t[STARGEMM__NSTAT], con
 double stargemm__stationary_time(const struct stargemm__traffic *t,
 				 const struct stargemm__rates *rates)
 {
-	double during = fmax(t->flops_max / rates->flops,
+	double during = fmax(t->flops_max / rates->flops + t->tasks_max * rates->task,
 			     t->bytes_max / rates->net + t->pin_seconds_max);
 
 	if (rates->device > 0.0)

@@ -29,6 +29,8 @@ struct stargemm__traffic {
 				     partial C tiles back (0 without a tile state) */
 	double pin_seconds_max;   /* seconds the busiest rank pins host memory for what it
 				     receives (a rank with GPUs; 0 without a tile state) */
+	double tasks_max;   /* tile-product tasks of the busiest rank (the caller's: 0
+			       from the walk) */
 	double bytes;       /* bytes moved over MPI, all ranks (each tile once per
 			       receiving rank: StarPU-MPI's cache) */
 	int64_t tiles;      /* tiles moved over MPI, partial C tiles included */
@@ -80,13 +82,15 @@ void stargemm__stationary_row(const struct stargemm__tile_state *st, double *row
 void stargemm__stationary_ranks(struct stargemm__traffic t[STARGEMM__NSTAT], const double *rows,
 				int nranks);
 
-/* Per rank and second: flops, bytes over MPI, bytes between the host and the rank's
- * GPUs (0: no GPU, no device term). */
+/* Per rank: flops and bytes over MPI per second, bytes between the host and its GPUs
+ * per second (0: no GPU, no device term), seconds a tile-product task costs beyond its
+ * flops (0: not counted). */
 struct stargemm__rates {
-	double flops, net, device;
+	double flops, net, device, task;
 };
 
-/* The model's time of a choice: the busiest rank's flops, or its tiles' bytes over
+/* The model's time of a choice: the busiest rank's flops (and its tasks' costs), or
+ * its tiles' bytes over
  * MPI (and the pinning of what it receives), or its bytes between host and GPUs, at
  * @p rates, whichever is longest (the tiles arrive while the products run), then its
  * partial tiles' bytes over MPI (they are sent and summed once the products are

@@ -22,9 +22,11 @@
 #     one GPU: auto keeps A in place, at 0.9 of forced A's GFLOP/s or more (0.96), and
 #     the model's time of C is within [0.8, 1.25] of C's run (0.303 s against 0.333 s:
 #     received tiles need pinned host memory, 650 us a MiB in StarPU's simulation;
-#     without that term the model gave 0.024 s); with tiles of 100-200 the model does
-#     not choose on GPUs (products below STARGEMM_BATCH_BELOW: C's list is batched, A's
-#     is not) and C is kept; with the pinned host pool off (STARGEMM_HOST_POOL=0, StarPU
+#     without that term the model gave 0.024 s); with tiles of 100-200 (C's list
+#     batched, A's one task a product: the model counts a task's cost, measured by a
+#     probe, src/taskcost.c), cold, auto keeps A (A 0.106 s, C 0.162 s) at 0.9 of
+#     forced A or more, and told 20 products it keeps C (warm, C 0.0035 s a product, A
+#     0.024 s; without the tasks' cost the model kept A); with the pinned host pool off (STARGEMM_HOST_POOL=0, StarPU
 #     pins each received tile's buffer) the model's time of C is as near C's run (the
 #     rate measured by pinning a probe buffer; 0.303 s against 0.297 s: without it the
 #     model had no pinning term);
@@ -118,13 +120,18 @@ at_least "cold: the model's time of C over 0.8 of C's (the pinning of what it re
 at_least "cold: C's time over 0.8 of the model's" \
 	"$(awk -v r="$ratio" 'BEGIN { print 1 / r }')" 0.8
 
-# Tiles of 100-200 on ranks with GPUs: products below STARGEMM_BATCH_BELOW, so the
-# model does not choose (its times stay 0) and C is kept, batched.
-run cold_small_auto 4 1 1 stargemm_bsgemm $small --P 2 --Q 2 --stationary auto --niter 1 \
-	--warmup 0 >/dev/null
-[ "$(field cold_small_auto 4)" = C ] && [ "$(field cold_small_auto 5)" = 0.000000 ] ||
-	{ echo "FAIL: small tiles on GPUs: chose $(field cold_small_auto 4), model C time $(field cold_small_auto 5)"; exit 1; }
-echo "ok: small tiles on GPUs: no model, C kept"
+# Tiles of 100-200 on ranks with GPUs: C's list batched, A's one task a product.
+for v in A auto; do
+	run "cold_small_$v" 4 1 1 stargemm_bsgemm $small --P 2 --Q 2 --stationary "$v" \
+		--niter 1 --warmup 0 >/dev/null
+done
+run small_told20 4 1 1 stargemm_bsgemm $small --P 2 --Q 2 --reuse 20 --niter 1 --warmup 0 \
+	>/dev/null
+[ "$(field cold_small_auto 4)" = A ] && [ "$(field small_told20 4)" = C ] ||
+	{ echo "FAIL: small tiles on GPUs: chose $(field cold_small_auto 4) (not A) cold, $(field small_told20 4) (not C) told 20"; exit 1; }
+echo "ok: small tiles on GPUs: cold A kept, told 20 products C"
+at_least "small tiles, cold: auto's GFLOP/s over 0.9 of A's" "$(field cold_small_auto 2)" \
+	"$(awk -v x="$(field cold_small_A 2)" 'BEGIN { print 0.9 * x }')"
 
 # The pinned host pool off: StarPU pins each received tile's buffer; the model pins a
 # probe to know the rate (src/hostpool.c, stargemm__hostpool_pinning()).

@@ -268,6 +268,10 @@ static void tile_state(void)
 	rates.device = 0.0;
 	ok(fabs(stargemm__stationary_time(&t[STARGEMM__STAT_C], &rates) - 1e-9) < 1e-18,
 	   "a device rate of 0: no device term");
+	t[STARGEMM__STAT_C].tasks_max = 100.0;
+	rates.task = 1e-5;
+	ok(fabs(stargemm__stationary_time(&t[STARGEMM__STAT_C], &rates) - (1e-9 + 1e-3)) < 1e-15,
+	   "time: each task's cost adds to the flops' time");
 	done(&d);
 }
 
