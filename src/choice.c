@@ -217,7 +217,8 @@ static int rates_of(const struct stargemm__gemm *g, const struct stargemm__reque
 		    struct stargemm__tile_state *st, struct stargemm__rates *mine,
 		    struct stargemm__rates *rates)
 {
-	int ret = 0;
+	struct stargemm__task_probe *probe = NULL;
+	int ret = 0, task;
 
 	*mine = *rates = (struct stargemm__rates){ 0.0, 0.0, 0.0, 0.0 };
 	if (!choose)
@@ -228,11 +229,15 @@ static int rates_of(const struct stargemm__gemm *g, const struct stargemm__reque
 		pinning(st);
 	}
 	stargemm__quiet_end(paused);
-	if (r->gpus && !(ret = stargemm__gpu_task_seconds(&mine->task)))
-		mine->task /= stargemm__device_count();
+	/* a task's cost measured on the GPUs while the network is on the MPI thread */
+	if (r->gpus)
+		ret = stargemm__task_probe_start(&probe);
 	/* every rank measures the network, or none does */
 	if (!(ret = stargemm__agree(ret)))
 		ret = stargemm__network_rate(&rates->net);
+	if ((task = stargemm__task_probe_finish(probe, &mine->task)) && !ret)
+		ret = task;
+	mine->task /= stargemm__device_count();
 	if (paused)
 		starpu_pause();
 	return ret;

@@ -149,10 +149,14 @@ int stargemm__executor_new(struct stargemm__gemm *gemm, const struct stargemm__w
 			   struct stargemm__executor **out);
 int stargemm__execute(struct stargemm__executor *ex);
 void stargemm__executor_free(struct stargemm__executor *ex);
-/* Seconds a tile-product task costs this rank's first GPU beyond its flops into
- * *seconds (src/taskcost.c): measured once per process by a probe of small tasks; 0 on
- * a rank without GPUs. The workers must be running. 0, -ENOMEM or -EIO. */
-int stargemm__gpu_task_seconds(double *seconds);
+/* Seconds a tile-product task costs this rank's first GPU beyond its flops
+ * (src/taskcost.c), measured once per process by a probe of small tasks: start it (the
+ * workers running; *probe NULL when it was measured before, or on a rank without
+ * GPUs), do something else, then finish it: *seconds, 0 on a rank without GPUs.
+ * Start returns 0 or -ENOMEM; finish (which lets the probe go) 0 or -EIO. */
+struct stargemm__task_probe;
+int stargemm__task_probe_start(struct stargemm__task_probe **probe);
+int stargemm__task_probe_finish(struct stargemm__task_probe *probe, double *seconds);
 
 /* The operand an in-core product keeps in place into *s (src/choice.c), and the
  * partials per rank and C tile of choices A and B into *width: the forced choice;

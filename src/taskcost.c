@@ -12,7 +12,9 @@
  * SIDE^3 doubles (each into a C tile of its own, as the partial tiles of one k are),
  * after WARM_TASKS untimed ones (the tiles' first loads, cuBLAS's start); the cost is
  * the elapsed time over PROBE_TASKS, the kernels' own time being negligible at this
- * size. The probe takes 0.6 ms on a simulated V100 (15 us a task).
+ * size. The timed tasks run while the caller measures the network (src/network.c:
+ * the MPI thread, not the GPUs), so the first choosing product pays the longer of the
+ * two, not their sum (0.6 ms on a simulated V100, 15 us a task).
  * The tasks are tile products as the codelets run them (codelets/gemm.c's CUDA
  * function); outside SimGrid mode without a performance model, so that StarPU's
  * model of the tile product keeps the shapes of real products only; in SimGrid mode
@@ -30,21 +32,28 @@
 
 static double measured;   /* seconds per task, 0: not yet */
 
-/* The probe's tasks still under way; their callbacks count down. */
-struct countdown {
+/* A probe under way: its tiles and the timed tasks' count-down. */
+struct stargemm__task_probe {
+	double *mem;
+	starpu_data_handle_t h[PROBE_TASKS + 2];   /* A, B, then a C tile per task */
+	struct stargemm_task_info info[PROBE_TASKS];
+	struct starpu_codelet cl;
 	starpu_pthread_mutex_t mutex;
 	starpu_pthread_cond_t done;
 	int left;
+	double start, last;   /* the timed round's submission, its last task's end (us) */
+	int ret;
 };
 
 static void task_done(void *arg)
 {
-	struct countdown *c = arg;
+	struct stargemm__task_probe *p = arg;
 
-	starpu_pthread_mutex_lock(&c->mutex);
-	if (--c->left == 0)
-		starpu_pthread_cond_signal(&c->done);
-	starpu_pthread_mutex_unlock(&c->mutex);
+	starpu_pthread_mutex_lock(&p->mutex);
+	p->last = starpu_timing_now();
+	if (--p->left == 0)
+		starpu_pthread_cond_signal(&p->done);
+	starpu_pthread_mutex_unlock(&p->mutex);
 }
 
 /* The tile product's CUDA function, with or without its model (see above). */
@@ -63,86 +72,89 @@ static void probe_codelet(struct starpu_codelet *cl)
 #endif
 }
 
-/* One round: @p n products on the first GPU into the tiles @p c, awaited; its seconds
- * into *seconds. */
-static int round_of(struct starpu_codelet *cl, starpu_data_handle_t a, starpu_data_handle_t b,
-		    starpu_data_handle_t *c, int n, struct stargemm_task_info *info,
-		    double *seconds)
+/* Submit @p n products on the first GPU, into C tiles 0..n-1. */
+static void submit(struct stargemm__task_probe *p, int n)
 {
-	struct countdown cd = { .left = n };
 	char type = 'd', op = 'N';
 	double _Complex one = 1.0, zero = 0.0;
-	double t0 = starpu_timing_now();
-	int ret = 0;
 
-	starpu_pthread_mutex_init(&cd.mutex, NULL);
-	starpu_pthread_cond_init(&cd.done, NULL);
+	starpu_pthread_mutex_lock(&p->mutex);
+	p->left = n;
+	p->start = starpu_timing_now();
+	starpu_pthread_mutex_unlock(&p->mutex);
 	for (int t = 0; t < n; t++) {
-		info[t] = (struct stargemm_task_info){ .device = 0,
-						       .prefetch = STARGEMM_PREFETCH_READY,
-						       .block = -1 };
-		if (ret || starpu_task_insert(cl, STARPU_VALUE, &type, sizeof(type),
-					      STARPU_VALUE, &op, sizeof(op),
-					      STARPU_VALUE, &op, sizeof(op),
-					      STARPU_VALUE, &one, sizeof(one),
-					      STARPU_VALUE, &zero, sizeof(zero),
-					      STARPU_R, a, STARPU_R, b, STARPU_W, c[t],
-					      STARPU_TASK_SCHED_DATA, &info[t],
-					      STARPU_CALLBACK_WITH_ARG_NFREE, task_done, &cd, 0)) {
-			ret = -EIO;
-			task_done(&cd);
+		p->info[t] = (struct stargemm_task_info){ .device = 0,
+							  .prefetch = STARGEMM_PREFETCH_READY,
+							  .block = -1 };
+		if (p->ret || starpu_task_insert(&p->cl, STARPU_VALUE, &type, sizeof(type),
+						 STARPU_VALUE, &op, sizeof(op),
+						 STARPU_VALUE, &op, sizeof(op),
+						 STARPU_VALUE, &one, sizeof(one),
+						 STARPU_VALUE, &zero, sizeof(zero),
+						 STARPU_R, p->h[0], STARPU_R, p->h[1],
+						 STARPU_W, p->h[2 + t],
+						 STARPU_TASK_SCHED_DATA, &p->info[t],
+						 STARPU_CALLBACK_WITH_ARG_NFREE, task_done, p, 0)) {
+			p->ret = -EIO;
+			task_done(p);
 		}
 	}
-	starpu_pthread_mutex_lock(&cd.mutex);
-	while (cd.left > 0)
-		starpu_pthread_cond_wait(&cd.done, &cd.mutex);
-	starpu_pthread_mutex_unlock(&cd.mutex);
-	starpu_pthread_cond_destroy(&cd.done);
-	starpu_pthread_mutex_destroy(&cd.mutex);
-	*seconds = 1e-6 * (starpu_timing_now() - t0);
-	return ret;
 }
 
-/* Register the probe's tiles in @p mem (A, B, then PROBE_TASKS C tiles), run an
- * untimed round and a timed one, and let them go; the timed round's seconds per task. */
-static int probe(double *mem, double *seconds)
+/* Wait for the tasks submitted last. */
+static void await(struct stargemm__task_probe *p)
 {
-	struct stargemm_task_info info[PROBE_TASKS];
-	starpu_data_handle_t h[PROBE_TASKS + 2];
-	struct starpu_codelet cl;
-	double elapsed = 0.0;
-	int ret;
-
-	probe_codelet(&cl);
-	for (int t = 0; t < PROBE_TASKS + 2; t++)
-		starpu_matrix_data_register(&h[t], STARPU_MAIN_RAM,
-					    (uintptr_t)(mem + (size_t)t * SIDE * SIDE), SIDE, SIDE,
-					    SIDE, sizeof(double));
-	ret = round_of(&cl, h[0], h[1], h + 2, WARM_TASKS, info, &elapsed);
-	if (!ret)
-		ret = round_of(&cl, h[0], h[1], h + 2, PROBE_TASKS, info, &elapsed);
-	for (int t = 0; t < PROBE_TASKS + 2; t++)
-		starpu_data_unregister_no_coherency(h[t]);
-	*seconds = elapsed / PROBE_TASKS;
-	return ret;
+	starpu_pthread_mutex_lock(&p->mutex);
+	while (p->left > 0)
+		starpu_pthread_cond_wait(&p->done, &p->mutex);
+	starpu_pthread_mutex_unlock(&p->mutex);
 }
 
-int stargemm__gpu_task_seconds(double *seconds)
+int stargemm__task_probe_start(struct stargemm__task_probe **probe)
 {
-	double *mem;
+	struct stargemm__task_probe *p;
+
+	*probe = NULL;
+	if (measured > 0.0 || starpu_cuda_worker_get_count() == 0)
+		return 0;
+	p = calloc(1, sizeof(*p));
+	if (p)
+		p->mem = calloc((size_t)(PROBE_TASKS + 2) * SIDE * SIDE, sizeof(*p->mem));
+	if (!p || !p->mem) {
+		free(p);
+		return stargemm__error(-ENOMEM, "stargemm: out of memory for the task cost's probe");
+	}
+	probe_codelet(&p->cl);
+	starpu_pthread_mutex_init(&p->mutex, NULL);
+	starpu_pthread_cond_init(&p->done, NULL);
+	for (int t = 0; t < PROBE_TASKS + 2; t++)
+		starpu_matrix_data_register(&p->h[t], STARPU_MAIN_RAM,
+					    (uintptr_t)(p->mem + (size_t)t * SIDE * SIDE), SIDE,
+					    SIDE, SIDE, sizeof(double));
+	submit(p, WARM_TASKS);
+	await(p);
+	submit(p, PROBE_TASKS);
+	*probe = p;
+	return 0;
+}
+
+int stargemm__task_probe_finish(struct stargemm__task_probe *p, double *seconds)
+{
 	int ret;
 
 	*seconds = measured;
-	if (measured > 0.0 || starpu_cuda_worker_get_count() == 0)
+	if (!p)
 		return 0;
-	mem = calloc((size_t)(PROBE_TASKS + 2) * SIDE * SIDE, sizeof(*mem));
-	if (!mem)
-		return stargemm__error(-ENOMEM, "stargemm: out of memory for the task cost's probe");
-	ret = probe(mem, seconds);
-	free(mem);
-	if (ret)
-		return stargemm__error(ret, "stargemm: the task cost's probe could not insert "
-				       "its tasks");
-	measured = *seconds;
-	return 0;
+	await(p);
+	for (int t = 0; t < PROBE_TASKS + 2; t++)
+		starpu_data_unregister_no_coherency(p->h[t]);
+	starpu_pthread_cond_destroy(&p->done);
+	starpu_pthread_mutex_destroy(&p->mutex);
+	ret = p->ret;
+	if (!ret)
+		measured = *seconds = 1e-6 * (p->last - p->start) / PROBE_TASKS;
+	free(p->mem);
+	free(p);
+	return ret ? stargemm__error(ret, "stargemm: the task cost's probe could not insert "
+				     "its tasks") : 0;
 }
