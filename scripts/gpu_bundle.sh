@@ -33,6 +33,9 @@ for p in bench/stargemm_pdgemm bench/stargemm_bsgemm tests/test_pdgemm tests/tes
 done
 hydra=$(command -v mpiexec.hydra || command -v mpiexec.mpich || true)
 [ -n "$hydra" ] && cp "$(readlink -f "$hydra")" "$dest/bin/mpiexec"
+# hydra starts each rank through its proxy, looked for beside mpiexec
+proxy=$(command -v hydra_pmi_proxy || true)
+[ -n "$proxy" ] && cp "$(readlink -f "$proxy")" "$dest/bin/"
 
 # Shared libraries: everything ldd resolves, but the C library's and CUDA's, which the
 # GPU machine has in versions matching its driver.

@@ -9,7 +9,7 @@
 #            --check, and the cuBLAS peers with --check
 #   sparse   the block-sparse product on the GPU: tests/test_bsgemm and test_bsfilter,
 #            X^T Y with the inner dimension split and C = A X with A or C kept in place
-#            (checked), a ragged irregular product checked in core and out of core (256 MiB of
+#            and on 2 ranks as the model chooses (checked), a ragged irregular product checked in core and out of core (256 MiB of
 #            GPU memory), then paper 000's synthetic problem (tiles 512-2048, A and B
 #            half full, 49,152^3) in core and out of core with 8 GiB of GPU memory
 #            (A + B + C = 4.5x that): useful-flop rate and loads against the work list;
@@ -110,6 +110,11 @@ phase_sparse() {
 		step "bs_keep_${keep}_check" "$bsbench" $thin --stationary $keep --beta 0.5 \
 			--niter 1 --warmup 0 --check --no-dense --csv
 	done
+	# the model's choice on 2 ranks sharing the GPU: a task's cost probed there
+	# (src/taskcost.c), the pinning rate, the run's length (--reuse), checked
+	# shellcheck disable=SC2086
+	step bs_auto_2ranks_check "$here/bin/mpiexec" -n 2 "$bsbench" $thin --P 1 --Q 2 \
+		--stationary auto --reuse 2 --beta 0.5 --niter 2 --warmup 0 --check --no-dense --csv
 	# small irregular tiles: batches of cublas?gemmBatched calls (codelets/batch.c), the
 	# tiles packed (src/pack.c, the default), or a handle per tile (STARGEMM_PACK_BELOW=0)
 	small="--m 1500 --n 1400 --k 1300 --lo 20 --hi 60 --density-a 0.3 --density-b 0.3"

@@ -22,7 +22,7 @@ env -i PATH=/usr/bin:/bin HOME="$dir" OUT="$dir/out" \
 set -e
 summary="$dir/out/summary.txt"
 for step in test_pdgemm test_pdgemm_ooc ooc_c2_check test_bsgemm test_bsfilter \
-	ksplit_check bs_keep_A_check bs_keep_C_check bs_incore_check bs_ooc_check bs_batch_check bs_batch_check_z bs_tiles_check \
+	ksplit_check bs_keep_A_check bs_keep_C_check bs_auto_2ranks_check bs_incore_check bs_ooc_check bs_batch_check bs_batch_check_z bs_tiles_check \
 	bs_pack_ooc_check bs_incore_perf bs_pool_perf bs_nopool_perf bs_ooc_perf; do
 	grep -q "^$step  *rc=0 " "$summary" || { echo "$step failed"; exit 1; }
 done
