@@ -89,6 +89,26 @@ static int64_t batch_chains(int64_t s, int64_t rows, int64_t cols)
 	return ((rows + s - 1) / s) * ((cols + s - 1) / s);
 }
 
+/* The flops a batch of @p r's in-core list of @p products aims at: batch_flops, at most
+ * an eighth of a worker's share; 0 when the list is not batched (an average product of
+ * batch_below flops or more, or of that aim or more: too few products to share). */
+static double batch_target(const struct stargemm__request *r, double products)
+{
+	double cube = (double)r->mt * (double)r->nt * (double)r->kt, avg, share, target;
+
+	if (r->batch_below <= 0 || r->batch_flops <= 0 || products < 1 || cube < 1)
+		return 0.0;
+	avg = average_product(r);
+	share = avg * products / (8.0 * (r->workers > 0 ? r->workers : 1));
+	target = r->batch_flops < share ? r->batch_flops : share;
+	return avg >= r->batch_below || avg >= target ? 0.0 : target;
+}
+
+int stargemm__in_core_batched(const struct stargemm__request *r, double products)
+{
+	return batch_target(r, products) > 0.0;
+}
+
 /* Side s of the batches: s x s local C tiles of one rank (fewer where the rank has
  * fewer rows or columns: a tall and skinny C) and s steps of k, the smallest whose
  * expected flops (at the list's density of products) reach the target, and at most
@@ -99,16 +119,12 @@ static int64_t batch_chains(int64_t s, int64_t rows, int64_t cols)
 static int64_t batch_side(const struct inspector *in, double products)
 {
 	const struct stargemm__request *r = in->r;
-	double cube = (double)r->mt * (double)r->nt * (double)r->kt, avg, share, target;
+	double cube = (double)r->mt * (double)r->nt * (double)r->kt, avg = average_product(r);
+	double target = batch_target(r, products);
 	int64_t s = 1, rows = in->crow->maxlocal, cols = in->ccol->maxlocal;
 	int64_t per_rank = r->workers / ((int64_t)r->c.grid.P * r->c.grid.Q);
 
-	if (r->batch_below <= 0 || r->batch_flops <= 0 || products < 1 || cube < 1)
-		return 1;
-	avg = average_product(r);
-	share = avg * products / (8.0 * (r->workers > 0 ? r->workers : 1));
-	target = r->batch_flops < share ? r->batch_flops : share;
-	if (avg >= r->batch_below || avg >= target)
+	if (target <= 0.0)
 		return 1;
 	while (batch_cells(s, rows, cols, r->kt) * avg * (products / cube) < target &&
 	       (s < rows || s < cols || s < r->kt))

@@ -106,12 +106,12 @@ static int large_tiles(const struct stargemm__gemm *g, const struct stargemm__tr
 }
 
 /* The busiest rank's tile-product tasks of each choice in @p t: one per product for A
- * and B, and for C unless its list runs as batches (a mean product below
- * STARGEMM_BATCH_BELOW: src/batchlist.c; a batch's own cost is not counted). */
+ * and B, and for C unless its list runs as batches (stargemm__in_core_batched(); a
+ * batch's own cost is not counted). */
 static void count_tasks(const struct stargemm__request *r, struct stargemm__traffic *t)
 {
 	double mean = t[0].products > 0 ? t[0].flops / (double)t[0].products : 0.0;
-	int batched = r->batch_below > 0.0 && r->batch_flops > 0.0 && mean < r->batch_below;
+	int batched = stargemm__in_core_batched(r, (double)t[0].products);
 
 	for (int s = 0; s < STARGEMM__NSTAT; s++)
 		t[s].tasks_max = mean > 0.0 && (s != STARGEMM__STAT_C || !batched)

@@ -219,6 +219,11 @@ struct stargemm__request {
 int stargemm__inspect(const struct stargemm__request *r,
 			    struct stargemm__worklist *wl);
 
+/* Whether the in-core list of @p r, @p products tile products of all ranks, runs as
+ * batches (src/batchlist.c): an average tile product below batch_below flops and below
+ * what a batch aims at. */
+int stargemm__in_core_batched(const struct stargemm__request *r, double products);
+
 /* Whether the norm filter of request @p r leaves product C(i,j) += op(A)(i,k)
  * op(B)(k,j) out (||op(A)(i,k)|| ||op(B)(k,j)|| < eps), and that product's flops. */
 int stargemm__product_filtered(const struct stargemm__request *r, int64_t i, int64_t j,
