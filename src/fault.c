@@ -10,7 +10,9 @@
  *    (codelets/gemm.c, codelets/batch.c); its tile is left as it was;
  *  - scratch: a CPU kernel's scratch memory cannot be had (a batch's table of op(A)
  *    copies in codelets/batch.c, a product's op(A) copy in codelets/smallgemm.c); the
- *    kernel must go on without it, with the same result (tests/task_failures.sh).
+ *    kernel must go on without it, with the same result (tests/task_failures.sh);
+ *  - blas: a CPU GEMM kernel hands BLAS a call it refuses (lda = 0), so that BLAS's
+ *    refusal (its xerbla_, codelets/xerbla.c) is seen to fail the task.
  * Unset: nothing is injected and each check costs one load. A value that does not
  * parse makes stargemm_init() fail with a message.
  */
@@ -28,7 +30,7 @@ static int fault_kind = -1;  /* enum stargemm__fault, or -1: none */
 static int64_t fault_at;     /* the event that fails */
 static atomic_llong events;  /* events of that kind so far on this rank */
 
-static const char *const kind_names[] = { "insert", "kernel", "scratch" };
+static const char *const kind_names[] = { "insert", "kernel", "scratch", "blas" };
 
 int stargemm__fault_setup(int rank)
 {
@@ -43,7 +45,7 @@ int stargemm__fault_setup(int rank)
 		return 0;
 	if (sscanf(env, "%15[a-z]:%d:%lld%c", what, &r, &n, &end) != 3 || r < 0 || n < 1)
 		return stargemm__error(-EINVAL, "stargemm_init: STARGEMM_FAULT='%s': expected "
-				       "WHAT:RANK:N with WHAT insert, kernel or scratch, RANK >= 0, "
+				       "WHAT:RANK:N with WHAT insert, kernel, scratch or blas, RANK >= 0, "
 				       "N >= 1", env);
 	for (int k = 0; k < (int)(sizeof(kind_names) / sizeof(kind_names[0])); k++)
 		if (strcmp(what, kind_names[k]) == 0) {
@@ -52,7 +54,7 @@ int stargemm__fault_setup(int rank)
 			return 0;
 		}
 	return stargemm__error(-EINVAL, "stargemm_init: STARGEMM_FAULT='%s': unknown event "
-			       "'%s' (insert, kernel or scratch)", env, what);
+			       "'%s' (insert, kernel, scratch or blas)", env, what);
 }
 
 int stargemm__fault(enum stargemm__fault kind)

@@ -10,7 +10,7 @@
 #define STARGEMM_FAULT_H
 
 enum stargemm__fault { STARGEMM_FAULT_INSERT = 0, STARGEMM_FAULT_KERNEL = 1,
-		       STARGEMM_FAULT_SCRATCH = 2 };
+		       STARGEMM_FAULT_SCRATCH = 2, STARGEMM_FAULT_BLAS = 3 };
 /* Read STARGEMM_FAULT for rank @p rank (stargemm_init()); -EINVAL if it does not parse. */
 int stargemm__fault_setup(int rank);
 /* Whether this event of kind @p kind is the one to fail (thread-safe). */

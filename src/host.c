@@ -4,7 +4,8 @@
  * behind it. One implementation; the four calls only name their element type.
  *
  * The arrays are not copied: each is tiled in place (src/matrix.c, one StarPU handle
- * per tile pointing into the array, with the array's leading dimension), the product
+ * per tile pointing into the array, with the array's leading dimension; an array whose
+ * leading dimension exceeds BLAS's int goes through a compact copy), the product
  * runs on every worker of the process, and destroying the matrices brings every
  * tile's last value back into the arrays. With GPUs, a problem whose three operands do
  * not fit in the devices' memory runs out of core (stargemm_pdgemm_ooc(), the plan
@@ -19,6 +20,8 @@
 #include <errno.h>
 #include <math.h>
 #include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
 
 #include "internal.h"
 #include "../codelets/calibrate.h"
@@ -248,34 +251,109 @@ static int in_place(struct stargemm_matrix **X, int type, int64_t rows, int64_t 
 	return stargemm__matrix_create_in_place(X, type, &r, &c, 1, 1, NULL, a, ld, fn);
 }
 
-/* Tile the three arrays in place, multiply, bring C back. */
-static int multiply(const struct host_call *h, int64_t nb)
-{
-	struct stargemm_matrix *a = NULL, *b = NULL, *c = NULL;
-	int64_t arows = h->ta == 'N' ? h->m : h->k, acols = h->ta == 'N' ? h->k : h->m;
-	int64_t brows = h->tb == 'N' ? h->k : h->n, bcols = h->tb == 'N' ? h->n : h->k;
-	int type = h->type->letter, ret, pins[3];
+/* An operand as the tiles will see it: its array and leading dimension, or, when
+ * that leading dimension is beyond BLAS's int (src/sizes.h), a compact copy (leading
+ * dimension = rows) that the call uses instead; C's copy is written back at the end. */
+struct operand {
+	void *user;
+	int64_t rows, cols, ld;
+	void *copy;        /* NULL: the user's array is used in place */
+};
 
-	pins[0] = pin(h, h->A, arows, acols, h->lda);
-	pins[1] = pin(h, h->B, brows, bcols, h->ldb);
-	pins[2] = pin(h, h->C, h->m, h->n, h->ldc);
+static void *operand_array(const struct operand *o)
+{
+	return o->copy ? o->copy : o->user;
+}
+
+static int64_t operand_ld(const struct operand *o)
+{
+	return o->copy ? o->rows : o->ld;
+}
+
+/* Copy the rows x cols part of @p from (leading dimension @p lf) into @p to (@p lt). */
+static void copy_columns(const struct host_call *h, void *to, int64_t lt, const void *from,
+			 int64_t lf, int64_t rows, int64_t cols)
+{
+	size_t e = h->type->size;
+
+	for (int64_t j = 0; j < cols; j++)
+		memcpy((char *)to + (size_t)(j * lt) * e, (const char *)from + (size_t)(j * lf) * e,
+		       (size_t)rows * e);
+}
+
+static int operand_setup(const struct host_call *h, struct operand *o, const void *a,
+			 int64_t rows, int64_t cols, int64_t ld, char name)
+{
+	*o = (struct operand){ (void *)a, rows, cols, ld, NULL };
+	if (ld <= STARGEMM__BLAS_INT_MAX || rows > STARGEMM__BLAS_INT_MAX)
+		return 0;   /* in place; rows beyond BLAS's int are refused by the tiling */
+	o->copy = malloc((size_t)(rows * cols) * h->type->size);
+	if (!o->copy)
+		return stargemm__error(-ENOMEM, "%s: ld%c = %lld exceeds BLAS's int, and there is "
+				       "no memory for a compact copy of %c (%lld x %lld)", h->fn,
+				       name - 'A' + 'a', (long long)ld, name, (long long)rows,
+				       (long long)cols);
+	copy_columns(h, o->copy, rows, a, ld, rows, cols);
+	return 0;
+}
+
+/* Free a copy; C's (@p write_back) first goes back to the user's array. */
+static void operand_done(const struct host_call *h, struct operand *o, int write_back)
+{
+	if (o->copy && write_back)
+		copy_columns(h, o->user, o->ld, o->copy, o->rows, o->rows, o->cols);
+	free(o->copy);
+	o->copy = NULL;
+}
+
+/* The product on the three operands' arrays, each tiled in place. */
+static int multiply_arrays(const struct host_call *h, int64_t nb, const struct operand *oa,
+			   const struct operand *ob, const struct operand *oc)
+{
+	const struct operand *o[3] = { oa, ob, oc };
+	struct stargemm_matrix *x[3] = { NULL, NULL, NULL };
+	int type = h->type->letter, ret = 0, pins[3];
+
+	for (int i = 0; i < 3; i++)
+		pins[i] = pin(h, operand_array(o[i]), o[i]->rows, o[i]->cols, operand_ld(o[i]));
 	/* A and B are only read: StarPU never writes their arrays. */
-	ret = in_place(&a, type, arows, acols, nb, (void *)h->A, h->lda, h->fn);
+	for (int i = 0; i < 3 && !ret; i++)
+		ret = in_place(&x[i], type, o[i]->rows, o[i]->cols, nb, operand_array(o[i]),
+			       operand_ld(o[i]), h->fn);
 	if (!ret)
-		ret = in_place(&b, type, brows, bcols, nb, (void *)h->B, h->ldb, h->fn);
-	if (!ret)
-		ret = in_place(&c, type, h->m, h->n, nb, h->C, h->ldc, h->fn);
-	if (!ret)
-		ret = run(h, a, b, c);
+		ret = run(h, x[0], x[1], x[2]);
 	/* Destroying the matrices copies every tile's last value back into the arrays. */
-	stargemm_matrix_destroy(a);
-	stargemm_matrix_destroy(b);
-	stargemm_matrix_destroy(c);
-	unpin(h, pins[0], h->A, arows, acols, h->lda);
-	unpin(h, pins[1], h->B, brows, bcols, h->ldb);
-	unpin(h, pins[2], h->C, h->m, h->n, h->ldc);
+	for (int i = 0; i < 3; i++) {
+		stargemm_matrix_destroy(x[i]);
+		unpin(h, pins[i], operand_array(o[i]), o[i]->rows, o[i]->cols, operand_ld(o[i]));
+	}
 	return ret;
 }
+
+/* Tile the three arrays in place (or their compact copies), multiply, bring C back. */
+static int multiply(const struct host_call *h, int64_t nb)
+{
+	struct operand oa, ob, oc;
+	int64_t arows = h->ta == 'N' ? h->m : h->k, acols = h->ta == 'N' ? h->k : h->m;
+	int64_t brows = h->tb == 'N' ? h->k : h->n, bcols = h->tb == 'N' ? h->n : h->k;
+	int ret = operand_setup(h, &oa, h->A, arows, acols, h->lda, 'A');
+
+	if (!ret)
+		ret = operand_setup(h, &ob, h->B, brows, bcols, h->ldb, 'B');
+	else
+		ob.copy = NULL;
+	if (!ret)
+		ret = operand_setup(h, &oc, h->C, h->m, h->n, h->ldc, 'C');
+	else
+		oc.copy = NULL;
+	if (!ret)
+		ret = multiply_arrays(h, nb, &oa, &ob, &oc);
+	operand_done(h, &oa, 0);
+	operand_done(h, &ob, 0);
+	operand_done(h, &oc, ret == 0);
+	return ret;
+}
+
 
 static int host_gemm(struct host_call *h)
 {

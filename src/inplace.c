@@ -128,6 +128,14 @@ int stargemm__matrix_create_in_place(struct stargemm_matrix **out, int type,
 	int *rproc = NULL, *cproc = NULL, me = stargemm_rank(), p = 0, q = 0, ret = 0;
 
 	*out = NULL;
+	/* The tile counts bounded before any tiling is allocated: blocks, plus one for a
+	 * first partial block, plus the cuts. */
+	if (rows->n > 0 && cols->n > 0 && rows->b > 0 && cols->b > 0 &&
+	    (ret = stargemm__check_matrix_size(rows->n, cols->n,
+					       rows->n / rows->b + 2 + rows->ncuts,
+					       cols->n / cols->b + 2 + cols->ncuts,
+					       stargemm__element(type)->size, fn)))
+		return ret;
 	if (P < 1 || Q < 1 || (int64_t)P * Q != stargemm_nranks())
 		ret = stargemm__error(-EINVAL, "%s: the %d x %d grid must have the %d processes "
 				      "of the communicator", fn, P, Q, stargemm_nranks());

@@ -28,6 +28,7 @@
 #include "pack.h"
 #include "plan.h"
 #include "hostpool.h"
+#include "sizes.h"
 #include "pool.h"
 #include "problem.h"
 #include "process.h"

@@ -211,6 +211,10 @@ static int check_io_args(const struct stargemm_matrix *A, const void *full, int6
 	if (stargemm_rank() == root && ld < A->m)
 		return stargemm__error(-EINVAL, "%s: the leading dimension ld=%" PRId64 " must be "
 				       ">= M=%" PRId64, fn, ld, A->m);
+	/* Each tile's block of the array is a StarPU view sent to the tile's owner. */
+	if (stargemm_rank() == root)
+		return stargemm__check_tile(1, 1, ld, A->elem_size, stargemm_nranks() > 1, fn,
+					    "the full array");
 	return 0;
 }
 

@@ -27,12 +27,17 @@
  */
 #include <errno.h>
 #include <inttypes.h>
+#include <math.h>
 #include <stdint.h>
 #include <string.h>
 
 #include "error.h"
 #include "plan.h"
+#include "sizes.h"
 #include "stargemm.h"
+
+/* The most devices per rank a request may count: the planner visits each. */
+#define PLAN_MAX_DEVICES 1024
 
 static int64_t cdiv(int64_t a, int64_t b)
 {
@@ -69,9 +74,20 @@ static int check_request(const struct stargemm_plan_request *r)
 		return stargemm__error(-EINVAL, "%s: overrides must be >= 0 (0 = choose), got "
 				       "b=%" PRId64 " c=%" PRId64 " d=%" PRId64 " lookahead=%d", fn,
 				       r->b, r->c, r->d, r->lookahead);
-	if (r->c_fraction < 0.0 || r->c_fraction >= 1.0)
+	if (!(r->c_fraction >= 0.0 && r->c_fraction < 1.0))   /* NaN too */
 		return stargemm__error(-EINVAL, "%s: c_fraction must be in (0, 1) (0 = 0.75), got "
 				       "%g", fn, r->c_fraction);
+	/* The three operands are matrices: each within the tiles a matrix may have
+	 * (src/sizes.h), which keeps every count below far from overflow. */
+	if (stargemm__mul_sat(r->mt, r->nt) > STARGEMM__MAX_TILES ||
+	    stargemm__mul_sat(r->mt, r->kt) > STARGEMM__MAX_TILES ||
+	    stargemm__mul_sat(r->kt, r->nt) > STARGEMM__MAX_TILES)
+		return stargemm__error(-EOVERFLOW, "%s: mt=%" PRId64 " nt=%" PRId64 " kt=%" PRId64
+				       ": an operand of more than 2^40 tiles (the limit of a "
+				       "matrix)", fn, r->mt, r->nt, r->kt);
+	if (r->devices > PLAN_MAX_DEVICES)
+		return stargemm__error(-EINVAL, "%s: devices=%d: at most %d devices per rank",
+				       fn, r->devices, PLAN_MAX_DEVICES);
 	return 0;
 }
 
@@ -80,7 +96,9 @@ static int64_t widest(int64_t b, int64_t budget, int64_t cmax, int G)
 {
 	int64_t per_device = budget / b;  /* columns of C one device may hold */
 
-	return per_device * G < cmax ? per_device * G : cmax;
+	int64_t cols = stargemm__mul_sat(per_device, G);
+
+	return cols < cmax ? cols : cmax;
 }
 
 /* Largest b <= bmax with b * ceil(c / G) <= budget (0 if none). */
@@ -126,7 +144,10 @@ static int choose_block(const struct stargemm_plan_request *r, struct stargemm_p
 		 * device loads b + c/G tiles of A and B per k step for its b c/G tiles of C,
 		 * the fewest at b = c/G. Square per rank (b = c) loaded far more on 3
 		 * simulated GPUs (doc/out-of-core.md, "Planner", "C block"). */
-		while ((s + 1) * (s + 1) <= budget)
+		s = (int64_t)sqrt((double)budget);   /* the largest s with s^2 <= budget */
+		while (s > 0 && s > budget / s)
+			s--;
+		while ((s + 1) <= budget / (s + 1))
 			s++;
 		p->b = s < p->mloc ? s : p->mloc;
 		p->c = widest(p->b, budget, p->nloc, (int)G);
@@ -170,14 +191,16 @@ static void account(struct need *n, int64_t c, int64_t a, int64_t b, int64_t blo
 
 	if (blocks == 0)
 		return;
-	room = a + b ? (n->capacity - c) / (n->ahead * (a + b)) : INT64_MAX;
+	int64_t per_depth = stargemm__mul_sat(n->ahead, a + b);   /* tiles per unit of d */
+	int64_t tiles = stargemm__add_sat(c, stargemm__mul_sat(per_depth, n->d));
+
+	room = a + b ? (n->capacity - c) / per_depth : INT64_MAX;
 	n->dmax = room < n->dmax ? room : n->dmax;
-	n->tiles = c + n->ahead * (a + b) * n->d > n->tiles ? c + n->ahead * (a + b) * n->d
-							    : n->tiles;
+	n->tiles = tiles > n->tiles ? tiles : n->tiles;
 	n->c_max = c > n->c_max ? c : n->c_max;
-	n->sum_a += (double)(a * blocks);
-	n->sum_b += (double)(b * blocks);
-	n->sum_c += (double)(c * blocks);
+	n->sum_a += (double)a * (double)blocks;
+	n->sum_b += (double)b * (double)blocks;
+	n->sum_c += (double)c * (double)blocks;
 }
 
 /* The devices of a block of R x L local tiles (@p blocks of them): w = L / G whole
@@ -185,13 +208,12 @@ static void account(struct need *n, int64_t c, int64_t a, int64_t b, int64_t blo
  * are visited in order, a range being contiguous in column-major order. */
 static void account_block(struct need *n, int64_t R, int64_t L, int G, int64_t blocks)
 {
-	int64_t w = L / G, nsplit = (L % G) * R, e = 0;
+	int64_t w = L / G, nsplit = (L % G) * R;
 
 	for (int g = 0; g < G; g++) {
-		int64_t first = e;
-
-		while (e < nsplit && stargemm__split_device(e, nsplit, G) == g)
-			e++;
+		/* the split tiles e with stargemm__split_device(e) = floor(e G / nsplit) = g */
+		int64_t first = (int64_t)(((__int128)g * nsplit + G - 1) / G);
+		int64_t e = (int64_t)(((__int128)(g + 1) * nsplit + G - 1) / G);
 		int64_t len = e - first, cols = len ? (e - 1) / R - first / R + 1 : 0;
 		int64_t rows = w ? R : (len < R ? len : R);
 
@@ -288,7 +310,8 @@ static int choose_blocks_and_depth(const struct stargemm_plan_request *r,
 				   struct stargemm_plan *p)
 {
 	double frac = r->c_fraction > 0 ? r->c_fraction : 0.75;
-	int64_t budget = (int64_t)(frac * (double)p->capacity);
+	double share = frac * (double)p->capacity;
+	int64_t budget = share < 0x1p62 ? (int64_t)share : (int64_t)1 << 62;
 	int ret;
 
 	for (;;) {

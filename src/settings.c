@@ -85,7 +85,7 @@ static const struct stargemm__setting_row table[STARGEMM__NSETTINGS] = {
 		"batched products take libxsmm's kernels while the tilings give at most this "
 		"many (m, n, k) shapes, else the one kernel for every shape" },
 	[STARGEMM__FAULT] = { "STARGEMM_FAULT", 0, NAN,
-		"WHAT:RANK:N makes the N-th event WHAT (insert, kernel or scratch) fail on "
+		"WHAT:RANK:N makes the N-th event WHAT (insert, kernel, scratch or blas) fail on "
 		"rank RANK, for the fault tests (unset: none)" },
 	[STARGEMM__KERNEL_ISA] = { "STARGEMM_KERNEL_ISA", 0, NAN,
 		"'avx2' or 'none': stargemm's small kernels use no wider instruction set than "
