@@ -735,8 +735,8 @@ static int run(struct bs_opts *o, const struct bsgen_problem *pb)
 		if (stargemm_rank() == 0)
 			failed |= r.residual >= SG_RESIDUAL_BOUND;
 	}
-	/* Rank 0's error, and any other rank's own (not the agreement that another failed). */
-	if (ret && (stargemm_rank() == 0 || ret != -ECANCELED))
+	/* Every rank's error: the same code on every rank, each rank's message. */
+	if (ret)
 		fprintf(stderr, "stargemm_bsgemm: rank %d: %s\n", stargemm_rank(),
 			stargemm_last_error());
 	if (failed && stargemm_rank() == 0)

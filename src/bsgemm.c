@@ -59,12 +59,48 @@ static int run(struct stargemm__gemm *g, const struct stargemm_bsgemm_options *o
 	if (!opt->out_of_core) {
 		ret = stargemm__run_product(g, NULL, NULL, info);
 	} else {
-		if ((ret = stargemm__ooc_request(g, &opt->ooc, &pr)))
+		if ((ret = stargemm__ooc_request(g, &opt->ooc, 0, &pr)))
 			return ret;
 		ret = stargemm__run_product(g, &pr, &info->plan, info);
 	}
 	/* Wait even when insertion failed midway: inserted tasks are running. */
 	return stargemm__wait_after(ret);
+}
+
+/* Every field of the options in its range, for the checked problem @p g. */
+static int check_options(const struct stargemm__gemm *g, const struct stargemm_bsgemm_options *opt)
+{
+	if (!(opt->filter_eps >= 0.0) || isinf(opt->filter_eps))
+		return stargemm__error(-EINVAL, "%s: filter_eps must be finite and >= 0, got %g",
+				       g->fn, opt->filter_eps);
+	if (opt->out_of_core != 0 && opt->out_of_core != 1)
+		return stargemm__error(-EINVAL, "%s: out_of_core must be 0 or 1, got %d", g->fn,
+				       opt->out_of_core);
+	if (opt->stationary && opt->stationary != 'A' && opt->stationary != 'B' &&
+	    opt->stationary != 'C')
+		return stargemm__error(-EINVAL, "%s: stationary must be 0 (the model's choice), "
+				       "'A', 'B' or 'C', got %d", g->fn, opt->stationary);
+	if ((opt->stationary == 'A' || opt->stationary == 'B') &&
+	    (opt->out_of_core || stargemm__gemm_packed(g)))
+		return stargemm__error(-EINVAL, "%s: stationary '%c' is in core and without "
+				       "packed operands only (the out-of-core plan and the "
+				       "batches over packs keep C in place)", g->fn,
+				       opt->stationary);
+	if (opt->reuse_a < 0 || opt->reuse_b < 0)
+		return stargemm__error(-EINVAL, "%s: reuse_a and reuse_b must be >= 0 (products "
+				       "that read A, B unchanged), got %d and %d", g->fn,
+				       opt->reuse_a, opt->reuse_b);
+	return 0;
+}
+
+/* The options every rank must pass alike, hashed (the out-of-core ones are agreed by
+ * stargemm__ooc_request()). */
+static uint64_t options_fingerprint(const struct stargemm_bsgemm_options *opt)
+{
+	int v[5] = { opt->out_of_core, opt->stationary, opt->reuse_a, opt->reuse_b, 0 };
+
+	return stargemm__fingerprint(stargemm__fingerprint(0, v, sizeof(v)), &opt->filter_eps,
+				     sizeof(opt->filter_eps));
 }
 
 /* The product of @p g (its scalars set from @p alpha and @p beta, of C's type, when the
@@ -85,26 +121,13 @@ static int bsgemm(struct stargemm__gemm *g, const void *alpha, const void *beta,
 	}
 	info = info ? info : &local;
 	memset(info, 0, sizeof(*info));
-	if (!(opt->filter_eps >= 0.0) || isinf(opt->filter_eps))
-		return stargemm__error(-EINVAL, "%s: filter_eps must be finite and >= 0, got %g",
-				       g->fn, opt->filter_eps);
-	if ((ret = stargemm__gemm_check(g)) ||
-	    (!g->want && (ret = stargemm__gemm_scalars(g, alpha, beta))))
+	if (!(ret = stargemm__gemm_check(g)) && !g->want)
+		ret = stargemm__gemm_scalars(g, alpha, beta);
+	if (!ret)
+		ret = check_options(g, opt);
+	/* Every rank's checks and arguments agreed before any message of the product. */
+	if ((ret = stargemm__gemm_agree(g, ret, options_fingerprint(opt))))
 		return ret;
-	if (opt->stationary && opt->stationary != 'A' && opt->stationary != 'B' &&
-	    opt->stationary != 'C')
-		return stargemm__error(-EINVAL, "%s: stationary must be 0 (the model's choice), "
-				       "'A', 'B' or 'C', got %d", g->fn, opt->stationary);
-	if ((opt->stationary == 'A' || opt->stationary == 'B') &&
-	    (opt->out_of_core || stargemm__gemm_packed(g)))
-		return stargemm__error(-EINVAL, "%s: stationary '%c' is in core and without "
-				       "packed operands only (the out-of-core plan and the "
-				       "batches over packs keep C in place)", g->fn,
-				       opt->stationary);
-	if (opt->reuse_a < 0 || opt->reuse_b < 0)
-		return stargemm__error(-EINVAL, "%s: reuse_a and reuse_b must be >= 0 (products "
-				       "that read A, B unchanged), got %d and %d", g->fn,
-				       opt->reuse_a, opt->reuse_b);
 	g->eps = opt->filter_eps;
 	g->stationary = opt->stationary;
 	g->reuse_a = opt->reuse_a;

@@ -239,25 +239,36 @@ int stargemm__sum_u64(const uint64_t *in, uint64_t *out, int n)
  * add zeros). */
 #define FAILURE_WORDS (STARGEMM__FAILURE_MSG / 8)
 
-int stargemm__share_failure(int failed, const char *msg, struct stargemm__failure *f)
+/* share_failure() with each rank's @p fingerprint of its arguments beside its code, in
+ * the same sum: *differs (when not NULL) receives the lowest rank whose fingerprint is
+ * not rank 0's, or -1. */
+static int share(int code, uint64_t fingerprint, const char *msg, struct stargemm__failure *f,
+		 int *differs)
 {
 	int nranks = stargemm_nranks(), me = stargemm_rank(), ret;
-	uint64_t *flags = calloc((size_t)nranks * 2, sizeof(*flags));
-	uint64_t words[FAILURE_WORDS] = { 0 }, sum[FAILURE_WORDS];
+	uint64_t *v = calloc((size_t)nranks * 4, sizeof(*v));   /* codes, fingerprints; sums */
+	uint64_t words[FAILURE_WORDS] = { 0 }, sum[FAILURE_WORDS], *got = v + 2 * nranks;
 
 	memset(f, 0, sizeof(*f));
 	f->rank = -1;
-	if (!flags)
+	if (differs)
+		*differs = -1;
+	if (!v)
 		return stargemm__error(-ENOMEM, "stargemm: out of memory for an agreement over "
 				       "%d ranks", nranks);
-	flags[me] = failed != 0;
-	ret = stargemm__sum_u64(flags, flags + nranks, nranks);
+	v[me] = code < 0 ? (uint64_t)-(int64_t)code : 0;
+	v[nranks + me] = fingerprint;
+	ret = stargemm__sum_u64(v, got, 2 * nranks);
 	for (int r = 0; r < nranks && !ret; r++) {
-		f->count += flags[nranks + r];
-		if (flags[nranks + r] && f->rank < 0)
+		f->count += got[r] != 0;
+		if (got[r] && f->rank < 0) {
 			f->rank = r;
+			f->code = -(int)got[r];
+		}
+		if (differs && *differs < 0 && got[nranks + r] != got[nranks])
+			*differs = r;
 	}
-	free(flags);
+	free(v);
 	if (ret || f->count == 0)
 		return ret;
 	if (f->rank == me)
@@ -269,6 +280,45 @@ int stargemm__share_failure(int failed, const char *msg, struct stargemm__failur
 	return 0;
 }
 
+int stargemm__share_failure(int code, const char *msg, struct stargemm__failure *f)
+{
+	return share(code, 0, msg, f, NULL);
+}
+
+uint64_t stargemm__fingerprint(uint64_t h, const void *bytes, size_t n)
+{
+	const unsigned char *b = bytes;
+
+	if (h == 0)
+		h = 1469598103934665603ULL;   /* FNV-1a */
+	for (size_t i = 0; i < n; i++)
+		h = (h ^ b[i]) * 1099511628211ULL;
+	return h;
+}
+
+int stargemm__agree_args(int ret, uint64_t fingerprint, const char *fn, const char *what)
+{
+	struct stargemm__failure f;
+	int rc, differs;
+
+	if (stargemm_nranks() == 1)
+		return ret;
+	rc = share(ret, fingerprint, stargemm_last_error(), &f, &differs);
+	if (ret)
+		return ret;
+	if (rc)
+		return rc;
+	if (f.count)
+		return stargemm__error(f.code, "stargemm: rank %d failed, and the call is "
+				       "abandoned on every rank (%llu rank(s) failed): %s", f.rank,
+				       (unsigned long long)f.count, f.msg);
+	if (differs >= 0)
+		return stargemm__error(-EINVAL, "%s: rank %d passed other %s than rank 0: a "
+				       "collective call takes the same ones on every rank", fn,
+				       differs, what);
+	return 0;
+}
+
 int stargemm__agree(int ret)
 {
 	struct stargemm__failure f;
@@ -276,13 +326,13 @@ int stargemm__agree(int ret)
 
 	if (stargemm_nranks() == 1)
 		return ret;
-	rc = stargemm__share_failure(ret != 0, stargemm_last_error(), &f);
+	rc = stargemm__share_failure(ret, stargemm_last_error(), &f);
 	if (ret)
 		return ret;
 	if (rc)
 		return rc;
 	if (f.count)
-		return stargemm__error(-ECANCELED, "stargemm: rank %d failed, and the call is "
+		return stargemm__error(f.code, "stargemm: rank %d failed, and the call is "
 				       "abandoned on every rank (%llu rank(s) failed): %s", f.rank,
 				       (unsigned long long)f.count, f.msg);
 	return 0;

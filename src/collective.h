@@ -18,21 +18,30 @@ struct stargemm__sum;
 struct stargemm__sum *stargemm__sum_begin(const uint64_t *in, int n);
 int stargemm__sum_end(struct stargemm__sum *s, uint64_t *out);
 /* Error agreement, for a collective call whose failure may be one rank's only (memory,
- * environment): every rank passes its status; returns it, or -ECANCELED with the
- * message of the lowest failing rank when this rank succeeded and another did not, so
- * that all ranks give up together instead of some waiting for the others' messages.
- * Collective. */
+ * environment, an argument of one rank's): every rank passes its status; returns it,
+ * or, when this rank succeeded and another did not, the lowest failing rank's code
+ * with its rank and message, so that all ranks give up together, with the same code,
+ * instead of some waiting for the others' messages. Collective. */
 int stargemm__agree(int ret);
+/* The same agreement, and in the same sum the check that every rank passed the same
+ * arguments: @p fingerprint hashes this rank's (stargemm__fingerprint()). When the
+ * ranks succeeded but a fingerprint differs from rank 0's, every rank returns -EINVAL
+ * with "@p fn: rank r passed other @p what than rank 0", so that a disagreement is an
+ * error before any message of the call is posted, not a hang. Collective. */
+int stargemm__agree_args(int ret, uint64_t fingerprint, const char *fn, const char *what);
+/* FNV-1a of @p n bytes, continuing @p h (0 to start). */
+uint64_t stargemm__fingerprint(uint64_t h, const void *bytes, size_t n);
 /* What the ranks learn of a failure: how many failed, the lowest one and its message. */
 #define STARGEMM__FAILURE_MSG 512
 struct stargemm__failure {
 	uint64_t count;
 	int rank;                         /* the lowest failing rank, -1 if none */
+	int code;                         /* its error code (negative errno), 0 if none */
 	char msg[STARGEMM__FAILURE_MSG];  /* its message (truncated) */
 };
-/* Every rank passes whether it failed and its message; every rank gets @p f.
- * Collective; returns 0 or an error of the reduction itself. */
-int stargemm__share_failure(int failed, const char *msg, struct stargemm__failure *f);
+/* Every rank passes its error code (0: it did not fail) and its message; every rank
+ * gets @p f. Collective; returns 0 or an error of the reduction itself. */
+int stargemm__share_failure(int code, const char *msg, struct stargemm__failure *f);
 /* Give every rank the @p n values of which each rank knows its own entries and holds
  * +0.0 for the others' (non-negative values, one owner per entry). Collective. */
 int stargemm__share_owned_f64(double *v, int64_t n);

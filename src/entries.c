@@ -16,7 +16,7 @@ int stargemm_pdgemm_submit(stargemm_trans transa, stargemm_trans transb, double 
 	int ret;
 
 	stargemm__clear_error();
-	if ((ret = stargemm__gemm_check(&p)))
+	if ((ret = stargemm__gemm_agree(&p, stargemm__gemm_check(&p), 0)))
 		return ret;
 	return stargemm__run_product(&p, NULL, NULL, NULL);
 }
@@ -41,7 +41,9 @@ int stargemm_gemm_submit(stargemm_trans transa, stargemm_trans transb, const voi
 	int ret;
 
 	stargemm__clear_error();
-	if ((ret = stargemm__gemm_check(&p)) || (ret = stargemm__gemm_scalars(&p, alpha, beta)))
+	if (!(ret = stargemm__gemm_check(&p)))
+		ret = stargemm__gemm_scalars(&p, alpha, beta);
+	if ((ret = stargemm__gemm_agree(&p, ret, 0)))
 		return ret;
 	return stargemm__run_product(&p, NULL, NULL, NULL);
 }

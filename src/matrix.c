@@ -502,6 +502,7 @@ static int create_with(struct stargemm_matrix **out, const struct shape *sh,
 		return stargemm__error(-ENOMEM, "%s: out of memory", fn);
 	A->mt = mt;
 	A->nt = nt;
+	A->session = stargemm__session();
 	A->grid = (struct stargemm__grid){ P, Q, NULL, NULL };
 	A->npresent = mt * nt;
 	A->type = type;
@@ -773,16 +774,14 @@ static void free_tile(struct stargemm_matrix *A, int64_t idx)
 	stargemm__host_free(A->storage[idx], stargemm__tile_bytes(A, idx % A->mt, idx / A->mt));
 }
 
-/* The packs' handles (StarPU frees their buffers), and the layout. */
-static void free_packs(struct stargemm_matrix *A)
+/* The packs' handles (StarPU frees their buffers). */
+static void unregister_packs(struct stargemm_matrix *A)
 {
 	int64_t npacks = A->pack ? A->pack->gmt * A->pack->gnt : 0;
 
 	for (int64_t idx = 0; A->packs && idx < npacks; idx++)
 		if (A->packs[idx])
 			starpu_data_unregister(A->packs[idx]);
-	free(A->packs);
-	stargemm__pack_free(A->pack);
 }
 
 int stargemm__matrix_drop_tile(struct stargemm_matrix *A, int64_t i, int64_t j)
@@ -825,10 +824,35 @@ int stargemm__matrix_drop_tile(struct stargemm_matrix *A, int64_t i, int64_t j)
 	return 0;
 }
 
+/* The descriptor's own memory, for a matrix whose runtime has stopped. */
+static void free_descriptor(struct stargemm_matrix *A)
+{
+	free(A->tiles);
+	free(A->storage);
+	free(A->present);
+	free(A->row_off);
+	free(A->col_off);
+	free(A->packs);
+	stargemm__pack_free(A->pack);
+	stargemm__axis_free(&A->rows);
+	stargemm__axis_free(&A->cols);
+	stargemm__grid_free(&A->grid);
+	stargemm__generator_free(A);
+	free(A);
+}
+
 void stargemm_matrix_destroy(struct stargemm_matrix *A)
 {
 	if (!A)
 		return;
+	if (A->session != stargemm__session()) {
+		/* StarPU stopped since (stargemm_finalize()): its handles are gone with it. */
+		stargemm__error(-EINVAL, "stargemm_matrix_destroy: the matrix outlived the "
+				"stargemm_finalize() of its runtime; only its descriptor is freed "
+				"(its tiles' memory went with StarPU)");
+		free_descriptor(A);
+		return;
+	}
 	stargemm__forget_in_place(A);   /* its unregistration brings its tiles back */
 	for (int64_t idx = 0; A->tiles && idx < A->mt * A->nt; idx++)
 		if (A->tiles[idx])
@@ -836,18 +860,9 @@ void stargemm_matrix_destroy(struct stargemm_matrix *A)
 	for (int64_t idx = 0; A->storage && idx < A->mt * A->nt; idx++)
 		if (A->storage[idx])
 			free_tile(A, idx);
-	free_packs(A);
+	unregister_packs(A);
 	stargemm__storage_release(A->stored_bytes);
-	free(A->tiles);
-	free(A->storage);
-	free(A->present);
-	free(A->row_off);
-	free(A->col_off);
-	stargemm__axis_free(&A->rows);
-	stargemm__axis_free(&A->cols);
-	stargemm__grid_free(&A->grid);
-	stargemm__generator_free(A);
-	free(A);
+	free_descriptor(A);
 }
 
 stargemm_type stargemm_matrix_type(const struct stargemm_matrix *A)

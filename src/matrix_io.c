@@ -218,6 +218,16 @@ static int check_io_args(const struct stargemm_matrix *A, const void *full, int6
 	return 0;
 }
 
+/* What every rank of a scatter or gather must pass alike: the matrix (its tags) and
+ * the root. */
+static uint64_t io_fingerprint(const struct stargemm_matrix *A, int root)
+{
+	int64_t tag = A ? A->tag_base : -1;
+	uint64_t h = stargemm__fingerprint(0, &tag, sizeof(tag));
+
+	return stargemm__fingerprint(h, &root, sizeof(root));
+}
+
 /* A handle on the rows x cols block of @p full that corresponds to tile (i, j). */
 static starpu_data_handle_t block_view(const struct stargemm_matrix *A, const void *full,
 				       int64_t ld, int64_t i, int64_t j)
@@ -506,7 +516,9 @@ int stargemm_matrix_scatter(struct stargemm_matrix *A, const void *full, int64_t
 
 	stargemm__clear_error();
 	/* Agreed: a bad array or ld is the root's alone, and the others would wait. */
-	if ((ret = stargemm__agree(check_io_args(A, full, ld, root, "stargemm_matrix_scatter"))))
+	if ((ret = stargemm__agree_args(check_io_args(A, full, ld, root, "stargemm_matrix_scatter"),
+					io_fingerprint(A, root), "stargemm_matrix_scatter",
+					"a matrix or root")))
 		return ret;
 	/* The array is only read: the views on it are used as send buffers. */
 	A->written = 1;
@@ -522,7 +534,9 @@ int stargemm_matrix_gather(const struct stargemm_matrix *A, void *full, int64_t 
 
 	stargemm__clear_error();
 	/* Agreed: a bad array or ld is the root's alone, and the others would wait. */
-	if ((ret = stargemm__agree(check_io_args(A, full, ld, root, "stargemm_matrix_gather"))))
+	if ((ret = stargemm__agree_args(check_io_args(A, full, ld, root, "stargemm_matrix_gather"),
+					io_fingerprint(A, root), "stargemm_matrix_gather",
+					"a matrix or root")))
 		return ret;
 	stargemm__zero_if_unwritten(A);
 	if (A->pack)

@@ -26,21 +26,65 @@ static int64_t device_memory(int *devices)
 	return (int64_t)starpu_memory_get_total(stargemm__device_node(0));
 }
 
+static int make_request(struct stargemm__gemm *g, const struct stargemm_ooc_options *opt,
+			struct stargemm_plan_request *pr);
+
+/* Every field of the out-of-core options in its range (NaN is in none). */
+static int check_ooc_options(const struct stargemm_ooc_options *o, const char *fn)
+{
+	if (o->b < 0 || o->c < 0 || o->d < 0 || o->lookahead < 0)
+		return stargemm__error(-EINVAL, "%s: the overrides b, c, d and lookahead must be "
+				       ">= 0 (0 = the planner's choice), got b=%lld c=%lld d=%lld "
+				       "lookahead=%d", fn, (long long)o->b, (long long)o->c,
+				       (long long)o->d, o->lookahead);
+	if (!(o->c_fraction >= 0.0 && o->c_fraction < 1.0))
+		return stargemm__error(-EINVAL, "%s: c_fraction must be in (0, 1) (0 = 0.75), got "
+				       "%g", fn, o->c_fraction);
+	if (o->device_bytes < 0)
+		return stargemm__error(-EINVAL, "%s: device_bytes must be >= 0 (0 = StarPU's size "
+				       "of the device), got %lld", fn, (long long)o->device_bytes);
+	if (!(o->usable_fraction >= 0.0 && o->usable_fraction <= 1.0))
+		return stargemm__error(-EINVAL, "%s: usable_fraction must be in (0, 1] (0 = 0.9), "
+				       "got %g", fn, o->usable_fraction);
+	return 0;
+}
+
+/* The options every rank must pass alike, hashed. */
+static uint64_t options_fingerprint(const struct stargemm_ooc_options *o)
+{
+	int64_t v[5] = { o->b, o->c, o->d, o->lookahead, o->device_bytes };
+	double f[2] = { o->c_fraction, o->usable_fraction };
+
+	return stargemm__fingerprint(stargemm__fingerprint(0, v, sizeof(v)), f, sizeof(f));
+}
+
 int stargemm__ooc_request(struct stargemm__gemm *g, const struct stargemm_ooc_options *opt,
-			  struct stargemm_plan_request *pr)
+			  int before, struct stargemm_plan_request *pr)
 {
 	struct stargemm_ooc_options none;
-	struct stargemm_plan_request r = { 0 };
-	const struct stargemm_matrix *C = g->C;
-	int64_t ext, mem;
 	int ret;
 
-	if ((ret = stargemm__gemm_check(g)))
-		return ret;
 	if (!opt) {
 		stargemm_ooc_options_init(&none);
 		opt = &none;
 	}
+	ret = before ? before : stargemm__gemm_check(g);
+	if (!ret)
+		ret = check_ooc_options(opt, g->fn ? g->fn : "stargemm_pdgemm_ooc");
+	if (!ret)
+		ret = make_request(g, opt, pr);
+	/* Every rank's checks and arguments agreed before any message of the product. */
+	return stargemm__gemm_agree(g, ret, options_fingerprint(opt));
+}
+
+/* The planner's request for checked problem @p g with options @p opt. */
+static int make_request(struct stargemm__gemm *g, const struct stargemm_ooc_options *opt,
+			struct stargemm_plan_request *pr)
+{
+	struct stargemm_plan_request r = { 0 };
+	const struct stargemm_matrix *C = g->C;
+	int64_t ext, mem;
+
 	/* The largest tile of the three matrices (B's extents are C's and A's). */
 	ext = 0;
 	for (int t = 0; t < 4; t++) {
@@ -63,9 +107,6 @@ int stargemm__ooc_request(struct stargemm__gemm *g, const struct stargemm_ooc_op
 		r.mt = C->rows.maxlocal * r.P;
 	if (C->cols.maxlocal > (r.nt + r.Q - 1) / r.Q)
 		r.nt = C->cols.maxlocal * r.Q;
-	if (opt->usable_fraction < 0.0 || opt->usable_fraction > 1.0)
-		return stargemm__error(-EINVAL, "stargemm_pdgemm_ooc: usable_fraction must be in "
-				       "(0, 1] (0 = 0.9), got %g", opt->usable_fraction);
 	r.device_bytes = opt->device_bytes > 0
 				 ? opt->device_bytes
 				 : (int64_t)((opt->usable_fraction > 0 ? opt->usable_fraction : 0.9) *
@@ -95,19 +136,19 @@ int stargemm_pdgemm_plan(stargemm_trans transa, stargemm_trans transb,
 	stargemm__clear_error();
 	if (!plan)
 		return stargemm__error(-EINVAL, "stargemm_pdgemm_plan: plan is NULL");
-	if ((ret = stargemm__ooc_request(&g, opt, &pr)))
+	if ((ret = stargemm__ooc_request(&g, opt, 0, &pr)))
 		return ret;
 	return stargemm__product_plan(&g, &pr, plan);
 }
 
 /* Plan problem @p g, then run it through the plan and wait. */
 static int run_ooc(struct stargemm__gemm *g, const struct stargemm_ooc_options *opt,
-		   struct stargemm_plan *plan)
+		   int before, struct stargemm_plan *plan)
 {
 	struct stargemm_plan_request pr;
 	int ret;
 
-	if ((ret = stargemm__ooc_request(g, opt, &pr)))
+	if ((ret = stargemm__ooc_request(g, opt, before, &pr)))
 		return ret;
 	/* In core, packed operands are multiplied asynchronously (src/product.c). */
 	return stargemm__wait_after(stargemm__run_product(g, &pr, plan, NULL));
@@ -123,7 +164,7 @@ int stargemm_pdgemm_ooc(stargemm_trans transa, stargemm_trans transb, double alp
 				    .want = 'd', .typed = "stargemm_gemm_ooc()" };
 
 	stargemm__clear_error();
-	return run_ooc(&g, opt, plan);
+	return run_ooc(&g, opt, 0, plan);
 }
 
 int stargemm_gemm_ooc(stargemm_trans transa, stargemm_trans transb, const void *alpha,
@@ -136,7 +177,7 @@ int stargemm_gemm_ooc(stargemm_trans transa, stargemm_trans transb, const void *
 	int ret;
 
 	stargemm__clear_error();
-	if ((ret = stargemm__gemm_check(&g)) || (ret = stargemm__gemm_scalars(&g, alpha, beta)))
-		return ret;
-	return run_ooc(&g, opt, plan);
+	if (!(ret = stargemm__gemm_check(&g)))
+		ret = stargemm__gemm_scalars(&g, alpha, beta);
+	return run_ooc(&g, opt, ret, plan);
 }

@@ -185,11 +185,13 @@ int stargemm_matrix_create_product(struct stargemm_matrix **out, stargemm_trans 
 	int ret, paused;
 
 	stargemm__clear_error();
-	if (!out)
-		return stargemm__error(-EINVAL, "stargemm_matrix_create_product: out is NULL");
-	*out = NULL;
-	if ((ret = stargemm__check_matrix(A, "A")) || (ret = stargemm__check_matrix(B, "B")))
-		return ret;
+	ret = out ? 0 : stargemm__error(-EINVAL, "stargemm_matrix_create_product: out is NULL");
+	if (out)
+		*out = NULL;
+	if (!ret && !(ret = stargemm__check_matrix(A, "A")))
+		ret = stargemm__check_matrix(B, "B");
+	if (ret)   /* the other ranks learn of it in their agreement below */
+		return stargemm__gemm_agree(&g, ret, 0);
 	if (!C) {
 		int ta = stargemm__is_trans(transa), tb = stargemm__is_trans(transb);
 
@@ -207,7 +209,7 @@ int stargemm_matrix_create_product(struct stargemm_matrix **out, stargemm_trans 
 			shape.cols = B->cols;
 	}
 	g.C = C ? (struct stargemm_matrix *)C : &shape;
-	if ((ret = stargemm__gemm_check(&g)))
+	if ((ret = stargemm__gemm_agree(&g, stargemm__gemm_check(&g), 0)))
 		return ret;
 	g.C = (struct stargemm_matrix *)C;   /* the union with C's pattern, if any */
 	paused = stargemm__quiet_begin();

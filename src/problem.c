@@ -142,6 +142,26 @@ int stargemm__gemm_check(struct stargemm__gemm *p)
 	return 0;
 }
 
+static uint64_t matrix_fingerprint(uint64_t h, const struct stargemm_matrix *X)
+{
+	int64_t tag = X ? X->tag_base : -1;
+
+	return stargemm__fingerprint(h, &tag, sizeof(tag));
+}
+
+int stargemm__gemm_agree(const struct stargemm__gemm *p, int ret, uint64_t options)
+{
+	uint64_t h = stargemm__fingerprint(0, &p->ta, 1);
+
+	h = stargemm__fingerprint(h, &p->tb, 1);
+	h = stargemm__fingerprint(h, &p->alpha, sizeof(p->alpha));
+	h = stargemm__fingerprint(h, &p->beta, sizeof(p->beta));
+	h = matrix_fingerprint(matrix_fingerprint(matrix_fingerprint(h, p->A), p->B), p->C);
+	h = stargemm__fingerprint(h, &options, sizeof(options));
+	return stargemm__agree_args(ret, h, call_name(p),
+				    "transposes, scalars, matrices or options");
+}
+
 int stargemm__gemm_scalars(struct stargemm__gemm *p, const void *alpha, const void *beta)
 {
 	if (!alpha || !beta)

@@ -64,6 +64,12 @@ static inline int stargemm__gemm_packed(const struct stargemm__gemm *g)
 /* Validate a problem (sizes, tilings, grids, aliasing, element types); sets p->kt and
  * p->type. */
 int stargemm__gemm_check(struct stargemm__gemm *p);
+/* The agreement of a product's ranks before any of its messages: every rank passes
+ * its checks' result @p ret and hashes its transposes, scalars and matrices, and
+ * @p options (a hash of the call's options, 0 if none); returns the lowest failing
+ * rank's error on every rank, or -EINVAL on every rank when the ranks' arguments
+ * differ (stargemm__agree_args()). Collective. */
+int stargemm__gemm_agree(const struct stargemm__gemm *p, int ret, uint64_t options);
 /* Read the scalars at @p alpha and @p beta in the type of the checked problem @p p
  * (-EINVAL when one is NULL). */
 int stargemm__gemm_scalars(struct stargemm__gemm *p, const void *alpha, const void *beta);
@@ -179,9 +185,11 @@ int stargemm__run_product(struct stargemm__gemm *g, const struct stargemm_plan_r
 int stargemm__product_plan(struct stargemm__gemm *g, const struct stargemm_plan_request *pr,
 			   struct stargemm_plan *plan);
 /* The out-of-core plan request of a problem on this rank's devices (src/ooc.c):
- * tilings, grid, the largest tile, the device budget and @p opt's overrides; checks
- * the problem first. */
+ * tilings, grid, the largest tile, the device budget and @p opt's overrides (NULL: the
+ * defaults). Checks the problem (unless @p before, the result of the caller's own
+ * checks, is an error) and every option, then agrees with the other ranks
+ * (stargemm__gemm_agree()). Collective. */
 int stargemm__ooc_request(struct stargemm__gemm *g, const struct stargemm_ooc_options *opt,
-			  struct stargemm_plan_request *pr);
+			  int before, struct stargemm_plan_request *pr);
 
 #endif

@@ -20,6 +20,7 @@ static struct {
 	int thread_multiple;  /* MPI calls allowed beside StarPU-MPI's thread */
 	int64_t next_tag;
 	int managed_storage;  /* StarPU allocates tiles (evictable to disk) */
+	int64_t session;      /* stargemm_init()s that succeeded in this process */
 } proc = { .rank = 0, .nranks = 1, .next_tag = 1 };
 
 /* The state of the communicators used before and set aside (stargemm__process_use_comm()):
@@ -48,6 +49,11 @@ int stargemm_nranks(void)
 int stargemm__initialized(void)
 {
 	return proc.initialized;
+}
+
+int64_t stargemm__session(void)
+{
+	return proc.initialized ? proc.session : 0;
 }
 
 MPI_Comm stargemm__comm(void)
@@ -115,6 +121,7 @@ void stargemm__process_started(int managed_storage)
 	proc.managed_storage = managed_storage;
 	atomic_store(&task_failures, 0);
 	proc.next_tag = 1;
+	proc.session++;
 	proc.initialized = 1;
 }
 

@@ -18,6 +18,10 @@
 
 /* Whether stargemm_init() succeeded and stargemm_finalize() has not run. */
 int stargemm__initialized(void);
+/* The number of this runtime among the process's runs (1 for the first
+ * stargemm_init(), then one more per init after a finalize); 0 when not
+ * initialised. A matrix records the run it was created in. */
+int64_t stargemm__session(void);
 /* stargemm's communicator (valid once MPI is up). */
 MPI_Comm stargemm__comm(void);
 /* MPI calls from the application thread are allowed beside StarPU-MPI's thread. */

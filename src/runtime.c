@@ -101,8 +101,41 @@ static int check_disk_dir(const char *dir)
 	return 0;
 }
 
+/* Whether @p name is the name of a scheduling policy: stargemm's, or one of StarPU's
+ * (its table is static: readable before StarPU starts). */
+static int known_policy(const char *name)
+{
+	struct starpu_sched_policy **p = starpu_sched_get_predefined_policies();
+
+	if (!strcmp(name, stargemm_ooc_policy.policy_name))
+		return 1;
+	for (; p && *p; p++)
+		if ((*p)->policy_name && !strcmp(name, (*p)->policy_name))
+			return 1;
+	return 0;
+}
+
+/* Every field of the configuration in its range, and the scheduling policy (given, or
+ * in STARPU_SCHED) one that exists: StarPU 1.3 would take an unknown name with a
+ * warning and run another policy. */
 static int check_config(const struct stargemm_config *cfg)
 {
+	const char *policy = cfg->sched_policy ? cfg->sched_policy
+					       : stargemm__setting_text(STARGEMM__STARPU_SCHED);
+
+	if (cfg->ncpus < -1 || cfg->ncuda < -1)
+		return stargemm__error(-EINVAL, "stargemm_init: ncpus and ncuda must be >= -1 (-1 "
+				       "= the default), got %d and %d", cfg->ncpus, cfg->ncuda);
+	if (policy && !known_policy(policy))
+		return stargemm__error(-EINVAL, "stargemm_init: unknown scheduling policy '%s'%s "
+				       "(stargemm-ooc, or one of StarPU's: eager, dmda, ...)", policy,
+				       cfg->sched_policy ? "" : " in STARPU_SCHED");
+	if (cfg->count_transfers != 0 && cfg->count_transfers != 1)
+		return stargemm__error(-EINVAL, "stargemm_init: count_transfers must be 0 or 1, got "
+				       "%d", cfg->count_transfers);
+	if (cfg->disk_mib < 0)
+		return stargemm__error(-EINVAL, "stargemm_init: disk_mib must be >= 0, got %lld",
+				       (long long)cfg->disk_mib);
 	if (cfg->ram_limit_mib < 0)
 		return stargemm__error(-EINVAL, "stargemm_init: ram_limit_mib must be >= 0, got %lld",
 				       (long long)cfg->ram_limit_mib);
@@ -291,7 +324,7 @@ static int thread_level_ok(int provided)
 
 static int start_mpi(int *argc, char ***argv)
 {
-	int initialized = 0, provided = 0;
+	int initialized = 0, finalized = 0, provided = 0;
 
 #ifdef STARPU_SIMGRID
 	/* In SimGrid mode StarPU-MPI's thread is the simulated MPI rank: it initialises
@@ -299,10 +332,18 @@ static int start_mpi(int *argc, char ***argv)
 	(void)argc;
 	(void)argv;
 	(void)initialized;
+	(void)finalized;
 	(void)provided;
 	return 0;
 #endif
 
+	MPI_Finalized(&finalized);
+	if (finalized)
+		return stargemm__error(-EINVAL, "stargemm_init: MPI was finalised in this process "
+				       "(by stargemm_finalize(), which ends the MPI that "
+				       "stargemm_init() started, or by the program), and MPI cannot "
+				       "start again; initialise MPI yourself to init and finalize "
+				       "stargemm more than once");
 	MPI_Initialized(&initialized);
 	if (initialized) {
 		MPI_Query_thread(&provided);

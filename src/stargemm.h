@@ -9,12 +9,26 @@
  * Conventions
  *  - Every function returning int returns 0 on success or a negative errno value
  *    (-EINVAL bad argument, -ENOMEM out of memory, -ENODEV runtime unavailable,
- *    -EIO communication or runtime failure). On failure, stargemm_last_error()
+ *    -EIO communication or runtime failure, -EOVERFLOW a size beyond what a layer
+ *    below takes: see "Sizes" below). On failure, stargemm_last_error()
  *    returns a message naming the violated constraint and the offending values.
  *    A product refused before its tasks were submitted leaves C as it was; one that
- *    fails once they run (a kernel error, a task that could not be submitted) says
- *    so, and C is then undefined. A collective call returns the same error on every
- *    rank: the ranks that did not fail give the failing rank's number and message.
+ *    fails once they run (a kernel error, a task that could not be submitted, a BLAS
+ *    or cuBLAS call refused) says so, and C is then undefined. A collective call
+ *    returns the same error code on every rank: the ranks that did not fail give the
+ *    lowest failing rank's number and message. Arguments of a collective call that
+ *    must be alike on every rank (matrices, root, transposes, scalars, options) are
+ *    compared before any message of the call: ranks that differ get -EINVAL on every
+ *    rank, not a hang.
+ *  - Sizes: a tile side and a tile's leading dimension are at most 2^31 - 1 (BLAS's
+ *    and cuBLAS's int); on several ranks a tile's leading dimension in bytes, and a
+ *    pack's bytes, are at most 2^31 - 1 (MPI's int); a matrix has at most 2^40 tiles
+ *    and 2^63 bytes. What does not fit is refused with -EOVERFLOW naming the limit
+ *    (stargemm_?gemm() copies an array whose leading dimension exceeds BLAS's int).
+ *  - Lifecycle: every call but stargemm_config_init(), stargemm_set_progress(),
+ *    stargemm_last_error(), stargemm_plan_compute() and the accessors needs a running
+ *    stargemm (stargemm_init() done, stargemm_finalize() not yet) and returns -EINVAL
+ *    otherwise.
  *  - Collective functions (marked "collective") must be called by every process of
  *    the communicator, in the same order, with the same arguments.
  *  - Matrices are column-major. A tile is stored contiguously, column-major, with
@@ -36,16 +50,17 @@ extern "C" {
 /** Runtime configuration, passed to stargemm_init(). Initialise with
  *  stargemm_config_init() then change the fields you need. */
 struct stargemm_config {
-	/** CPU workers per process; -1 = StarPU's STARPU_NCPU if set, else every core
+	/** CPU workers per process (>= -1); -1 = StarPU's STARPU_NCPU if set, else every core
 	 *  of the process' affinity mask but one per CUDA worker (its driver thread's),
 	 *  at least one (no core is reserved for MPI progress). A value >= 0 wins over
 	 *  STARPU_NCPU. */
 	int ncpus;
-	/** CUDA workers per process; -1 = StarPU's default (STARPU_NCUDA or all GPUs). A
+	/** CUDA workers per process (>= -1); -1 = StarPU's default (STARPU_NCUDA or all GPUs). A
 	 *  value >= 0 wins over STARPU_NCUDA. */
 	int ncuda;
-	/** Scheduling policy: "stargemm-ooc" (sched/ooc.c) or any StarPU policy name;
-	 *  NULL = STARPU_SCHED if set, else "stargemm-ooc". */
+	/** Scheduling policy: "stargemm-ooc" or the name of one of StarPU's policies;
+	 *  NULL = STARPU_SCHED if set, else "stargemm-ooc". An unknown name (here or in
+	 *  STARPU_SCHED) is refused. */
 	const char *sched_policy;
 	/** Communicator to use; MPI_COMM_NULL = MPI_COMM_WORLD. MPI is initialised by
 	 *  stargemm_init() (MPI_THREAD_SERIALIZED) when the caller has not done it. */
@@ -53,7 +68,7 @@ struct stargemm_config {
 	/** Count what moves (memory-node transfers and MPI bytes, see
 	 *  stargemm_transfers_get()); sets STARPU_COMM_STATS=1 for StarPU-MPI, whose report
 	 *  at exit stargemm_finalize() keeps off stderr unless the user exported
-	 *  STARPU_COMM_STATS. Default 1. */
+	 *  STARPU_COMM_STATS. 0 or 1; default 1. */
 	int count_transfers;
 	/** RAM budget in MiB for StarPU-managed tiles; 0 = none. When > 0 it replaces an
 	 *  exported STARPU_LIMIT_CPU_MEM (the explicit setting wins); when 0, an exported
@@ -67,7 +82,7 @@ struct stargemm_config {
 	 *  runs); NULL = no disk node. Must exist and be writable: stargemm_init()
 	 *  refuses it otherwise (-EINVAL, -EACCES) before starting MPI or StarPU. */
 	const char *disk_dir;
-	/** Size of the disk node in MiB (>= 16); used when disk_dir is set. */
+	/** Size of the disk node in MiB (>= 16 with disk_dir; never negative). */
 	int64_t disk_mib;
 };
 
@@ -75,8 +90,11 @@ struct stargemm_config {
 void stargemm_config_init(struct stargemm_config *cfg);
 
 /** Start MPI (if needed), StarPU and StarPU-MPI. Collective. @p cfg may be NULL.
- *  Calling it twice without stargemm_finalize() returns -EINVAL. Errors in @p cfg are
- *  found before MPI starts. When StarPU fails to start (e.g. -ENODEV: no worker), MPI,
+ *  Calling it twice without stargemm_finalize() returns -EINVAL. Errors in @p cfg (a
+ *  field out of its range, an unknown policy) are found before MPI starts. After a
+ *  stargemm_finalize() it starts stargemm again when MPI is still up (the program
+ *  initialised MPI itself); when MPI was finalised it returns -EINVAL (MPI cannot
+ *  start twice in a process). When StarPU fails to start (e.g. -ENODEV: no worker), MPI,
  *  if this call started it, stays up so that stargemm_init() can be called again (MPI
  *  cannot be started twice); stargemm_finalize() then ends it. With CUDA workers, the
  *  tiles of matrices created from then on take their GPU buffers from one allocation
@@ -89,7 +107,8 @@ void stargemm_config_init(struct stargemm_config *cfg);
 int stargemm_init(const struct stargemm_config *cfg, int *argc, char ***argv);
 
 /** Wait for all submitted work, shut StarPU-MPI and StarPU down, and finalise MPI
- *  if stargemm_init() initialised it. Collective. Matrices must be destroyed first.
+ *  if stargemm_init() initialised it. Collective. Matrices should be destroyed first:
+ *  destroying one afterwards frees only its descriptor, with a message.
  *  After a failed stargemm_init() it ends the MPI that call started (returns 0); with
  *  nothing to stop it returns -EINVAL. */
 int stargemm_finalize(void);
@@ -351,7 +370,9 @@ int64_t stargemm_matrix_present_count(const struct stargemm_matrix *A);
 int stargemm_matrix_tile_present(const struct stargemm_matrix *A, int64_t i, int64_t j);
 
 /** Release a matrix and its tiles (waits for the tasks that use it). Collective.
- *  NULL is accepted and ignored. */
+ *  NULL is accepted and ignored. After the stargemm_finalize() of the runtime that
+ *  made it, only its descriptor is freed (StarPU, which held its tiles, is gone) and
+ *  stargemm_last_error() says so. */
 void stargemm_matrix_destroy(struct stargemm_matrix *A);
 
 /** Sizes: rows, columns, tile rows, tile columns. */
@@ -615,15 +636,15 @@ int stargemm_plan_compute(const struct stargemm_plan_request *req,
 
 /** Options of stargemm_pdgemm_ooc(); initialise with stargemm_ooc_options_init(). */
 struct stargemm_ooc_options {
-	int64_t b, c, d;        /**< overrides of the plan (0 = planner's choice) */
-	int lookahead;          /**< ell override (0 = planner's choice) */
-	double c_fraction;      /**< device share for the C block (0 = 0.75) */
-	/** Memory one device may use, in bytes; 0 = StarPU's size of the device's memory
+	int64_t b, c, d;        /**< overrides of the plan (>= 0; 0 = planner's choice) */
+	int lookahead;          /**< ell override (>= 0; 0 = planner's choice) */
+	double c_fraction;      /**< device share for the C block, in [0, 1) (0 = 0.75) */
+	/** Memory one device may use, in bytes (>= 0); 0 = StarPU's size of the device's memory
 	 *  node (which honours STARPU_LIMIT_CUDA_MEM, or STARPU_LIMIT_CPU_MEM / the RAM
 	 *  budget of struct stargemm_config when there is no GPU), times usable_fraction. */
 	int64_t device_bytes;
-	/** Share of StarPU's device memory the plan may fill when device_bytes is 0
-	 *  (0 = 0.9): the runtime needs some slack to evict and write back without
+	/** Share of StarPU's device memory the plan may fill when device_bytes is 0,
+	 *  in [0, 1] (0 = 0.9): the runtime needs some slack to evict and write back without
 	 *  reloading tiles the plan keeps resident. */
 	double usable_fraction;
 };
@@ -736,7 +757,8 @@ struct stargemm_bsgemm_options {
 	 *  tiles whose norm is below filter_eps are dropped from C's pattern. */
 	double filter_eps;
 	/** 1: run through the out-of-core plan of stargemm_pdgemm_ooc(), with @p ooc
-	 *  (packed operands: planned over packs, as stargemm_pdgemm_ooc() says). */
+	 *  (packed operands: planned over packs, as stargemm_pdgemm_ooc() says); 0: in
+	 *  core. Other values are refused. */
 	int out_of_core;
 	struct stargemm_ooc_options ooc;
 	/** In core, the operand that stays where it lives (Selvitopi et al.; see

@@ -73,7 +73,7 @@ int stargemm__check_task_failures(void)
 
 	/* Every rank must agree that the result is incomplete, not only the one whose
 	 * task failed. */
-	if (stargemm__share_failure(local > 0, msg, &f)) {
+	if (stargemm__share_failure(local > 0 ? -EIO : 0, msg, &f)) {
 		f.count = local > 0;
 		f.rank = stargemm_rank();
 		snprintf(f.msg, sizeof(f.msg), "%s", msg);

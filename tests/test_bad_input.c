@@ -1,7 +1,10 @@
 /*
  * tests/test_bad_input.c — every invalid call returns its error code and a message
- * naming the violated constraint; nothing crashes or aborts. Output: TAP, one test
- * per case. Runs on one process.
+ * naming the violated constraint; nothing crashes or aborts, and a correct product
+ * follows. Sizes past 32 bits (refused with the limit named, or for the host call
+ * computed right), every field of the options and of the configuration, and the
+ * lifecycle (calls before stargemm_init(), after stargemm_finalize(), a second init).
+ * Output: TAP, one test per case. Runs on one process.
  */
 #include <errno.h>
 #include <math.h>
@@ -10,6 +13,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "check.h"
 #include "stargemm.h"
 
 static int ntests;
@@ -42,9 +46,37 @@ static struct stargemm_matrix *matrix(int64_t m, int64_t n, int64_t tile)
 	return X;
 }
 
+/* A product on ragged tiles, checked against the reference BLAS: the library is still
+ * usable after what came before (@p after names it). */
+static void product_follows(const char *after)
+{
+	struct stargemm_matrix *A = NULL, *B = NULL, *C = NULL;
+	double *a, *b, *c0, *c = NULL, res = INFINITY;
+	char what[200];
+
+	stargemm_matrix_create(&A, 37, 29, 8, 8, 1, 1);
+	stargemm_matrix_create(&B, 29, 23, 8, 8, 1, 1);
+	stargemm_matrix_create(&C, 37, 23, 8, 8, 1, 1);
+	stargemm_matrix_fill_random(A, 1);
+	stargemm_matrix_fill_random(B, 2);
+	stargemm_matrix_fill_random(C, 3);
+	a = sg_gather_new(A);
+	b = sg_gather_new(B);
+	c0 = sg_gather_new(C);
+	if (a && b && c0 && stargemm_pdgemm('N', 'N', 0.5, A, B, 2.0, C) == 0 &&
+	    (c = sg_gather_new(C)))
+		res = sg_gemm_residual('N', 'N', 37, 23, 29, 0.5, a, b, 2.0, c0, c);
+	snprintf(what, sizeof(what), "after %s, a product is correct (residual %.2g)", after,
+		 res);
+	printf("%s %d - %s\n", res < SG_RESIDUAL_BOUND ? "ok" : "not ok", ++ntests, what);
+	sg_free_case(a, b, c0, c, A, B, C);
+}
+
 static void before_init(void)
 {
 	struct stargemm_matrix *X = NULL;
+	struct stargemm_transfer_stats st;
+	double x = 1.0;
 
 	expect(stargemm_matrix_create(&X, 10, 10, 4, 4, 1, 1), -EINVAL, "stargemm_init",
 	       "creating a matrix before stargemm_init is refused");
@@ -53,6 +85,175 @@ static void before_init(void)
 	expect(stargemm_set_progress(2), -EINVAL, "on must be 0 or 1",
 	       "stargemm_set_progress(2) is refused");
 	expect(stargemm_set_progress(0), 0, NULL, "stargemm_set_progress(0) succeeds");
+	expect(stargemm_pdgemm('N', 'N', 1.0, X, X, 0.0, X), -EINVAL, "stargemm_init",
+	       "a product before stargemm_init is refused");
+	expect(stargemm_dgemm('N', 'N', 1, 1, 1, 1.0, &x, 1, &x, 1, 0.0, &x, 1), -EINVAL,
+	       "stargemm_init", "the host call before stargemm_init is refused");
+	expect(stargemm_wait(), -EINVAL, "not initialised",
+	       "stargemm_wait before stargemm_init is refused");
+	expect(stargemm_transfers_get(&st), -EINVAL, "", "the counters before stargemm_init "
+	       "are refused");
+	stargemm_matrix_destroy(NULL);
+	check(1, "destroying NULL before stargemm_init is a no-op");
+}
+
+/* Sizes that the layers below cannot hold: refused with -EOVERFLOW naming the limit
+ * before anything is allocated, or, for the host call, computed right. */
+static void sizes_past_32_bits(void)
+{
+	const int64_t big = (int64_t)1 << 32;
+	double a[3] = { 1, 2, 3 }, b[2] = { 4, 5 }, c[6], want[6] = { 4, 8, 12, 5, 10, 15 };
+	double a6[6] = { 1, 2, 3, 4, 5, 6 }, ones[2] = { 1, 1 };
+	int64_t rows[2] = { INT64_MAX / 2 + 1, INT64_MAX / 2 + 1 }, one = 1, huge_tile = big / 2;
+	struct stargemm_matrix *X = NULL;
+	struct stargemm_plan_request r = { 0 };
+	struct stargemm_plan plan;
+	double local[4];
+	int same;
+
+	for (int t = 0; t < 2; t++) {
+		int64_t lda = t ? (int64_t)1 << 61 : big + 1;
+		char what[160];
+
+		memset(c, 0, sizeof(c));
+		expect(stargemm_dgemm('N', 'N', 3, 2, 1, 1.0, a, lda, b, 1, 0.0, c, 3), 0, NULL,
+		       t ? "the host call with lda = 2^61 (k = 1) succeeds"
+			 : "the host call with lda = 2^32 + 1 (k = 1) succeeds");
+		same = !memcmp(c, want, sizeof(c));
+		snprintf(what, sizeof(what), "and its C is BLAS's {4 8 12 5 10 15} (got {%g %g %g "
+			 "%g %g %g})", c[0], c[1], c[2], c[3], c[4], c[5]);
+		check(same, what);
+	}
+	memset(c, 0, sizeof(c));
+	expect(stargemm_dgemm('N', 'N', 3, 1, 2, 1.0, a6, 3, ones, 2 * big, 0.0, c, big + 7), 0,
+	       NULL, "the host call with ldb = 2^33 and ldc = 2^32 + 7 (n = 1) succeeds");
+	check(c[0] == 5 && c[1] == 7 && c[2] == 9, "and its C is BLAS's {5 7 9}");
+	expect(stargemm_matrix_create(&X, (int64_t)1 << 40, (int64_t)1 << 40, 1, 1, 1, 1),
+	       -EOVERFLOW, "limit of 2^40 tiles", "a matrix of 2^80 tiles is refused at once");
+	expect(stargemm_matrix_create(&X, INT64_MAX, INT64_MAX, (int64_t)1 << 62,
+				      (int64_t)1 << 62, 1, 1), -EOVERFLOW, "more than 2^63 bytes",
+	       "a matrix of more than 2^63 bytes is refused");
+	expect(stargemm_matrix_create(&X, big, 4, big, 4, 1, 1), -EOVERFLOW, "2^31 - 1 "
+	       "(BLAS's and cuBLAS's int)", "a tile side of 2^32 is refused (StarPU would "
+	       "truncate it to 0)");
+	expect(stargemm_matrix_create(&X, huge_tile, 4, huge_tile, 4, 1, 1), -EOVERFLOW,
+	       "2^31 - 1", "a tile side of 2^31 is refused (BLAS's int)");
+	expect(stargemm_matrix_create_irregular(&X, 2, rows, 1, &one, 1, 1), -EOVERFLOW,
+	       "add up to more than 2^63 - 1", "irregular tile sizes whose sum overflows");
+	expect(stargemm_matrix_create_local(&X, 2, 2, 2, 2, 1, 1, local, big), -EOVERFLOW,
+	       "leading dimension 4294967296", "a local array with lld = 2^32 is refused");
+	X = matrix(10, 7, 4);
+	expect(stargemm_matrix_scatter(X, local, big, 0), -EOVERFLOW, "leading dimension",
+	       "a scatter from an array with ld = 2^32 is refused");
+	expect(stargemm_matrix_gather(X, local, (int64_t)1 << 61, 0), -EOVERFLOW,
+	       "leading dimension", "a gather into an array with ld = 2^61 is refused");
+	stargemm_matrix_destroy(X);
+	r = (struct stargemm_plan_request){ .mt = (int64_t)1 << 40, .nt = (int64_t)1 << 40,
+		.kt = 1, .tile_bytes = 8, .P = 1, .Q = 1, .devices = 1,
+		.device_bytes = (int64_t)1 << 50 };
+	expect(stargemm_plan_compute(&r, &plan), -EOVERFLOW, "2^40 tiles",
+	       "a plan for C of 2^80 tiles is refused");
+	r.mt = r.nt = r.kt = (int64_t)1 << 13;
+	r.device_bytes = INT64_MAX;
+	r.tile_bytes = 1;
+	r.devices = 7;
+	expect(stargemm_plan_compute(&r, &plan), 0, NULL, "a plan for a device of 2^63 bytes");
+	check(plan.tiles_needed <= plan.capacity && plan.b >= 1 && plan.c >= 1 && plan.d >= 1,
+	      "and it fits its device (no overflow in the need)");
+	r.devices = 1 << 20;
+	expect(stargemm_plan_compute(&r, &plan), -EINVAL, "at most 1024 devices",
+	       "a plan for 2^20 devices per rank is refused");
+	product_follows("sizes past 32 bits");
+}
+
+/* Every field of the out-of-core and block-sparse options out of its range, refused
+ * before any task. */
+static void bad_option_fields(void)
+{
+	struct stargemm_matrix *A = matrix(10, 7, 4), *B = matrix(7, 9, 4), *C = matrix(10, 9, 4);
+	struct stargemm_ooc_options o;
+	struct stargemm_bsgemm_options bo;
+	struct { const char *what, *needle; int field; double value; } ooc[] = {
+		{ "b = -1", "b=-1", 0, -1 }, { "c = -2", "c=-2", 1, -2 },
+		{ "d = -3", "d=-3", 2, -3 }, { "lookahead = -1", "lookahead=-1", 3, -1 },
+		{ "c_fraction = NaN", "c_fraction", 4, NAN },
+		{ "c_fraction = 1", "c_fraction", 4, 1.0 },
+		{ "c_fraction = -0.5", "c_fraction", 4, -0.5 },
+		{ "device_bytes = -1", "device_bytes must be >= 0", 5, -1 },
+		{ "usable_fraction = NaN", "usable_fraction", 6, NAN },
+		{ "usable_fraction = -0.1", "usable_fraction", 6, -0.1 },
+	};
+	char what[160];
+
+	for (size_t i = 0; i < sizeof(ooc) / sizeof(ooc[0]); i++) {
+		stargemm_ooc_options_init(&o);
+		switch (ooc[i].field) {
+		case 0: o.b = (int64_t)ooc[i].value; break;
+		case 1: o.c = (int64_t)ooc[i].value; break;
+		case 2: o.d = (int64_t)ooc[i].value; break;
+		case 3: o.lookahead = (int)ooc[i].value; break;
+		case 4: o.c_fraction = ooc[i].value; break;
+		case 5: o.device_bytes = (int64_t)ooc[i].value; break;
+		default: o.usable_fraction = ooc[i].value; break;
+		}
+		snprintf(what, sizeof(what), "out-of-core option %s is refused", ooc[i].what);
+		expect(stargemm_pdgemm_ooc('N', 'N', 1, A, B, 0, C, &o, NULL), -EINVAL,
+		       ooc[i].needle, what);
+	}
+	stargemm_bsgemm_options_init(&bo);
+	bo.filter_eps = NAN;
+	expect(stargemm_bsgemm('N', 'N', 1, A, B, 0, C, &bo, NULL), -EINVAL, "filter_eps",
+	       "block-sparse filter_eps = NaN is refused");
+	bo.filter_eps = -1;
+	expect(stargemm_bsgemm('N', 'N', 1, A, B, 0, C, &bo, NULL), -EINVAL, "filter_eps",
+	       "block-sparse filter_eps = -1 is refused");
+	stargemm_bsgemm_options_init(&bo);
+	bo.out_of_core = 2;
+	expect(stargemm_bsgemm('N', 'N', 1, A, B, 0, C, &bo, NULL), -EINVAL,
+	       "out_of_core must be 0 or 1", "block-sparse out_of_core = 2 is refused");
+	stargemm_bsgemm_options_init(&bo);
+	bo.stationary = 'X';
+	expect(stargemm_bsgemm('N', 'N', 1, A, B, 0, C, &bo, NULL), -EINVAL, "stationary must",
+	       "block-sparse stationary = 'X' is refused");
+	bo.stationary = 'A';
+	bo.out_of_core = 1;
+	expect(stargemm_bsgemm('N', 'N', 1, A, B, 0, C, &bo, NULL), -EINVAL, "in core",
+	       "block-sparse stationary 'A' out of core is refused");
+	stargemm_bsgemm_options_init(&bo);
+	bo.reuse_b = -1;
+	expect(stargemm_bsgemm('N', 'N', 1, A, B, 0, C, &bo, NULL), -EINVAL, "reuse_a and reuse_b",
+	       "block-sparse reuse_b = -1 is refused");
+	stargemm_bsgemm_options_init(&bo);
+	bo.out_of_core = 1;
+	bo.ooc.device_bytes = -5;
+	expect(stargemm_bsgemm('N', 'N', 1, A, B, 0, C, &bo, NULL), -EINVAL, "device_bytes",
+	       "block-sparse out of core with device_bytes = -5 is refused");
+	stargemm_matrix_destroy(A);
+	stargemm_matrix_destroy(B);
+	stargemm_matrix_destroy(C);
+	product_follows("options out of range");
+}
+
+/* A matrix that outlives the runtime, and what may and may not follow a finalize. */
+static void after_finalize(struct stargemm_matrix *survivor, int *argc, char ***argv)
+{
+	struct stargemm_matrix *X = NULL;
+	double x = 1.0;
+
+	expect(stargemm_matrix_create(&X, 10, 10, 4, 4, 1, 1), -EINVAL, "stargemm_init",
+	       "creating a matrix after stargemm_finalize is refused");
+	expect(stargemm_pdgemm('N', 'N', 1.0, survivor, survivor, 0.0, survivor), -EINVAL,
+	       "stargemm_init", "a product on a matrix that outlived the runtime is refused");
+	expect(stargemm_dgemm('N', 'N', 1, 1, 1, 1.0, &x, 1, &x, 1, 0.0, &x, 1), -EINVAL,
+	       "stargemm_init", "the host call after stargemm_finalize is refused");
+	stargemm_matrix_destroy(survivor);
+	check(strstr(stargemm_last_error(), "outlived the stargemm_finalize()") != NULL,
+	      "destroying a matrix after stargemm_finalize frees its descriptor, with a "
+	      "message, and does not abort");
+	expect(stargemm_init(NULL, argc, argv), -EINVAL, "MPI cannot start again",
+	       "stargemm_init after the stargemm_finalize that ended MPI is refused");
+	expect(stargemm_finalize(), -EINVAL, "not initialised",
+	       "and stargemm_finalize after that refused init is refused too");
 }
 
 /* A setting that stargemm reads once StarPU runs, refused before MPI and StarPU start
@@ -94,6 +295,27 @@ static void bad_configs(int *argc, char ***argv)
 	cfg.ram_limit_mib = -5;
 	expect(stargemm_init(&cfg, argc, argv), -EINVAL, "ram_limit_mib must be >= 0",
 	       "a negative RAM budget is refused");
+	stargemm_config_init(&cfg);
+	cfg.ncpus = -2;
+	expect(stargemm_init(&cfg, argc, argv), -EINVAL, "ncpus and ncuda must be >= -1",
+	       "ncpus = -2 is refused");
+	stargemm_config_init(&cfg);
+	cfg.ncuda = -7;
+	expect(stargemm_init(&cfg, argc, argv), -EINVAL, "ncpus and ncuda must be >= -1",
+	       "ncuda = -7 is refused");
+	stargemm_config_init(&cfg);
+	cfg.sched_policy = "no-such-policy";
+	expect(stargemm_init(&cfg, argc, argv), -EINVAL, "unknown scheduling policy "
+	       "'no-such-policy'", "an unknown scheduling policy is refused");
+	stargemm_config_init(&cfg);
+	cfg.count_transfers = 2;
+	expect(stargemm_init(&cfg, argc, argv), -EINVAL, "count_transfers must be 0 or 1",
+	       "count_transfers = 2 is refused");
+	stargemm_config_init(&cfg);
+	cfg.disk_mib = -1;
+	expect(stargemm_init(&cfg, argc, argv), -EINVAL, "disk_mib must be >= 0",
+	       "disk_mib = -1 is refused");
+	bad_setting("STARPU_SCHED", "no-such-policy", argc, argv);
 	bad_setting("STARGEMM_DEVICE_POOL", "abc", argc, argv);
 	bad_setting("STARGEMM_FAULT", "foo:0:1", argc, argv);
 }
@@ -196,6 +418,8 @@ static void bad_io(void)
 
 int main(int argc, char **argv)
 {
+	struct stargemm_matrix *survivor;
+
 	before_init();
 	bad_configs(&argc, &argv);
 	if (stargemm_init(NULL, &argc, &argv) != 0) {
@@ -235,7 +459,11 @@ int main(int argc, char **argv)
 	bad_gemms();
 	bad_io();
 	bad_ooc();
+	sizes_past_32_bits();
+	bad_option_fields();
+	survivor = matrix(6, 6, 4);
 	expect(stargemm_finalize(), 0, NULL, "stargemm_finalize succeeds, with no message");
+	after_finalize(survivor, &argc, &argv);
 	expect(stargemm_finalize(), -EINVAL, "not initialised",
 	       "a second stargemm_finalize is refused");
 	expect(stargemm_wait(), -EINVAL, "not initialised",
