@@ -2,7 +2,8 @@
 # tests/task_failures.sh — a task that fails in the middle of a product, injected with
 # STARGEMM_FAULT=WHAT:RANK:N (src/fault.c): the N-th task insertion on one rank (as when
 # StarPU refuses a task or memory runs out), or its N-th GEMM kernel (as when cuBLAS
-# returns a bad status). Every rank must end — never hang — with the same error, which
+# returns a bad status), or hands BLAS a call it refuses (its xerbla_ must fail the
+# task). Every rank must end — never hang — with the same error, which
 # names the failing rank and the cause and says that C is undefined: in core and out
 # of core, one task per tile product and batches of small products, on 2 and 4 ranks
 # (src/execute.c), the inner dimension split (src/ksplit.c), also with MPI at MPI_THREAD_SERIALIZED. Out of core, with the
@@ -58,6 +59,8 @@ expect "insertion, out of core" insert:1:4 2 "the update of C(.*) by k=[0-9]* (i
 expect "insertion, out of core, rank 0" insert:0:1 2 "injected by STARGEMM_FAULT" $large $ooc
 expect "kernel, in core, batches" kernel:1:2 2 "batch of tile products: injected fault" $small
 expect "kernel, in core, tile products" kernel:1:2 2 "$gemm_fault" $large
+# A call BLAS refuses (lda = 0): its xerbla_ fails the task (codelets/xerbla.c).
+expect "BLAS refusal, in core, tile products" blas:1:2 2 "BLAS refused argument 8 of DGEMM" $large
 expect "kernel, out of core, 4 ranks" kernel:2:1 4 "$gemm_fault" $large $ooc \
 	--P 2 --Q 2
 # C of one tile on 2 ranks: the inner dimension split over the ranks (src/ksplit.c).
