@@ -321,21 +321,8 @@ int stargemm__agree_args(int ret, uint64_t fingerprint, const char *fn, const ch
 
 int stargemm__agree(int ret)
 {
-	struct stargemm__failure f;
-	int rc;
-
-	if (stargemm_nranks() == 1)
-		return ret;
-	rc = stargemm__share_failure(ret, stargemm_last_error(), &f);
-	if (ret)
-		return ret;
-	if (rc)
-		return rc;
-	if (f.count)
-		return stargemm__error(f.code, "stargemm: rank %d failed, and the call is "
-				       "abandoned on every rank (%llu rank(s) failed): %s", f.rank,
-				       (unsigned long long)f.count, f.msg);
-	return 0;
+	/* every rank's fingerprint 0: only the failures are compared */
+	return stargemm__agree_args(ret, 0, "stargemm", "arguments");
 }
 
 int stargemm__extremes_u64(uint64_t mine, uint64_t *least, uint64_t *most)

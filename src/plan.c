@@ -279,6 +279,41 @@ static int choose_depth(const struct stargemm_plan_request *r, struct stargemm_p
 	return 0;
 }
 
+/* The tiles process (p, q) of the cyclic grid receives over MPI (§3.2.1, op = N): for
+ * each of its block columns, the A tiles of its C rows whose k column another process
+ * column owns, and for each block row, the B tiles of its C columns whose k row another
+ * process row owns. */
+static double rank_receives(const struct stargemm_plan_request *r,
+			    const struct stargemm_plan *p, int pr, int qr)
+{
+	int64_t mp = r->mt / r->P + (pr < r->mt % r->P), nq = r->nt / r->Q + (qr < r->nt % r->Q);
+	int64_t kq = r->kt / r->Q + (qr < r->kt % r->Q), kp = r->kt / r->P + (pr < r->kt % r->P);
+	double blocks_y = (double)cdiv(nq, p->c), blocks_x = (double)cdiv(mp, p->b);
+
+	return (double)mp * (double)(r->kt - kq) * blocks_y +
+	       (double)nq * (double)(r->kt - kp) * blocks_x;
+}
+
+/* The most any process receives: a process's count depends only on where its row (its
+ * column) stands against mt % P and kt % P (nt % Q and kt % Q), so the first one of
+ * each class is enough. On an even grid every process receives the same,
+ * (mloc (1 - 1/Q) Y + nloc (1 - 1/P) X) Kt. */
+static double busiest_receives(const struct stargemm_plan_request *r,
+			       const struct stargemm_plan *p)
+{
+	int64_t ps[4] = { 0, r->mt % r->P, r->kt % r->P, r->P - 1 };
+	int64_t qs[4] = { 0, r->nt % r->Q, r->kt % r->Q, r->Q - 1 };
+	double most = 0.0;
+
+	for (int i = 0; i < 4; i++)
+		for (int j = 0; j < 4; j++) {
+			double got = rank_receives(r, p, (int)ps[i], (int)qs[j]);
+
+			most = got > most ? got : most;
+		}
+	return most;
+}
+
 /* Regime and predicted transfers (Eq. 1 and §3.2.1). Loads per device are the mean
  * over the devices of what each one's tiles need (account_block()); with whole columns
  * that is Eq. (1): A Y mloc Kt, B X Kt nloc / G, C mloc nloc / G. */
@@ -287,7 +322,7 @@ static void predict(const struct stargemm_plan_request *r, struct stargemm_plan 
 	struct need n = { .capacity = p->capacity, .ahead = 1, .d = p->d };
 	int64_t G = r->devices;
 	int64_t a_slice = p->mloc * r->kt, b_slice = r->kt * cdiv(p->nloc, G);
-	double mloc = (double)p->mloc, nloc = (double)p->nloc, kt = (double)r->kt;
+	double kt = (double)r->kt;
 
 	if (p->X * p->Y == 1)
 		p->regime = a_slice + b_slice + p->mloc * cdiv(p->nloc, G) <= p->capacity
@@ -299,8 +334,7 @@ static void predict(const struct stargemm_plan_request *r, struct stargemm_plan 
 	p->loads_a = n.sum_a * kt / (double)G;
 	p->loads_b = n.sum_b * kt / (double)G;
 	p->loads_total = p->loads_a + p->loads_b + p->loads_c;
-	p->mpi_tiles = (mloc * (1.0 - 1.0 / r->Q) * (double)p->Y +
-			nloc * (1.0 - 1.0 / r->P) * (double)p->X) * kt;
+	p->mpi_tiles = busiest_receives(r, p);
 }
 
 /* The largest C block (within c_fraction of the device) that still leaves room for

@@ -602,8 +602,9 @@ struct stargemm_plan {
 				     (its A rows + its B columns) d; with whole columns
 				     b ceil(c/G) + (ell + 1)(b + ceil(c/G)) d */
 	/* Predicted tile loads into each device over the whole product (Eq. 1, averaged
-	 * over the devices when the last columns of a block are split), and
-	 * tiles received by each rank over MPI (§3.2.1). */
+	 * over the devices when the last columns of a block are split), and the tiles
+	 * the busiest rank receives over MPI (§3.2.1, counted for each rank of the cyclic
+	 * grid; on an even grid every rank receives as many). */
 	double loads_a, loads_b, loads_c, loads_total;
 	double mpi_tiles;
 	/** Bytes the planner counted per tile: the request's tile_bytes, or for a product
