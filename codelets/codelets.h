@@ -13,6 +13,15 @@
 #include "element.h"
 #include "smallkernel.h"
 
+/* Whether BLAS or cuBLAS would refuse the tile product the task's three matrix
+ * buffers @p buffers (A, B, C) make with ops @p ta, @p tb and sizes m x n x k: a side
+ * or leading dimension beyond its int, a leading dimension below the rows, or shapes
+ * that do not make the product. If so the task fails (stargemm__task_failed()) with the
+ * reason, named as the call @p prefix @p letter "gemm", and 1 is returned: the kernel
+ * must not make the call (codelets/blas_guard.c, which also holds stargemm's xerbla_). */
+int stargemm__blas_refuses(const char *prefix, char letter, void *buffers[], char ta, char tb,
+			   int m, int n, int k);
+
 /* Codelets (codelets/). */
 extern struct starpu_codelet stargemm_gemm_cl;            /* C = a op(A) op(B) + b C, C in RW */
 extern struct starpu_codelet stargemm_gemm_overwrite_cl;  /* same with beta = 0, C in W */

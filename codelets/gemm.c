@@ -67,50 +67,14 @@ static int injected_fault(const char *prefix, char letter)
 	return 1;
 }
 
-/* Whether BLAS or cuBLAS would refuse the call the tiles make (a side or leading
- * dimension beyond its int, a leading dimension below the rows, shapes that do not
- * match); if so the task fails with the reason, as the call of @p prefix, @p letter,
- * "gemm", and the kernel is not called. The descriptors never make such tiles
- * (src/sizes.c): this is the kernels' own guard. */
-static int refused(const char *prefix, char letter, void *buffers[], const struct gemm_args *g)
-{
-	uint32_t dim[3][3];   /* nx, ny, ld of A, B, C */
-	char msg[200];
-
-	for (int x = 0; x < 3; x++) {
-		dim[x][0] = STARPU_MATRIX_GET_NX(buffers[x]);
-		dim[x][1] = STARPU_MATRIX_GET_NY(buffers[x]);
-		dim[x][2] = STARPU_MATRIX_GET_LD(buffers[x]);
-	}
-	for (int x = 0; x < 3; x++) {
-		if (dim[x][0] <= INT32_MAX && dim[x][1] <= INT32_MAX && dim[x][2] <= INT32_MAX &&
-		    dim[x][2] >= (dim[x][0] > 1 ? dim[x][0] : 1))
-			continue;
-		snprintf(msg, sizeof(msg), "%s%cgemm: tile %c of %u x %u with leading dimension "
-			 "%u is not a BLAS operand", prefix, letter, "ABC"[x], dim[x][0],
-			 dim[x][1], dim[x][2]);
-		stargemm__task_failed(msg);
-		return 1;
-	}
-	if ((uint32_t)(g->tb == 'N' ? dim[1][1] : dim[1][0]) == (uint32_t)g->n &&
-	    (uint32_t)(g->ta == 'N' ? dim[0][0] : dim[0][1]) == (uint32_t)g->m &&
-	    (uint32_t)(g->tb == 'N' ? dim[1][0] : dim[1][1]) == (uint32_t)g->k)
-		return 0;
-	snprintf(msg, sizeof(msg), "%s%cgemm: tiles of %u x %u, %u x %u and %u x %u do not make a "
-		 "product (op %c%c)", prefix, letter, dim[0][0], dim[0][1], dim[1][0], dim[1][1],
-		 dim[2][0], dim[2][1], g->ta, g->tb);
-	stargemm__task_failed(msg);
-	return 1;
-}
-
 static void gemm_cpu(void *buffers[], void *cl_arg)
 {
 	struct stargemm__small_cache cache = { 0 };   /* a regular tiling: one_kernel 0 */
 	struct gemm_args g;
 
 	unpack(buffers, cl_arg, &g);
-	if (injected_fault("cblas_", g.type->letter) || refused("cblas_", g.type->letter,
-								 buffers, &g))
+	if (injected_fault("cblas_", g.type->letter) ||
+	    stargemm__blas_refuses("cblas_", g.type->letter, buffers, g.ta, g.tb, g.m, g.n, g.k))
 		return;
 	if (stargemm__fault(STARGEMM_FAULT_BLAS)) {   /* a call BLAS refuses: lda = 0 */
 		g.type->cpu_gemm(g.ta, g.tb, g.m, g.n, g.k, g.alpha,
@@ -142,7 +106,8 @@ static void gemm_cuda(void *buffers[], void *cl_arg)
 
 	unpack(buffers, cl_arg, &g);
 	if (injected_fault("cublas", g.type->letter - 'a' + 'A') ||
-	    refused("cublas", g.type->letter - 'a' + 'A', buffers, &g))
+	    stargemm__blas_refuses("cublas", g.type->letter - 'a' + 'A', buffers, g.ta, g.tb,
+				   g.m, g.n, g.k))
 		return;
 	st = g.type->cuda_gemm(starpu_cublas_get_local_handle(), g.ta, g.tb, g.m, g.n, g.k,
 			       g.alpha, (const void *)STARPU_MATRIX_GET_PTR(buffers[0]), g.lda,

@@ -12,7 +12,7 @@
  *    copies in codelets/batch.c, a product's op(A) copy in codelets/smallgemm.c); the
  *    kernel must go on without it, with the same result (tests/task_failures.sh);
  *  - blas: a CPU GEMM kernel hands BLAS a call it refuses (lda = 0), so that BLAS's
- *    refusal (its xerbla_, codelets/xerbla.c) is seen to fail the task.
+ *    refusal (its xerbla_, codelets/blas_guard.c) is seen to fail the task.
  * Unset: nothing is injected and each check costs one load. A value that does not
  * parse makes stargemm_init() fail with a message.
  */
