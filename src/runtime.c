@@ -38,6 +38,7 @@ void openblas_set_num_threads(int nthreads);
 static struct {
 	int finalize_mpi;   /* MPI was initialised by us */
 	int quiet_stats;      /* STARPU_COMM_STATS was turned on for the counters only */
+	int exported_stats;   /* ... by this process's last stargemm_init() */
 } rt;
 
 /* starpu_mpi_shutdown(), without the [starpu_comm_stats] lines StarPU-MPI 1.3 prints
@@ -238,8 +239,12 @@ static void keep_host_buffers(long shares)
  * is set apart, by set_ram_budget()). */
 static void export_settings(const struct stargemm_config *cfg)
 {
+	/* Set by an earlier stargemm_init() of this process, not by the user: it goes. */
+	if (rt.exported_stats)
+		unsetenv("STARPU_COMM_STATS");
 	rt.quiet_stats = cfg->count_transfers &&
 			 !stargemm__setting_text(STARGEMM__STARPU_COMM_STATS);
+	rt.exported_stats = rt.quiet_stats;
 	if (cfg->count_transfers)
 		setenv("STARPU_COMM_STATS", "1", 0);
 	/* No early write-back of modified tiles to keep a share of each device's buffers
