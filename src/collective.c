@@ -78,6 +78,7 @@ struct stargemm__sum {
 	starpu_data_handle_t hs, *hr;
 	starpu_mpi_req *sreq, *rreq;
 	MPI_Request mreq;             /* MPI_Iallreduce, or MPI_REQUEST_NULL */
+	int64_t tag;                  /* through StarPU-MPI: the sum's tag */
 };
 
 static void sum_free(struct stargemm__sum *s)
@@ -95,7 +96,7 @@ static void sum_free(struct stargemm__sum *s)
 static void post_by_starpu_mpi(struct stargemm__sum *s)
 {
 	int me = stargemm_rank(), nranks = stargemm_nranks(), n = s->n, rc;
-	int64_t tag = stargemm__reserve_tags(1);
+	int64_t tag = s->tag = stargemm__reserve_tags(1);
 	MPI_Comm comm = stargemm__comm();
 
 	starpu_vector_data_register(&s->hs, STARPU_MAIN_RAM, (uintptr_t)s->in, (uint32_t)n,
@@ -136,6 +137,7 @@ static void end_by_starpu_mpi(struct stargemm__sum *s, uint64_t *out)
 			out[i] += s->recv[r * n + i];
 	}
 	starpu_data_unregister(s->hs);
+	stargemm__release_tags(s->tag, 1);   /* every message of the sum is done here */
 }
 
 /* How long wait_politely() tests without a pause (seconds): a sum whose ranks arrive

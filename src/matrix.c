@@ -335,7 +335,9 @@ static int register_all(struct stargemm_matrix *A, const char *fn)
 	int ret = 0, p, q;
 
 	if (A->pack) {
-		A->tag_base = stargemm__reserve_tags(A->pack->gmt * A->pack->gnt);
+		A->tag_count = A->pack->gmt * A->pack->gnt;
+		A->tag_base = stargemm__reserve_tags(A->tag_count);
+		A->tag_comm = stargemm__comm();
 		for (int64_t J = 0; J < A->pack->gnt && !ret; J++)
 			for (int64_t I = 0; I < A->pack->gmt && !ret; I++)
 				ret = register_pack(A, I, J);
@@ -346,7 +348,9 @@ static int register_all(struct stargemm_matrix *A, const char *fn)
 	if (!A->tiles || !A->storage)
 		return stargemm__error(-ENOMEM, "%s: out of memory for %" PRId64 " x %" PRId64
 				       " tile descriptors", fn, A->mt, A->nt);
-	A->tag_base = stargemm__reserve_tags(A->mt * A->nt);
+	A->tag_count = A->mt * A->nt;
+	A->tag_base = stargemm__reserve_tags(A->tag_count);
+	A->tag_comm = stargemm__comm();
 	stargemm__grid_coords(&A->grid, stargemm_rank(), &p, &q);
 	if (A->local.base &&
 	    (!(lrow = local_offsets(A->row_off, &A->rows, p, A->local.row0)) ||
@@ -862,6 +866,9 @@ void stargemm_matrix_destroy(struct stargemm_matrix *A)
 			free_tile(A, idx);
 	unregister_packs(A);
 	stargemm__storage_release(A->stored_bytes);
+	/* Every handle is unregistered: no message with its tags is left on this rank. */
+	if (A->tag_count && A->tag_comm == stargemm__comm())
+		stargemm__release_tags(A->tag_base, A->tag_count);
 	free_descriptor(A);
 }
 

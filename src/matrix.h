@@ -27,6 +27,8 @@ struct stargemm_matrix {
 	/* Tile (i, j) on grid process (rows.proc[i], cols.proc[j]): stargemm_matrix_owner(). */
 	struct stargemm__axis rows, cols;
 	int64_t session;          /* the run it was created in (stargemm__session()) */
+	MPI_Comm tag_comm;        /* the communicator of its tags */
+	int64_t tag_count;        /* its tags: tag_base .. tag_base + tag_count - 1 */
 	int64_t tag_base;         /* StarPU-MPI tag of tile (i, j) = tag_base + i + j * mt */
 	starpu_data_handle_t *tiles; /* mt * nt handles, tile (i, j) at i + j * mt; NULL
 					when absent */

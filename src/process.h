@@ -28,9 +28,16 @@ MPI_Comm stargemm__comm(void);
 int stargemm__mpi_thread_multiple(void);
 /* Tiles are StarPU-allocated (home node -1) so that they can be evicted to disk. */
 int stargemm__managed_storage(void);
-/* Reserve @p count consecutive StarPU-MPI tags; identical on every rank as long as
- * matrices are created collectively in the same order. */
+/* Reserve @p count consecutive StarPU-MPI tags of the current communicator: the first
+ * released range that holds them, else fresh ones. Identical on every rank as long as
+ * reservations and releases are made collectively in the same order (matrices are
+ * created and destroyed so, sums begun and ended so). */
 int64_t stargemm__reserve_tags(int64_t count);
+/* Give back tags reserved by stargemm__reserve_tags() once nothing on this rank uses
+ * them any more (the handles unregistered, the messages done), for a later
+ * reservation. Tags of another communicator than the current one must not be given
+ * back here. */
+void stargemm__release_tags(int64_t first, int64_t count);
 
 /* Record a task that failed after the call's arguments were accepted: a kernel that
  * reports a failure it cannot return (cuBLAS status), or a task of a product that could

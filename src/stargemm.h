@@ -369,8 +369,9 @@ int64_t stargemm_matrix_present_count(const struct stargemm_matrix *A);
 /** 1 if tile (i, j) exists, 0 if it is absent or out of range. */
 int stargemm_matrix_tile_present(const struct stargemm_matrix *A, int64_t i, int64_t j);
 
-/** Release a matrix and its tiles (waits for the tasks that use it). Collective.
- *  NULL is accepted and ignored. After the stargemm_finalize() of the runtime that
+/** Release a matrix and its tiles (waits for the tasks that use it). Collective: every
+ *  rank destroys its matrices in the same order (their StarPU-MPI tags are given to
+ *  the matrices made next). NULL is accepted and ignored. After the stargemm_finalize() of the runtime that
  *  made it, only its descriptor is freed (StarPU, which held its tiles, is gone) and
  *  stargemm_last_error() says so. */
 void stargemm_matrix_destroy(struct stargemm_matrix *A);
