@@ -97,7 +97,7 @@ static int check_options(const struct stargemm__gemm *g, const struct stargemm_b
  * stargemm__ooc_request()). */
 static uint64_t options_fingerprint(const struct stargemm_bsgemm_options *opt)
 {
-	int v[5] = { opt->out_of_core, opt->stationary, opt->reuse_a, opt->reuse_b, 0 };
+	int v[4] = { opt->out_of_core, opt->stationary, opt->reuse_a, opt->reuse_b };
 
 	return stargemm__fingerprint(stargemm__fingerprint(0, v, sizeof(v)), &opt->filter_eps,
 				     sizeof(opt->filter_eps));

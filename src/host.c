@@ -333,19 +333,15 @@ static int multiply_arrays(const struct host_call *h, int64_t nb, const struct o
 /* Tile the three arrays in place (or their compact copies), multiply, bring C back. */
 static int multiply(const struct host_call *h, int64_t nb)
 {
-	struct operand oa, ob, oc;
+	struct operand oa = { 0 }, ob = { 0 }, oc = { 0 };   /* no copies yet */
 	int64_t arows = h->ta == 'N' ? h->m : h->k, acols = h->ta == 'N' ? h->k : h->m;
 	int64_t brows = h->tb == 'N' ? h->k : h->n, bcols = h->tb == 'N' ? h->n : h->k;
 	int ret = operand_setup(h, &oa, h->A, arows, acols, h->lda, 'A');
 
 	if (!ret)
 		ret = operand_setup(h, &ob, h->B, brows, bcols, h->ldb, 'B');
-	else
-		ob.copy = NULL;
 	if (!ret)
 		ret = operand_setup(h, &oc, h->C, h->m, h->n, h->ldc, 'C');
-	else
-		oc.copy = NULL;
 	if (!ret)
 		ret = multiply_arrays(h, nb, &oa, &ob, &oc);
 	operand_done(h, &oa, 0);
@@ -353,7 +349,6 @@ static int multiply(const struct host_call *h, int64_t nb)
 	operand_done(h, &oc, ret == 0);
 	return ret;
 }
-
 
 static int host_gemm(struct host_call *h)
 {

@@ -55,18 +55,19 @@ static int64_t *offsets_from_sizes(int64_t count, const int64_t *sizes)
 }
 
 static int check_sizes(int64_t count, const int64_t *sizes, const char *what,
-		       const char *fn)
+		       const char *fn, int64_t *total)
 {
 	if (count <= 0)
 		return stargemm__error(-EINVAL, "%s: the number of tile %ss must be > 0, got "
 				       "%" PRId64, fn, what, count);
 	if (!sizes)
 		return stargemm__error(-EINVAL, "%s: the tile %s sizes array is NULL", fn, what);
-	for (int64_t i = 0, total = 0; i < count; i++) {
+	*total = 0;
+	for (int64_t i = 0; i < count; i++) {
 		if (sizes[i] <= 0)
 			return stargemm__error(-EINVAL, "%s: tile %s %" PRId64 " has size %" PRId64
 					       "; tile sizes must be > 0", fn, what, i, sizes[i]);
-		if (__builtin_add_overflow(total, sizes[i], &total))
+		if (__builtin_add_overflow(*total, sizes[i], total))
 			return stargemm__error(-EOVERFLOW, "%s: the tile %s sizes add up to more "
 					       "than 2^63 - 1 elements (at tile %" PRId64 ")", fn,
 					       what, i);
@@ -440,16 +441,6 @@ struct generation {
 	void *arg;
 };
 
-/* The sum of @p count tile sizes (checked not to overflow by check_sizes()). */
-static int64_t offsets_total(const int64_t *sizes, int64_t count)
-{
-	int64_t total = 0;
-
-	for (int64_t i = 0; i < count; i++)
-		total += sizes[i];
-	return total;
-}
-
 /* The leading dimension of the user's array under an in-place matrix, as the tiles'
  * (src/sizes.h): within BLAS's int, and within MPI's stride when tiles may move. */
 static int check_local_ld(const struct stargemm__local *local, const int64_t *row_sizes,
@@ -476,7 +467,7 @@ static int create_with(struct stargemm_matrix **out, const struct shape *sh,
 		      *col_sizes = sh->col_sizes;
 	const struct stargemm__element *type = stargemm__element(sh->type);
 	struct stargemm_matrix *A;
-	int64_t max_rows, max_cols;
+	int64_t max_rows, max_cols, m, n;
 	int P, Q, ret;
 
 	stargemm__clear_error();
@@ -488,8 +479,8 @@ static int create_with(struct stargemm_matrix **out, const struct shape *sh,
 	if (!type)
 		return stargemm__error(-EINVAL, "%s: unknown element type %d (expected "
 				       "STARGEMM_S, _D, _C or _Z)", fn, sh->type);
-	if ((ret = check_sizes(mt, row_sizes, "row", fn)) || (ret = check_sizes(nt, col_sizes,
-										 "column", fn)))
+	if ((ret = check_sizes(mt, row_sizes, "row", fn, &m)) ||
+	    (ret = check_sizes(nt, col_sizes, "column", fn, &n)))
 		return ret;
 	if (!dist)
 		return stargemm__error(-EINVAL, "%s: the distribution is NULL", fn);
@@ -497,9 +488,7 @@ static int create_with(struct stargemm_matrix **out, const struct shape *sh,
 	Q = dist->Q;
 	if ((ret = check_grid(P, Q, fn)))
 		return ret;
-	if ((ret = stargemm__check_matrix_size(offsets_total(row_sizes, mt),
-					       offsets_total(col_sizes, nt), mt, nt, type->size,
-					       fn)))
+	if ((ret = stargemm__check_matrix_size(m, n, mt, nt, type->size, fn)))
 		return ret;
 	A = calloc(1, sizeof(*A));
 	if (!A)

@@ -32,14 +32,11 @@ static int make_request(struct stargemm__gemm *g, const struct stargemm_ooc_opti
 /* Every field of the out-of-core options in its range (NaN is in none). */
 static int check_ooc_options(const struct stargemm_ooc_options *o, const char *fn)
 {
-	if (o->b < 0 || o->c < 0 || o->d < 0 || o->lookahead < 0)
-		return stargemm__error(-EINVAL, "%s: the overrides b, c, d and lookahead must be "
-				       ">= 0 (0 = the planner's choice), got b=%lld c=%lld d=%lld "
-				       "lookahead=%d", fn, (long long)o->b, (long long)o->c,
-				       (long long)o->d, o->lookahead);
-	if (!(o->c_fraction >= 0.0 && o->c_fraction < 1.0))
-		return stargemm__error(-EINVAL, "%s: c_fraction must be in (0, 1) (0 = 0.75), got "
-				       "%g", fn, o->c_fraction);
+	int ret = stargemm__check_plan_overrides(o->b, o->c, o->d, o->lookahead, o->c_fraction,
+						 fn);
+
+	if (ret)
+		return ret;
 	if (o->device_bytes < 0)
 		return stargemm__error(-EINVAL, "%s: device_bytes must be >= 0 (0 = StarPU's size "
 				       "of the device), got %lld", fn, (long long)o->device_bytes);

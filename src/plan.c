@@ -54,9 +54,23 @@ const char *stargemm_plan_case_name(enum stargemm_plan_case regime)
 	return "?";
 }
 
+int stargemm__check_plan_overrides(int64_t b, int64_t c, int64_t d, int lookahead,
+				   double c_fraction, const char *fn)
+{
+	if (b < 0 || c < 0 || d < 0 || lookahead < 0)
+		return stargemm__error(-EINVAL, "%s: overrides must be >= 0 (0 = choose), got "
+				       "b=%" PRId64 " c=%" PRId64 " d=%" PRId64 " lookahead=%d", fn,
+				       b, c, d, lookahead);
+	if (!(c_fraction >= 0.0 && c_fraction < 1.0))   /* NaN too */
+		return stargemm__error(-EINVAL, "%s: c_fraction must be in (0, 1) (0 = 0.75), got "
+				       "%g", fn, c_fraction);
+	return 0;
+}
+
 static int check_request(const struct stargemm_plan_request *r)
 {
 	static const char fn[] = "stargemm_plan_compute";
+	int ret;
 
 	if (r->mt <= 0 || r->nt <= 0 || r->kt <= 0)
 		return stargemm__error(-EINVAL, "%s: tile counts must be > 0, got mt=%" PRId64
@@ -70,13 +84,9 @@ static int check_request(const struct stargemm_plan_request *r)
 	if (r->device_bytes <= 0)
 		return stargemm__error(-EINVAL, "%s: device_bytes must be > 0, got %" PRId64, fn,
 				       r->device_bytes);
-	if (r->b < 0 || r->c < 0 || r->d < 0 || r->lookahead < 0)
-		return stargemm__error(-EINVAL, "%s: overrides must be >= 0 (0 = choose), got "
-				       "b=%" PRId64 " c=%" PRId64 " d=%" PRId64 " lookahead=%d", fn,
-				       r->b, r->c, r->d, r->lookahead);
-	if (!(r->c_fraction >= 0.0 && r->c_fraction < 1.0))   /* NaN too */
-		return stargemm__error(-EINVAL, "%s: c_fraction must be in (0, 1) (0 = 0.75), got "
-				       "%g", fn, r->c_fraction);
+	if ((ret = stargemm__check_plan_overrides(r->b, r->c, r->d, r->lookahead,
+						  r->c_fraction, fn)))
+		return ret;
 	/* The three operands are matrices: each within the tiles a matrix may have
 	 * (src/sizes.h), which keeps every count below far from overflow. */
 	if (stargemm__mul_sat(r->mt, r->nt) > STARGEMM__MAX_TILES ||

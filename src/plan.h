@@ -14,5 +14,10 @@
  * planner's model weighs every tile 1; the inspector weighs a tile by its area (its
  * share of the work). */
 int stargemm__split_device(int64_t before, int64_t total, int G);
+/* The plan's overrides in their ranges: b, c, d, lookahead >= 0 (0: the planner's
+ * choice), c_fraction in [0, 1) (0: 0.75; NaN refused). 0, or -EINVAL with a message
+ * "@p fn: ..." naming the field. */
+int stargemm__check_plan_overrides(int64_t b, int64_t c, int64_t d, int lookahead,
+				   double c_fraction, const char *fn);
 
 #endif

@@ -91,7 +91,7 @@ static void before_init(void)
 	       "stargemm_init", "the host call before stargemm_init is refused");
 	expect(stargemm_wait(), -EINVAL, "not initialised",
 	       "stargemm_wait before stargemm_init is refused");
-	expect(stargemm_transfers_get(&st), -EINVAL, "", "the counters before stargemm_init "
+	expect(stargemm_transfers_get(&st), -EINVAL, "stargemm_init", "the counters before stargemm_init "
 	       "are refused");
 	stargemm_matrix_destroy(NULL);
 	check(1, "destroying NULL before stargemm_init is a no-op");
