@@ -34,6 +34,7 @@ struct bench_opts {
 	const char *disk_dir;  /* StarPU disk node directory (slow memory), NULL = none */
 	int64_t disk_mib;
 	int per_rank;          /* every rank prints its own "rank," line (bench_print_rank) */
+	int breakdown;         /* every rank prints where its workers' time went */
 };
 
 /* What one repetition moved, beside the model's prediction (CSV columns). */
@@ -104,6 +105,24 @@ const void *bench_scalar(stargemm_type t, double v, void *buf);
  * trace); after it stopped, merge the @p nranks files into dir/paje.trace (rank 0). */
 int bench_trace_setup(const char *dir);
 int bench_trace_merge(const char *dir, int nranks);
+
+/* Where the CPU workers' time went (bench/breakdown.c), summed over the timed
+ * products: seconds of worker time in all, in tasks, asleep; tasks run; GFLOP done. */
+struct bench_breakdown {
+	double total_s, exec_s, sleep_s, gflop;
+	long long tasks;
+};
+/* Around each timed product: reset StarPU's worker counters (profiling on), then add
+ * them (and the product's @p gflop) to the sum. */
+void bench_breakdown_begin(void);
+void bench_breakdown_end(double gflop);
+/* The sum so far into @p b, and a new sum. */
+void bench_breakdown_take(struct bench_breakdown *b);
+/* The "# breakdown" line of rank @p rank: shares of the workers' time, the kernels'
+ * rate inside tasks against @p call_rate (one BLAS call of side @p nb, one thread),
+ * the runtime's time per task. */
+void bench_breakdown_print(const struct bench_breakdown *b, int rank, int workers,
+			   int64_t nb, double call_rate);
 
 /* Set the number of BLAS threads (OpenBLAS only; no-op otherwise). */
 void bench_set_blas_threads(int threads);

@@ -43,7 +43,8 @@ static void usage(FILE *f)
 		"                   cublasxt (cublasXtDgemm on host-resident matrices; --nb is\n"
 		"                   its block size); the last two need a GPU and a CUDA build\n"
 		"  --m --n --k N    matrix sizes: C is m x n, op(A) m x k (default 4096 each)\n"
-		"  --nb N           tile size (stargemm) or block size (ScaLAPACK), default 512\n"
+		"  --nb N           tile size (stargemm; default the tile stargemm_tile_recommend()\n"
+		"                   gives) or block size (ScaLAPACK, cuBLASXt; default 512)\n"
 		"  --P --Q N        process grid (default: P = ranks, Q = 1)\n"
 		"  --transA --transB N|T|C   op(A), op(B) (default N; C: conjugate transpose)\n"
 		"  --alpha --beta X real scalars (default 1 and 1)\n"
@@ -75,6 +76,10 @@ static void usage(FILE *f)
 		"  --ram-limit MIB  RAM budget for tiles (STARPU_LIMIT_CPU_MEM)\n"
 		"  --disk DIR       StarPU disk node in DIR (must exist): RAM overflow goes there\n"
 		"  --disk-mib N     size of the disk node (default 4096)\n"
+		"  --breakdown      every rank prints where its CPU workers' time went over the\n"
+		"                   timed products (StarPU's counters): in tasks, asleep, in\n"
+		"                   the runtime; the kernels' rate inside tasks against one\n"
+		"                   BLAS call of the tile's side (bench/breakdown.c)\n"
 		"  --per-rank       every rank also prints its own line for each timed\n"
 		"                   repetition: rank,iter,rank,devices,loads (mean per device),\n"
 		"                   loads_min,loads_max,peer_loads,pred_loads,mpi_tiles,\n"
@@ -150,13 +155,13 @@ static int parse(int argc, char **argv, struct bench_opts *o)
 		{ "lookahead", 1, 0, 1004 }, { "device-mem", 1, 0, 1005 },
 		{ "ram-limit", 1, 0, 1006 }, { "disk", 1, 0, 1007 }, { "disk-mib", 1, 0, 1008 },
 		{ "ngpus", 1, 0, 1009 }, { "quiet", 0, 0, 'q' }, { "prec", 1, 0, 1010 },
-		{ "per-rank", 0, 0, 1011 },
+		{ "per-rank", 0, 0, 1011 }, { "breakdown", 0, 0, 1012 },
 		{ 0, 0, 0, 0 }
 	};
 	int c;
 
 	*o = (struct bench_opts){ .impl = "stargemm", .m = 4096, .n = 4096, .k = 4096,
-				  .nb = 512, .P = -1, .Q = -1, .transA = 'N', .transB = 'N',
+				  .nb = 0, .P = -1, .Q = -1, .transA = 'N', .transB = 'N',
 				  .alpha = 1.0, .beta = 1.0, .niter = 3, .warmup = 1,
 				  .ncpus = -1, .ngpus = -1, .seed = 1, .disk_mib = 4096,
 				  .prec = STARGEMM_D };
@@ -179,6 +184,7 @@ static int parse(int argc, char **argv, struct bench_opts *o)
 		case 'q': o->quiet = 1; break;
 		case 1007: o->disk_dir = optarg; break;
 		case 1011: o->per_rank = 1; break;
+		case 1012: o->breakdown = 1; break;
 		case 1010:
 			if (strlen(optarg) != 1 || !stargemm_type_size((stargemm_type)optarg[0])) {
 				fprintf(stderr, "stargemm_pdgemm: --prec needs s, d, c or z, got "
@@ -195,6 +201,8 @@ static int parse(int argc, char **argv, struct bench_opts *o)
 		fprintf(stderr, "stargemm_pdgemm: unexpected argument '%s'\n", argv[optind]);
 		return -1;
 	}
+	if (o->nb == 0 && strcmp(o->impl, "stargemm") != 0)
+		o->nb = 512;   /* stargemm's: its recommendation, once it runs */
 	if (o->transA == 't' || o->transA == 'n' || o->transA == 'c')
 		o->transA -= 32;
 	if (o->transB == 't' || o->transB == 'n' || o->transB == 'c')
@@ -331,6 +339,41 @@ static int measure_moves(const struct bench_opts *o, struct bench_moves *mv)
 	return 0;
 }
 
+/* The share of C's elements this rank owns: its share of the product's flops. */
+static double local_share(const struct stargemm_matrix *C)
+{
+	double mine = 0.0;
+
+	for (int64_t j = 0; j < stargemm_matrix_nt(C); j++)
+		for (int64_t i = 0; i < stargemm_matrix_mt(C); i++)
+			if (stargemm_matrix_owner(C, i, j) == stargemm_rank())
+				mine += (double)stargemm_matrix_tile_rows(C, i) *
+					(double)stargemm_matrix_tile_cols(C, j);
+	return mine / ((double)stargemm_matrix_m(C) * (double)stargemm_matrix_n(C));
+}
+
+/* The breakdown of the timed products (--breakdown): every rank's line, in rank order,
+ * beside one BLAS call of the tile's side on one thread (StarPU paused meanwhile). */
+static void print_breakdown(const struct bench_opts *o)
+{
+	struct bench_breakdown b;
+	double call;
+
+	bench_breakdown_take(&b);
+	starpu_pause();
+	bench_set_blas_threads(1);
+	call = bench_local_gemm_rate(o->prec, o->nb, 1);
+	call = fmax(call, bench_local_gemm_rate(o->prec, o->nb, 1));
+	starpu_resume();
+	for (int r = 0; r < stargemm_nranks(); r++) {
+		starpu_mpi_barrier(MPI_COMM_WORLD);
+		if (r == stargemm_rank()) {
+			bench_breakdown_print(&b, r, stargemm_ncpu_workers(), o->nb, call);
+			fflush(stdout);
+		}
+	}
+}
+
 /* One repetition: refill C, time the GEMM, count what moved, check it if asked. */
 static int repetition(const struct bench_opts *o, struct stargemm_matrix *A,
 		      struct stargemm_matrix *B, struct stargemm_matrix *C, const void *a,
@@ -345,9 +388,13 @@ static int repetition(const struct bench_opts *o, struct stargemm_matrix *A,
 	    (ret = stargemm_transfers_reset()))
 		return ret;
 	starpu_mpi_barrier(MPI_COMM_WORLD);
+	if (o->breakdown)
+		bench_breakdown_begin();
 	t = bench_now();
 	ret = gemm(o, A, B, C, mv);
 	*seconds = bench_now() - t;
+	if (o->breakdown)
+		bench_breakdown_end(bench_gflop(o) * local_share(C));
 	if (ret || (ret = measure_moves(o, mv)) || !o->check)
 		return ret;
 	void *c = sg_gather_typed(C);
@@ -388,6 +435,12 @@ static int run_stargemm(struct bench_opts *o)
 		o->P = stargemm_nranks();
 		o->Q = 1;
 	}
+	if (o->nb == 0 &&
+	    (ret = stargemm_tile_recommend(o->prec, o->m, o->n, o->k, &o->nb))) {
+		fprintf(stderr, "stargemm_pdgemm: %s\n", stargemm_last_error());
+		stargemm_finalize();
+		return 1;
+	}
 	if (o->csv_header_after_init && stargemm_rank() == 0)
 		bench_print_header();
 	if (o->peak <= 0) {
@@ -408,6 +461,11 @@ static int run_stargemm(struct bench_opts *o)
 		struct bench_moves mv = { 0 };
 
 		ret = repetition(o, A, B, C, a, b, c0, &seconds, &residual, &mv);
+		if (it < 0 && o->breakdown) {   /* the warm-up's counts go */
+			struct bench_breakdown warm;
+
+			bench_breakdown_take(&warm);
+		}
 		if (!ret && it >= 0 && stargemm_rank() == 0)
 			bench_print_row(o, stargemm_nranks(),
 					stargemm_ncpu_workers() + stargemm_ncuda_workers(), it,
@@ -416,6 +474,8 @@ static int run_stargemm(struct bench_opts *o)
 			bench_print_rank(it, stargemm_rank(), stargemm_ncuda_workers(), &mv);
 		failed |= residual >= SG_RESIDUAL_BOUND;
 	}
+	if (!ret && o->breakdown)
+		print_breakdown(o);
 	/* Every rank's error: the same code on every rank, each rank's message. */
 	if (ret)
 		fprintf(stderr, "stargemm_pdgemm: rank %d: %s\n", stargemm_rank(),

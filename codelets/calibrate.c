@@ -7,8 +7,13 @@
  * and each cube side 4, 8, ..., 256, the rate of each small-product kernel that takes
  * it here (stargemm's one kernel for every shape, libxsmm's JIT kernel, one BLAS call),
  * the way a batch calls it (alpha = 1, beta = 1; from 64 a side A and B from memory, C
- * in cache); and one BLAS product of side 512 per type. Each rate is the best of three trials of at least a
- * millisecond after an untimed call: about half a second in all.
+ * in cache); and one BLAS product of side 512, 1024 and 2048 per type, the tile
+ * products of a dense product (whose tile is chosen from them, src/host.c). Each rate
+ * is the best of three trials of at least a millisecond after an untimed call; a large
+ * side stops its trials after a quarter of a second, and a side whose one product would
+ * take more than half a second at the rate of the side below is not measured (rate 0
+ * in the file: the side below's serves; at 60 GFLOP/s a core, 2048 in c and z): a few
+ * seconds in all.
  *
  * The file: comment lines, an identity line (stargemm's, libxsmm's and the BLAS's
  * versions, the kernels' instruction set, the CPU), then a line per type and side and a
@@ -26,6 +31,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <sys/file.h>
 #include <sys/stat.h>
 #include <time.h>
@@ -44,12 +50,17 @@
 #ifdef HAVE_OPENBLAS_GET_CONFIG
 char *openblas_get_config(void);
 #endif
+#ifdef HAVE_OPENBLAS_GET_CORENAME
+char *openblas_get_corename(void);
+#endif
 #ifdef HAVE_OPENBLAS_SET_NUM_THREADS
 void openblas_set_num_threads(int nthreads);
 #endif
 
 #define TRIAL_S 1e-3    /* a trial runs at least this long (a clock tick is far less) */
 #define TRIALS 3        /* the best of them is kept */
+#define SIDE_S 0.25     /* a large side's trials stop once they took this long */
+#define PRODUCT_S 0.5   /* a large side whose one product would take longer: not measured */
 
 static const char letters[STARGEMM__CAL_TYPES] = { 's', 'd', 'c', 'z' };
 
@@ -74,6 +85,30 @@ int stargemm__cal_class(int m, int n, int k)
 	for (; i < STARGEMM__CAL_SIDES - 1 && volume > bound; i++)
 		bound *= 8.0;   /* 2^7.5, then times 2^3 a class */
 	return i;
+}
+
+double stargemm__cal_blas_rate(const struct stargemm__calibration *cal, int ti, double side)
+{
+	/* The measured sides: 256 (the small table's last), then the large ones measured
+	 * (a rate of 0: not measured, nor any larger). */
+	double sides[1 + STARGEMM__CAL_BIG], rates[1 + STARGEMM__CAL_BIG];
+	int n = 1, i = 1;
+
+	sides[0] = 4 << (STARGEMM__CAL_SIDES - 1);
+	rates[0] = cal->small[ti][STARGEMM__CAL_SIDES - 1][STARGEMM__SMALL_BLAS];
+	for (int bi = 0; bi < STARGEMM__CAL_BIG && cal->big[ti][bi] > 0; bi++, n++) {
+		sides[n] = STARGEMM__CAL_BIG_SIDE(bi);
+		rates[n] = cal->big[ti][bi];
+	}
+	if (side <= sides[0])
+		return cal->small[ti][stargemm__cal_class((int)side, (int)side, (int)side)]
+				 [STARGEMM__SMALL_BLAS];
+	if (side >= sides[n - 1])
+		return rates[n - 1];
+	while (sides[i] < side)
+		i++;
+	return rates[i - 1] + (rates[i] - rates[i - 1]) * log(side / sides[i - 1]) /
+				      log(sides[i] / sides[i - 1]);
 }
 
 const struct stargemm__calibration *stargemm__calibration(void)
@@ -153,6 +188,46 @@ const char *stargemm__calibration_identity(void)
 	return id;
 }
 
+/* OpenBLAS's x86 kernels that use AVX2 and FMA, or AVX-512. */
+static int core_has_avx2(const char *core)
+{
+	static const char *const cores[] = { "haswell", "zen", "skylakex", "cooperlake",
+					     "sapphirerapids", "excavator" };
+
+	for (size_t i = 0; i < sizeof(cores) / sizeof(cores[0]); i++)
+		if (strcasecmp(core, cores[i]) == 0)
+			return 1;
+	return 0;
+}
+
+const char *stargemm__blas_core_note(void)
+{
+	static char note[1024];
+#if defined(HAVE_OPENBLAS_GET_CORENAME) && (defined(__x86_64__) || defined(__i386__))
+	const char *core = openblas_get_corename(), *want;
+	struct cpu_names cpu;
+	int avx512 = __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512vl") &&
+		     __builtin_cpu_supports("avx512bw") && __builtin_cpu_supports("avx512dq");
+
+	if (!core || !__builtin_cpu_supports("avx2") || !__builtin_cpu_supports("fma") ||
+	    core_has_avx2(core))
+		return NULL;
+	want = __builtin_cpu_is("amd") ? "Zen" : avx512 ? "SkylakeX" : "Haswell";
+	cpuinfo(&cpu);
+	snprintf(note, sizeof(note), "OpenBLAS runs its %s kernels on this CPU (%s, family %s "
+		 "model %s), which has %s: this OpenBLAS does not know the CPU. Export "
+		 "OPENBLAS_CORETYPE=%s before the program starts for its %s kernels (on one "
+		 "such machine, 6 times the rate: doc/performance.md, \"The BLAS's kernels\")",
+		 core, cpu.model_name, cpu.family, cpu.model, avx512 ? "AVX-512" : "AVX2",
+		 want, avx512 && strcmp(want, "SkylakeX") == 0 ? "AVX-512" : "AVX2");
+	return note;
+#else
+	(void)note;
+	(void)core_has_avx2;
+	return NULL;
+#endif
+}
+
 int stargemm__calibration_path(char *path, size_t size)
 {
 	const char *dir = stargemm__setting_text(STARGEMM__STARPU_PERF_MODEL_DIR);
@@ -190,19 +265,22 @@ static double now(void)
 
 /* The operands. From 64 a side, A and B of each product come from a pool larger than
  * the caches, in an order that defeats the prefetchers, as a product's tiles come from
- * memory; C, which a tile's chain of updates keeps, stays the same. */
+ * memory; C, which a tile's chain of updates keeps, stays the same. A side whose A and
+ * B do not both fit in the pool (2048 in z) reads A as B too. */
 #define POOL_BYTES ((size_t)64 << 20)
+#define LARGEST STARGEMM__CAL_BIG_SIDE(STARGEMM__CAL_BIG - 1)
 
 struct operands {
 	char *pool;            /* slots of A then B, of the side being measured */
-	void *c;               /* one C of up to STARGEMM__CAL_BIG a side */
+	void *c;               /* one C of up to LARGEST a side */
 	size_t slot_bytes, nslots, slot;   /* nslots: a power of two */
+	int b_is_a;            /* the slot holds A only, read as B too */
 	struct stargemm__small_cache cache;
 };
 
 static int operands_alloc(struct operands *o)
 {
-	size_t c_bytes = (size_t)STARGEMM__CAL_BIG * STARGEMM__CAL_BIG * 2 * sizeof(double);
+	size_t c_bytes = (size_t)LARGEST * LARGEST * 2 * sizeof(double);
 
 	memset(o, 0, sizeof(*o));
 	o->pool = malloc(POOL_BYTES);
@@ -221,7 +299,7 @@ static void operands_free(struct operands *o)
  * underflows), C zero. */
 static void operands_as(struct operands *o, const struct stargemm__element *t)
 {
-	size_t n = POOL_BYTES / t->size, nc = (size_t)STARGEMM__CAL_BIG * STARGEMM__CAL_BIG;
+	size_t n = POOL_BYTES / t->size, nc = (size_t)LARGEST * LARGEST;
 
 	for (size_t i = 0; i < n; i++)
 		t->store(o->pool, (int64_t)i, 1e-3 * (double)(1 + i % 7), 0.0);
@@ -238,6 +316,9 @@ static void operands_as(struct operands *o, const struct stargemm__element *t)
 static void operands_side(struct operands *o, const struct stargemm__element *t, int s)
 {
 	o->slot_bytes = 2 * (size_t)s * (size_t)s * t->size;
+	o->b_is_a = o->slot_bytes > POOL_BYTES;
+	if (o->b_is_a)
+		o->slot_bytes /= 2;
 	o->nslots = 1;
 	while (s >= STREAM_FROM && 2 * o->nslots * o->slot_bytes <= POOL_BYTES)
 		o->nslots *= 2;
@@ -250,7 +331,8 @@ static void operands_side(struct operands *o, const struct stargemm__element *t,
 static void product(struct operands *o, const struct stargemm__element *t,
 		    enum stargemm__small_kernel how, int s)
 {
-	const char *a = o->pool + o->slot * o->slot_bytes, *b = a + o->slot_bytes / 2;
+	const char *a = o->pool + o->slot * o->slot_bytes;
+	const char *b = o->b_is_a ? a : a + o->slot_bytes / 2;
 
 	o->slot = (o->slot * 1103515245u + 12345u) & (o->nslots - 1);
 	if (how == STARGEMM__SMALL_BLAS)
@@ -262,15 +344,18 @@ static void product(struct operands *o, const struct stargemm__element *t,
 
 /* GFLOP/s of @p how on products of side @p s: the best of TRIALS trials, each of as
  * many products as fill TRIAL_S, after one untimed product (libxsmm generates its
- * kernel there). */
+ * kernel there; @p warm: the kernel ran at a smaller side just before, and a large
+ * side needs no untimed product); a large side's trials stop after SIDE_S. */
 static double rate(struct operands *o, const struct stargemm__element *t,
-		   enum stargemm__small_kernel how, int s)
+		   enum stargemm__small_kernel how, int s, int warm)
 {
 	double flops = t->fma_flops * (double)s * (double)s * (double)s, best = 0.0;
+	double first = now();
 
 	operands_side(o, t, s);
-	product(o, t, how, s);
-	for (int trial = 0; trial < TRIALS; trial++) {
+	if (!warm)
+		product(o, t, how, s);
+	for (int trial = 0; trial < TRIALS && (trial == 0 || now() - first < SIDE_S); trial++) {
 		double start = now(), elapsed;
 		long reps = 0;
 
@@ -321,8 +406,15 @@ static int measure(struct stargemm__calibration *cal)
 			for (int k = 0; k < STARGEMM__CAL_KERNELS; k++)
 				if (available(t, (enum stargemm__small_kernel)k))
 					cal->small[ti][si][k] =
-						rate(&o, t, (enum stargemm__small_kernel)k, 4 << si);
-		cal->big[ti] = rate(&o, t, STARGEMM__SMALL_BLAS, STARGEMM__CAL_BIG);
+						rate(&o, t, (enum stargemm__small_kernel)k, 4 << si, 0);
+		for (int bi = 0; bi < STARGEMM__CAL_BIG; bi++) {
+			double side = STARGEMM__CAL_BIG_SIDE(bi);
+
+			if (bi > 0 && t->fma_flops * side * side * side >
+					      PRODUCT_S * 1e9 * cal->big[ti][bi - 1])
+				break;   /* this side and the larger ones: not measured */
+			cal->big[ti][bi] = rate(&o, t, STARGEMM__SMALL_BLAS, (int)side, bi > 0);
+		}
 	}
 	cal->measured = 1;
 	operands_free(&o);
@@ -342,15 +434,20 @@ static int write_file(const char *path, const struct stargemm__calibration *cal)
 		return -1;
 	fprintf(f, "# stargemm's CPU kernels measured on this machine: GFLOP/s of one core "
 		"(codelets/calibrate.c).\n# Delete this file, or set STARGEMM_CALIBRATE=1, to "
-		"measure again.\nidentity %s\n# small TYPE SIDE one xsmm blas (0: not here)\n",
-		stargemm__calibration_identity());
+		"measure again.\nidentity %s\n", stargemm__calibration_identity());
+	if (stargemm__blas_core_note())
+		fprintf(f, "# %s\n", stargemm__blas_core_note());
+	fprintf(f, "# small TYPE SIDE one xsmm blas (0: not here)\n");
 	for (int ti = 0; ti < STARGEMM__CAL_TYPES; ti++)
 		for (int si = 0; si < STARGEMM__CAL_SIDES; si++)
 			fprintf(f, "small %c %d %.3f %.3f %.3f\n", letters[ti], 4 << si,
 				cal->small[ti][si][0], cal->small[ti][si][1], cal->small[ti][si][2]);
-	fprintf(f, "# big TYPE SIDE blas\n");
+	fprintf(f, "# big TYPE SIDE blas (0: not measured, a product would take over %g s)\n",
+		PRODUCT_S);
 	for (int ti = 0; ti < STARGEMM__CAL_TYPES; ti++)
-		fprintf(f, "big %c %d %.3f\n", letters[ti], STARGEMM__CAL_BIG, cal->big[ti]);
+		for (int bi = 0; bi < STARGEMM__CAL_BIG; bi++)
+			fprintf(f, "big %c %d %.3f\n", letters[ti], STARGEMM__CAL_BIG_SIDE(bi),
+				cal->big[ti][bi]);
 	ok = fclose(f) == 0;
 	if (!ok || rename(tmp, path) != 0) {
 		unlink(tmp);
@@ -371,7 +468,7 @@ static int parse_rate(const char *s, double *x)
 
 /* One "small" or "big" line's fields (after the keyword) into @p cal; marks it seen. */
 static int parse_rates(const char *kind, char *fields, struct stargemm__calibration *cal,
-		       unsigned char seen[STARGEMM__CAL_TYPES][STARGEMM__CAL_SIDES + 1])
+		       unsigned char seen[STARGEMM__CAL_TYPES][STARGEMM__CAL_SIDES + STARGEMM__CAL_BIG])
 {
 	char *save = NULL, *type = strtok_r(fields, " \t", &save);
 	char *side = strtok_r(NULL, " \t", &save), *v[STARGEMM__CAL_KERNELS];
@@ -385,9 +482,14 @@ static int parse_rates(const char *kind, char *fields, struct stargemm__calibrat
 		return -1;
 	s = strtol(side, NULL, 10);
 	if (big) {
-		if (s != STARGEMM__CAL_BIG || parse_rate(v[0], &cal->big[ti]) || cal->big[ti] <= 0)
+		int bi = 0;
+
+		while (bi < STARGEMM__CAL_BIG && STARGEMM__CAL_BIG_SIDE(bi) != s)
+			bi++;
+		if (bi == STARGEMM__CAL_BIG || parse_rate(v[0], &cal->big[ti][bi]) ||
+		    (bi == 0 && cal->big[ti][bi] <= 0))   /* 512 is always measured */
 			return -1;
-		seen[ti][STARGEMM__CAL_SIDES] = 1;
+		seen[ti][STARGEMM__CAL_SIDES + bi] = 1;
 		return 0;
 	}
 	for (si = 0; si < STARGEMM__CAL_SIDES && (4L << si) != s; si++)
@@ -406,7 +508,7 @@ static int parse_rates(const char *kind, char *fields, struct stargemm__calibrat
 int stargemm__calibration_parse(const char *text, const char *identity,
 				struct stargemm__calibration *cal, char *why, size_t why_size)
 {
-	unsigned char seen[STARGEMM__CAL_TYPES][STARGEMM__CAL_SIDES + 1] = { { 0 } };
+	unsigned char seen[STARGEMM__CAL_TYPES][STARGEMM__CAL_SIDES + STARGEMM__CAL_BIG] = { { 0 } };
 	char *copy = strdup(text ? text : ""), *save = NULL, *line;
 	int lineno = 0, has_identity = 0, ret = 0;
 
@@ -435,11 +537,14 @@ int stargemm__calibration_parse(const char *text, const char *identity,
 		}
 	}
 	for (int ti = 0; ti < STARGEMM__CAL_TYPES && !ret; ti++)
-		for (int si = 0; si <= STARGEMM__CAL_SIDES && !ret; si++)
+		for (int si = 0; si < STARGEMM__CAL_SIDES + STARGEMM__CAL_BIG && !ret; si++)
 			if (!seen[ti][si]) {
+				int small = si < STARGEMM__CAL_SIDES;
+
 				snprintf(why, why_size, "no rate for type %c, %s %d", letters[ti],
-					 si < STARGEMM__CAL_SIDES ? "side" : "large side",
-					 si < STARGEMM__CAL_SIDES ? 4 << si : STARGEMM__CAL_BIG);
+					 small ? "side" : "large side",
+					 small ? 4 << si
+					       : STARGEMM__CAL_BIG_SIDE(si - STARGEMM__CAL_SIDES));
 				ret = -1;
 			}
 	if (!ret && !has_identity) {
@@ -507,8 +612,12 @@ static void make_dirs(const char *path)
 static void measure_and_write(const char *path, const char *why,
 			      struct stargemm__calibration *cal)
 {
-	fprintf(stderr, "stargemm: measuring the CPU kernels (about a second): %s: %s\n",
+	const char *note = stargemm__blas_core_note();
+
+	fprintf(stderr, "stargemm: measuring the CPU kernels (a few seconds): %s: %s\n",
 		path ? path : "no file (HOME unset)", why);
+	if (note)
+		fprintf(stderr, "stargemm: %s\n", note);
 	if (measure(cal) != 0) {
 		fprintf(stderr, "stargemm: no memory to measure the CPU kernels: the built-in "
 			"order serves\n");

@@ -22,16 +22,22 @@ enum {
 	STARGEMM__CAL_TYPES = 4,   /* s, d, c, z (stargemm__cal_type()) */
 	STARGEMM__CAL_SIDES = 7,   /* cubes of side 4, 8, 16, ..., 256 */
 	STARGEMM__CAL_KERNELS = 3, /* enum stargemm__small_kernel */
-	STARGEMM__CAL_BIG = 512    /* side of the large BLAS product measured per type */
+	STARGEMM__CAL_BIG = 3      /* large BLAS products per type: sides 512, 1024, 2048 */
 };
+
+/* The side of large product @p i (512 << i). */
+#define STARGEMM__CAL_BIG_SIDE(i) (512 << (i))
 
 struct stargemm__calibration {
 	int measured;   /* 0: nothing measured (SimGrid, STARGEMM_CALIBRATE=0): the order */
 	/* GFLOP/s of one core on products of side 4 << i, per type and kernel; 0 where the
 	 * kernel does not take the product on this build and CPU. */
 	double small[STARGEMM__CAL_TYPES][STARGEMM__CAL_SIDES][STARGEMM__CAL_KERNELS];
-	/* GFLOP/s of one core on one BLAS product of side STARGEMM__CAL_BIG, per type. */
-	double big[STARGEMM__CAL_TYPES];
+	/* GFLOP/s of one core on one BLAS product of side STARGEMM__CAL_BIG_SIDE(i), per
+	 * type: the tile products of a dense product, whose rate still grows with the side
+	 * there on some CPUs (doc/performance.md, "Tile side"). 0 beyond 512: not measured
+	 * (one product would have taken too long), nor any larger side. */
+	double big[STARGEMM__CAL_TYPES][STARGEMM__CAL_BIG];
 };
 
 /* The index of type letter @p letter ('s', 'd', 'c', 'z') in the tables; -1 else. */
@@ -39,6 +45,12 @@ int stargemm__cal_type(char letter);
 /* The side class of a product: the index i whose side 4 << i is nearest (in ratio) to
  * the cube root of m n k. */
 int stargemm__cal_class(int m, int n, int k);
+
+/* One core's BLAS rate in GFLOP/s on a tile product of side @p side of type index
+ * @p ti, from @p cal (which must be measured): the small table's BLAS rate up to 256,
+ * the large sides' beyond, interpolated in log(side) between measured sides, the
+ * largest measured side's beyond it. */
+double stargemm__cal_blas_rate(const struct stargemm__calibration *cal, int ti, double side);
 
 /* The calibration in use (never NULL; .measured = 0 before stargemm__calibrate()). */
 const struct stargemm__calibration *stargemm__calibration(void);
@@ -69,6 +81,12 @@ int stargemm__lock_file(const char *path, const char *suffix);
  * or an identity line other than @p identity (another CPU, ISA or library version). */
 int stargemm__calibration_parse(const char *text, const char *identity,
 				struct stargemm__calibration *cal, char *why, size_t why_size);
+/* A note when the BLAS runs kernels older than the CPU (OpenBLAS on a CPU newer than
+ * it knows falls back to kernels without AVX: Debian 12's 0.3.21 runs its Prescott
+ * kernels, at a sixth of the rate, on Xeons of family 6 model 207) naming the
+ * OPENBLAS_CORETYPE to export; NULL when there is nothing to say. Said when the
+ * kernels are measured, and kept in their file. */
+const char *stargemm__blas_core_note(void);
 /* The identity line of this process: stargemm's, libxsmm's and the BLAS's versions,
  * the small kernels' instruction set, the CPU's name. */
 const char *stargemm__calibration_identity(void);

@@ -60,7 +60,7 @@ bench)
 	n=4096
 	[ "$cores" -le 4 ] || n=8192
 	STARGEMM_BENCH="$build/bench/stargemm_pdgemm" "$top/bench/compare.sh" -- \
-		--m $n --n $n --k $n --nb 512 --niter 3 --warmup 1 --check
+		--m $n --n $n --k $n --niter 3 --warmup 1 --check
 	;;
 *)
 	echo "usage: $0 [check]" >&2

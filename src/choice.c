@@ -43,7 +43,7 @@ static double mean_side(const struct stargemm__gemm *g, const struct stargemm__t
 
 /* The rate of a rank's CPU workers on the mean tile product of @p t: the fastest
  * kernel measured for its size class (codelets/calibrate.c; above 256 a side, also
- * BLAS at 512); when nothing was measured (STARGEMM_CALIBRATE=0, SimGrid mode), StarPU's
+ * BLAS at that side); when nothing was measured (STARGEMM_CALIBRATE=0, SimGrid mode), StarPU's
  * stored model of the tile product's rate for that cube (in SimGrid mode the simulated
  * CPU's, so that the model's times are the simulation's: doc/performance.md, "16
  * simulated ranks"); else 10 GFLOP/s a worker. */
@@ -57,7 +57,7 @@ static double cpu_rate(const struct stargemm__gemm *g, const struct stargemm__tr
 	for (int k = 0; cal->measured && type >= 0 && k < STARGEMM__CAL_KERNELS; k++)
 		core = fmax(core, cal->small[type][c][k]);
 	if (cal->measured && type >= 0 && side > 256)
-		core = fmax(core, cal->big[type]);
+		core = fmax(core, stargemm__cal_blas_rate(cal, type, side));
 	if (core == 0.0)
 		core = 1e-9 * stargemm__gemm_model_rate(g->type, -1, side, side, side);
 	return 1e9 * (core > 0.0 ? core : 10.0) * stargemm_ncpu_workers();

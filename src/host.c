@@ -12,10 +12,8 @@
  * chosen by the planner); without GPUs the data are already in RAM and the product
  * runs in core (small tiles in batches, as stargemm_pdgemm()).
  *
- * Tile size: STARGEMM_HOST_TILE elements a side when set; else 2048 with GPUs (the
- * size of the out-of-core runs of doc/performance.md, for the GPUs' kernels); else,
- * without GPUs, chosen from the CPU kernels measured on this machine
- * (codelets/calibrate.c) and the problem's size: host_tile_cpu() below.
+ * Tile size: STARGEMM_HOST_TILE elements a side when set; else the tile stargemm
+ * recommends for C's size on this process's workers (src/tile.c).
  */
 #include <errno.h>
 #include <math.h>
@@ -24,15 +22,6 @@
 #include <string.h>
 
 #include "internal.h"
-#include "../codelets/calibrate.h"
-
-#define HOST_TILE_GPU 2048
-/* Without measurements (STARGEMM_CALIBRATE=0, SimGrid builds): the tile whose products
- * are batched through the small kernels. */
-#define HOST_TILE_UNMEASURED 256
-/* Of the candidate tiles, the largest whose predicted rate is within this of the best:
- * fewer, larger tasks cost the runtime less than the prediction sees. */
-#define HOST_TILE_WITHIN 0.95
 
 /* BLAS's transposition characters, 0 if not one. */
 static char op_of(char t)
@@ -125,77 +114,6 @@ static int check_call(const struct host_call *h)
 				       "while they are read)", h->fn,
 				       overlap(h, h->C, h->m, h->n, h->ldc, h->A, arows, acols,
 					       h->lda) ? "A" : "B");
-	return 0;
-}
-
-/* One core's rate on tile products of side @p tile, as measured for the kernel they
- * will take: up to 256 a side the small products' choice (codelets/smallgemm.c, which
- * both the batches and the single tile tasks make), above that one BLAS call (the rate
- * measured at 512 a side: BLAS's rate is flat beyond, doc/performance.md). */
-static double tile_rate(const struct stargemm__calibration *cal,
-			const struct stargemm__element *t, int64_t tile, double _Complex alpha)
-{
-	int ti = stargemm__cal_type(t->letter);
-
-	if (tile > 256)
-		return cal->big[ti];
-	return cal->small[ti][stargemm__cal_class((int)tile, (int)tile, (int)tile)]
-			 [stargemm__small_choice(t, 'N', (int)tile, (int)tile, (int)tile, alpha, 0)];
-}
-
-/* The share of the workers' time a C of m x n in tiles of side @p tile keeps busy:
- * each C tile's chain of products runs on one worker, so that ntiles chains on
- * @p workers workers take ceil(ntiles / workers) rounds. */
-static double parallel_share(int64_t m, int64_t n, int64_t tile, int workers)
-{
-	int64_t ntiles = ((m + tile - 1) / tile) * ((n + tile - 1) / tile);
-	int64_t rounds = (ntiles + workers - 1) / workers;
-
-	return (double)ntiles / ((double)rounds * (double)workers);
-}
-
-/* The default tile without GPUs: of the sides 64 to 2048, the largest whose predicted
- * rate (one core's measured rate on its products, times the share of the workers its C
- * tiles keep busy) is within HOST_TILE_WITHIN of the best. */
-static int64_t host_tile_cpu(const struct stargemm__element *t, int64_t m, int64_t n,
-			     double _Complex alpha)
-{
-	static const int64_t candidates[] = { 64, 128, 256, 512, 1024, 2048 };
-	enum { NCAND = sizeof(candidates) / sizeof(candidates[0]) };
-	const struct stargemm__calibration *cal = stargemm__calibration();
-	int workers = stargemm_ncpu_workers() > 0 ? stargemm_ncpu_workers() : 1;
-	double predicted[NCAND], best = 0.0;
-	int64_t tile = HOST_TILE_UNMEASURED;
-
-	if (!cal->measured)
-		return HOST_TILE_UNMEASURED;
-	for (int i = 0; i < NCAND; i++) {
-		predicted[i] = tile_rate(cal, t, candidates[i], alpha) *
-			       parallel_share(m, n, candidates[i], workers);
-		if (predicted[i] > best)
-			best = predicted[i];
-	}
-	for (int i = 0; i < NCAND; i++)
-		if (predicted[i] >= HOST_TILE_WITHIN * best)
-			tile = candidates[i];
-	return tile;
-}
-
-int stargemm__host_tile(const struct stargemm__element *t, int64_t m, int64_t n,
-			double _Complex alpha, int64_t *nb)
-{
-	double value;
-	int ret = stargemm__setting(STARGEMM__HOST_TILE, &value);
-
-	if (ret)
-		return ret;
-	if (isnan(value))   /* unset */
-		value = stargemm_ncuda_workers() > 0 ? HOST_TILE_GPU
-						     : (double)host_tile_cpu(t, m, n, alpha);
-	if (value < 1 || value > 65536)
-		return stargemm__error(-EINVAL, "STARGEMM_HOST_TILE=%g: expected a tile side "
-				       "from 1 to 65536", value);
-	*nb = (int64_t)value;
 	return 0;
 }
 

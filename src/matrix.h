@@ -87,11 +87,15 @@ struct stargemm__block_axis {
 	int64_t ncuts;
 };
 /* The side of the tiles that in-place host arrays are cut into (src/host.c), for a
- * product of type @p t with a C of m x n and this @p alpha: the environment's
- * STARGEMM_HOST_TILE, else 2048 with GPUs, else chosen from the CPU kernels measured on
- * the machine and the problem's size; -EINVAL with a message for a bad setting. */
+ * product of type @p t with a C of m x n and this @p alpha on this process's workers:
+ * the environment's STARGEMM_HOST_TILE, else stargemm__tile_for(); -EINVAL with a
+ * message for a bad setting (src/tile.c). */
 int stargemm__host_tile(const struct stargemm__element *t, int64_t m, int64_t n,
 			double _Complex alpha, int64_t *nb);
+/* The tile side stargemm recommends for a product of type @p t with a C of m x n and
+ * this @p alpha whose C tiles are dealt over @p workers CPU workers (src/tile.c). */
+int64_t stargemm__tile_for(const struct stargemm__element *t, int64_t m, int64_t n,
+			   double _Complex alpha, int64_t workers);
 /* That submatrix (rows x cols) of elements of @p type on a P x Q grid whose process
  * (p, q) is rank grid[p Q + q] (@p grid NULL: p Q + q; else checked as a distribution's
  * map, src/distribution.c), whose local tiles are registered in place in the

@@ -165,6 +165,18 @@ size_t stargemm_type_size(stargemm_type type);
  *  grid's processes: struct stargemm_distribution). Opaque. */
 struct stargemm_matrix;
 
+/** The tile side stargemm recommends for a dense product of @p type whose C is m x n
+ *  (inner size k), with every rank's CPU workers sharing C's tiles: into @p *nb. It is
+ *  the side of the fastest tile products measured on this machine (the CPU kernels'
+ *  rates by tile side, measured once per machine and kept beside StarPU's performance
+ *  models), taking a larger side where it is within 5% of the best, and a smaller one
+ *  where too few C tiles would leave workers idle. 256 when nothing was measured
+ *  (STARGEMM_CALIBRATE=0); 2048 with GPUs. The host calls (stargemm_dgemm() and its
+ *  kin) and the ScaLAPACK drop-in cut their arrays by it (per process). Returns 0, or
+ *  -EINVAL before stargemm_init(), for a type not of the four, a size < 0 or a NULL
+ *  @p nb. Local. */
+int stargemm_tile_recommend(stargemm_type type, int64_t m, int64_t n, int64_t k, int64_t *nb);
+
 /** Create an M x N matrix of double, tiles of mb x nb (the last tile row and column
  *  may be smaller), on a P x Q grid (P * Q must equal the number of processes).
  *  Storage for the local tiles is allocated (pinned when GPUs are present) — unless

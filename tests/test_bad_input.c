@@ -77,6 +77,7 @@ static void before_init(void)
 	struct stargemm_matrix *X = NULL;
 	struct stargemm_transfer_stats st;
 	double x = 1.0;
+	int64_t nb;
 
 	expect(stargemm_matrix_create(&X, 10, 10, 4, 4, 1, 1), -EINVAL, "stargemm_init",
 	       "creating a matrix before stargemm_init is refused");
@@ -91,6 +92,8 @@ static void before_init(void)
 	       "stargemm_init", "the host call before stargemm_init is refused");
 	expect(stargemm_wait(), -EINVAL, "not initialised",
 	       "stargemm_wait before stargemm_init is refused");
+	expect(stargemm_tile_recommend(STARGEMM_D, 10, 10, 10, &nb), -EINVAL, "stargemm_init",
+	       "the recommended tile before stargemm_init is refused");
 	expect(stargemm_transfers_get(&st), -EINVAL, "stargemm_init", "the counters before stargemm_init "
 	       "are refused");
 	stargemm_matrix_destroy(NULL);

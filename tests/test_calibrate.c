@@ -120,7 +120,8 @@ static void test_choice(void)
 		for (int si = 0; si < STARGEMM__CAL_SIDES; si++)
 			for (int k = 0; k < STARGEMM__SMALL_NKERNELS; k++)
 				cal.small[ti][si][k] = 1 + 50 * uniform();
-		cal.big[ti] = 40;
+		for (int bi = 0; bi < STARGEMM__CAL_BIG; bi++)
+			cal.big[ti][bi] = 40;
 	}
 	stargemm__calibration_set(&cal);
 	for (int ti = 0; ti < 4; ti++) {
@@ -171,7 +172,9 @@ static void valid_text(char *buf, size_t size, const char *id)
 		for (int si = 0; si < STARGEMM__CAL_SIDES; si++)
 			used += (size_t)snprintf(buf + used, size - used, "small %c %d 1.5 %s 3\n",
 						 "sdcz"[ti], 4 << si, ti >= 2 ? "0" : "2.25");
-		used += (size_t)snprintf(buf + used, size - used, "big %c 512 41\n", "sdcz"[ti]);
+		for (int bi = 0; bi < STARGEMM__CAL_BIG; bi++)
+			used += (size_t)snprintf(buf + used, size - used, "big %c %d %d\n",
+						 "sdcz"[ti], STARGEMM__CAL_BIG_SIDE(bi), 41 + bi);
 	}
 }
 
@@ -202,8 +205,9 @@ static void test_parse(void)
 		{ "small d 16 1.5", "small d 16 nan", "a NaN rate" },
 		{ "small d 16 1.5 2.25 3", "small d 16 1.5 2.25 0", "a BLAS rate of 0" },
 		{ "small d 16 1.5 2.25 3\n", "", "a missing side" },
-		{ "big z 512 41\n", "", "a missing large side" },
-		{ "big z 512", "big z 256", "a large side other than 512" },
+		{ "big z 1024 42\n", "", "a missing large side" },
+		{ "big z 512", "big z 256", "a large side other than 512, 1024, 2048" },
+		{ "big z 512 41", "big z 512 0", "side 512 not measured" },
 		{ "test identity; cpu X", "test identity; cpu Y", "another identity" },
 		{ "identity test identity; cpu X\n", "", "no identity line" },
 		{ "small s 4", "smal s 4", "an unknown keyword" },
@@ -211,7 +215,8 @@ static void test_parse(void)
 
 	valid_text(text, sizeof(text), id);
 	ok(stargemm__calibration_parse(text, id, &cal, why, sizeof(why)) == 0 && cal.measured &&
-	   cal.small[1][2][STARGEMM__SMALL_XSMM] == 2.25 && cal.big[3] == 41 &&
+	   cal.small[1][2][STARGEMM__SMALL_XSMM] == 2.25 && cal.big[3][0] == 41 &&
+	   cal.big[3][2] == 43 &&
 	   cal.small[3][0][STARGEMM__SMALL_XSMM] == 0,
 	   "parse: a valid file");
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
@@ -277,7 +282,8 @@ static int same_rates(const struct stargemm__calibration *x, const struct starge
 	int same = x->measured == y->measured;
 
 	for (int ti = 0; ti < STARGEMM__CAL_TYPES; ti++) {
-		same = same && fabs(x->big[ti] - y->big[ti]) <= 6e-4;
+		for (int bi = 0; bi < STARGEMM__CAL_BIG; bi++)
+			same = same && fabs(x->big[ti][bi] - y->big[ti][bi]) <= 6e-4;
 		for (int si = 0; si < STARGEMM__CAL_SIDES; si++)
 			for (int k = 0; k < STARGEMM__SMALL_NKERNELS; k++)
 				same = same && fabs(x->small[ti][si][k] - y->small[ti][si][k]) <= 6e-4;
@@ -315,7 +321,7 @@ static void test_file(void)
 	calibrate_capturing(dir, msg, sizeof(msg));
 	first = *stargemm__calibration();
 	for (int ti = 0; ti < STARGEMM__CAL_TYPES; ti++) {
-		blas_positive = blas_positive && first.big[ti] > 0;
+		blas_positive = blas_positive && first.big[ti][0] > 0;   /* 512: always */
 		for (int si = 0; si < STARGEMM__CAL_SIDES; si++)
 			blas_positive = blas_positive &&
 					first.small[ti][si][STARGEMM__SMALL_BLAS] > 0;
@@ -326,7 +332,9 @@ static void test_file(void)
 	for (int si = 0; si < STARGEMM__CAL_SIDES; si++)
 		printf("# d side %3d: one %6.2f xsmm %6.2f blas %6.2f GFLOP/s\n", 4 << si,
 		       first.small[1][si][0], first.small[1][si][1], first.small[1][si][2]);
-	printf("# d side 512: blas %6.2f GFLOP/s\n", first.big[1]);
+	for (int bi = 0; bi < STARGEMM__CAL_BIG; bi++)
+		printf("# d side %d: blas %6.2f GFLOP/s\n", STARGEMM__CAL_BIG_SIDE(bi),
+		       first.big[1][bi]);
 
 	calibrate_capturing(dir, msg, sizeof(msg));
 	ok(msg[0] == '\0' && same_rates(stargemm__calibration(), &first),
@@ -391,11 +399,40 @@ static void test_isa_limit(void)
 	ok(stargemm__small_isa() == widest, "STARGEMM_KERNEL_ISA unset: the CPU's widest");
 }
 
+/* The BLAS rate by tile side: the small table's up to 256, the large sides' measured
+ * rates at 512, 1024, 2048, interpolated in log(side) between, flat beyond. */
+static void test_blas_rate(void)
+{
+	struct stargemm__calibration cal;
+	int d = stargemm__cal_type('d');
+
+	memset(&cal, 0, sizeof(cal));
+	cal.measured = 1;
+	for (int si = 0; si < STARGEMM__CAL_SIDES; si++)
+		cal.small[d][si][STARGEMM__SMALL_BLAS] = si + 1;   /* 256: 7 */
+	cal.big[d][0] = 40;
+	cal.big[d][1] = 60;
+	cal.big[d][2] = 80;
+	ok(stargemm__cal_blas_rate(&cal, d, 128) == 6 && stargemm__cal_blas_rate(&cal, d, 256) == 7,
+	   "blas rate: the small table's up to 256");
+	ok(stargemm__cal_blas_rate(&cal, d, 512) == 40 &&
+	   stargemm__cal_blas_rate(&cal, d, 1024) == 60 &&
+	   stargemm__cal_blas_rate(&cal, d, 2048) == 80, "blas rate: the measured large sides");
+	ok(fabs(stargemm__cal_blas_rate(&cal, d, 1024 * sqrt(2.0)) - 70) < 1e-9 &&
+	   fabs(stargemm__cal_blas_rate(&cal, d, 256 * sqrt(2.0)) - 23.5) < 1e-9,
+	   "blas rate: halfway in log(side) between measured sides, halfway in rate");
+	ok(stargemm__cal_blas_rate(&cal, d, 8192) == 80, "blas rate: flat beyond 2048");
+	cal.big[d][2] = 0;
+	ok(stargemm__cal_blas_rate(&cal, d, 2048) == 60 && stargemm__cal_blas_rate(&cal, d, 4096) == 60,
+	   "blas rate: a side not measured (0) takes the largest measured side's");
+}
+
 int main(void)
 {
 	test_pick();
 	test_classes();
 	test_choice();
+	test_blas_rate();
 	test_parse();
 	test_file();
 	test_isa_limit();

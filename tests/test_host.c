@@ -206,7 +206,8 @@ static int default_tiles(void)
 		for (int si = 0; si < STARGEMM__CAL_SIDES; si++)
 			for (int k = 0; k < STARGEMM__SMALL_NKERNELS; k++)
 				small.small[ti][si][k] = 10.0;
-		small.big[ti] = 50.0;
+		for (int bi = 0; bi < STARGEMM__CAL_BIG; bi++)
+			small.big[ti][bi] = 50.0;
 	}
 	big = small;
 	for (int k = 0; k < STARGEMM__SMALL_NKERNELS; k++)
@@ -217,7 +218,21 @@ static int default_tiles(void)
 			 "default tile: 512 to 2048 where BLAS at 512 measures five times them");
 	good &= said(workers < 2 || tile_under(&big, 2048) < 2048,
 			 "default tile: not one C tile for several workers");
+	for (int bi = 0; bi < STARGEMM__CAL_BIG; bi++)
+		big.big[d][bi] = 50.0 + 15.0 * bi;   /* 512: 50, 1024: 65, 2048: 80 */
+	good &= said(tile_under(&big, 16384) == 2048,
+		     "default tile: 2048 where BLAS measures 1.6 times its rate at 512 there");
 	good &= said(tile_under(NULL, 6144) == 256, "default tile: 256 with nothing measured");
+	good &= said(stargemm_tile_recommend(STARGEMM_D, 6144, 6144, 6144, &t) == 0 && t == 256,
+		     "recommended tile: the host call's without measurements (one rank)");
+	good &= said(stargemm_tile_recommend((stargemm_type)'q', 1, 1, 1, &t) == -EINVAL &&
+		     strstr(stargemm_last_error(), "not one of"),
+		     "recommended tile: a type not of the four is refused");
+	good &= said(stargemm_tile_recommend(STARGEMM_D, 10, -1, 10, &t) == -EINVAL &&
+		     strstr(stargemm_last_error(), "n = -1 must be >= 0"),
+		     "recommended tile: a negative size is refused");
+	good &= said(stargemm_tile_recommend(STARGEMM_D, 10, 10, 10, NULL) == -EINVAL,
+		     "recommended tile: a NULL nb is refused");
 	setenv("STARGEMM_HOST_TILE", "333", 1);
 	good &= said(tile_under(&small, 6144) == 333, "default tile: STARGEMM_HOST_TILE first");
 	if (env)
