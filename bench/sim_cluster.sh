@@ -19,7 +19,8 @@
 #   sparse an irregular block-sparse product (stargemm_bsgemm: tiles of 512 to 2048,
 #          densities 0.3, C the symbolic product) on 2 x 2 at 30,000 (and 4 x 4 at
 #          40,000 and 60,000 with --large: about 20 GiB of this machine's memory, one
-#          at a time; 60,000 stops on a deadlock, doc/out-of-core.md), out of core, B's and C's columns 2D block-cyclic against dealt
+#          at a time; with STARGEMM_HOST_POOL=0 the balanced 60,000 stops on a deadlock,
+#          doc/out-of-core.md), out of core, B's and C's columns 2D block-cyclic against dealt
 #          by flops (--dist balanced, paper 000 3.2.1): time, the largest rank's flops
 #          over the mean, per-GPU efficiency, rank 0's kept host buffers
 #   --out DIR   where the CSV files go (default sim-cluster.out)

@@ -287,11 +287,12 @@ static const void *opa_copy(const struct batch_args *x, struct opa_copies *t,
 /* Tiles of at most this many bytes are prefetched by the product before theirs: the
  * product of tiles this small takes less time than fetching its tiles from the outer
  * caches, which the hardware does not prefetch across products: tiles of 5 to 16 ran
- * faster with it (doc/performance.md, "Prefetching the next product's tiles"). Tiles of
- * 23 and more in double take long enough for the hardware prefetcher; prefetched with a
- * limit of 16 KiB, tiles of 23 ran as fast or slower (doc/design.md, Decisions,
- * "Prefetch of the next product's tiles up to 4 KiB"). */
-#define PREFETCH_MAX 4096
+ * faster with it (doc/performance.md, "Prefetching the next product's tiles"), 2 KiB
+ * for 16 in d. Larger ones take long enough for the hardware prefetcher: prefetched
+ * with a limit of 16 KiB, tiles of 23 ran as fast or slower, and with a limit of 4 KiB
+ * d tiles of 13 to 27 ran slower on a Xeon (doc/design.md, Decisions, "Prefetch of the
+ * next product's tiles up to 2 KiB"). */
+#define PREFETCH_MAX 2048
 
 /* Ask for the cache lines of a tile of @p rows x @p cols elements of @p es bytes,
  * leading dimension @p ld, unless it is larger than PREFETCH_MAX bytes. Inlined: GCC
