@@ -170,8 +170,9 @@ struct stargemm_matrix;
  *  the side of the fastest tile products measured on this machine (the CPU kernels'
  *  rates by tile side, measured once per machine and kept beside StarPU's performance
  *  models), taking a larger side where it is within 5% of the best, and a smaller one
- *  where too few C tiles would leave workers idle. 256 when nothing was measured
- *  (STARGEMM_CALIBRATE=0); 2048 with GPUs. The host calls (stargemm_dgemm() and its
+ *  where too few C tiles would leave workers idle; k does not change it on CPUs (each
+ *  C tile's chain of updates is one worker's, however long). 256 when nothing was
+ *  measured (STARGEMM_CALIBRATE=0); 2048 with GPUs. The host calls (stargemm_dgemm() and its
  *  kin) and the ScaLAPACK drop-in cut their arrays by it (per process). Returns 0, or
  *  -EINVAL before stargemm_init(), for a type not of the four, a size < 0 or a NULL
  *  @p nb. Local. */
