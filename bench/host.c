@@ -3,7 +3,7 @@
  * --prec; src/host.c), the BLAS-like call on one process's host arrays, on the same problem and seeds as --impl blas, so that
  * bench/compare.sh can put it beside one OpenBLAS dgemm call (and, on a GPU node,
  * beside --impl cublasxt on the same host arrays). Its tile size is its own
- * (STARGEMM_HOST_TILE, or the library's default), not --nb.
+ * (STARGEMM_HOST_TILE, or stargemm_tile_recommend()'s), not --nb; the CSV row shows it.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -34,8 +34,9 @@ static int host_gemm(const struct bench_opts *o, const void *alpha, const void *
 	}
 }
 
-int bench_run_host(const struct bench_opts *o)
+int bench_run_host(const struct bench_opts *given)
 {
+	struct bench_opts shown = *given, *o = &shown;   /* the row shows the call's tile */
 	struct stargemm_config cfg;
 	int ta = o->transA != 'N', tb = o->transB != 'N', failed = 0;
 	int64_t am = ta ? o->k : o->m, an = ta ? o->m : o->k;
@@ -62,6 +63,10 @@ int bench_run_host(const struct bench_opts *o)
 	}
 	bench_scalar(o->prec, o->alpha, alpha);
 	bench_scalar(o->prec, o->beta, beta);
+	if (getenv("STARGEMM_HOST_TILE"))
+		shown.nb = atoll(getenv("STARGEMM_HOST_TILE"));
+	else if (stargemm_tile_recommend(o->prec, o->m, o->n, o->k, &shown.nb))
+		shown.nb = 0;
 	for (int it = -o->warmup; it < o->niter && !failed; it++) {
 		double t, residual = -1.0;
 
