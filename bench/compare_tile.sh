@@ -11,13 +11,14 @@
 # Usage: compare_tile.sh [--rounds R] [--sizes "N..."] [--tiles "NB..."] [--niter I]
 #          [--prec P]
 #   defaults: 2 rounds, sizes 4096 8192, tiles 512, 2 timed products (1 warm-up) a run
-# Environment: STARGEMM_BENCH (default build/bench/stargemm_pdgemm), MPIEXEC.
+# Environment: STARGEMM_BENCH (default: beside this script, else build/bench/), MPIEXEC.
 # On a CPU this OpenBLAS does not know, export OPENBLAS_CORETYPE first (the calibration
 # says which: doc/performance.md, "The BLAS's kernels").
 set -euo pipefail
 
-top=$(cd "$(dirname "$0")/.." && pwd)
-bench=${STARGEMM_BENCH:-$top/build/bench/stargemm_pdgemm}
+here=$(cd "$(dirname "$0")" && pwd)
+bench=${STARGEMM_BENCH:-$here/stargemm_pdgemm}
+[ -x "$bench" ] || [ -n "${STARGEMM_BENCH:-}" ] || bench=$here/../build/bench/stargemm_pdgemm
 mpiexec=${MPIEXEC:-$(command -v mpiexec.mpich || command -v mpiexec || true)}
 rounds=2 sizes="4096 8192" tiles=512 niter=2 prec=d
 die() { echo "compare_tile.sh: $*" >&2; exit 2; }
@@ -32,6 +33,10 @@ while [ $# -gt 0 ]; do
 	*) die "unknown option '$1' (see --help)" ;;
 	esac
 done
+for v in "$rounds" "$niter" $sizes $tiles; do
+	[[ $v =~ ^[1-9][0-9]*$ ]] || die "--rounds, --niter, --sizes and --tiles want integers >= 1, got '$v'"
+done
+[ -n "$sizes" ] || die "--sizes wants at least one N"
 [ -x "$bench" ] || die "no benchmark at $bench (set STARGEMM_BENCH)"
 [ -n "$mpiexec" ] || die "no mpiexec"
 cores=$(nproc)

@@ -21,17 +21,9 @@
 #include <string.h>
 
 #include "arena.h"
+#include "tap.h"
 
-static int ntests, nfailed;
 
-static void ok(int cond, const char *name, const char *detail)
-{
-	ntests++;
-	nfailed += !cond;
-	printf("%s %d - %s\n", cond ? "ok" : "not ok", ntests, name);
-	if (detail && *detail)
-		printf("#   %s\n", detail);
-}
 
 static void describe(const struct stargemm__arena *a, char *buf, size_t len)
 {
@@ -68,17 +60,17 @@ static void exact_fill(void)
 	int ret = stargemm__arena_init(&a, 4096 + 100, 256), fits = 1;
 	char buf[256];
 
-	ok(ret == 0 && a.capacity == 4096 && stargemm__arena_largest(&a) == 4096,
+	tap_ok_detail(ret == 0 && a.capacity == 4096 && stargemm__arena_largest(&a) == 4096,
 	   "capacity rounded down to the alignment", "");
 	for (int i = 0; i < 4; i++)
 		fits &= stargemm__arena_alloc(&a, 1000, &off[i]) == 0 && off[i] % 256 == 0;
 	describe(&a, buf, sizeof(buf));
-	ok(fits && a.used == 4096 && a.nfree == 0 && consistent(&a),
+	tap_ok_detail(fits && a.used == 4096 && a.nfree == 0 && consistent(&a),
 	   "four blocks of 1000 bytes (1024 each) fill 4096 bytes exactly", buf);
 	ret = stargemm__arena_alloc(&a, 1, &extra);
-	ok(ret == -ENOMEM && a.used == 4096 && consistent(&a), "a full arena refuses a byte",
+	tap_ok_detail(ret == -ENOMEM && a.used == 4096 && consistent(&a), "a full arena refuses a byte",
 	   buf);
-	ok(off[0] == 0 && off[1] == 1024 && off[2] == 2048 && off[3] == 3072,
+	tap_ok_detail(off[0] == 0 && off[1] == 1024 && off[2] == 2048 && off[3] == 3072,
 	   "blocks placed one after the other from offset 0", "");
 	stargemm__arena_destroy(&a);
 }
@@ -89,16 +81,16 @@ static void rounding(void)
 	size_t o1, o2, o3;
 
 	stargemm__arena_init(&a, 1 << 20, 256);
-	ok(stargemm__arena_alloc(&a, 1, &o1) == 0 && stargemm__arena_alloc(&a, 0, &o2) == 0 &&
+	tap_ok_detail(stargemm__arena_alloc(&a, 1, &o1) == 0 && stargemm__arena_alloc(&a, 0, &o2) == 0 &&
 	   stargemm__arena_alloc(&a, 257, &o3) == 0 && o1 == 0 && o2 == 256 && o3 == 512 &&
 	   a.used == 1024,
 	   "sizes 1, 0 and 257 take 256, 256 and 512 bytes", "");
-	ok(stargemm__arena_init(&a, 1024, 3) == -EINVAL &&
+	tap_ok_detail(stargemm__arena_init(&a, 1024, 3) == -EINVAL &&
 	   stargemm__arena_init(&a, 1024, 0) == -EINVAL,
 	   "an alignment that is not a power of two is refused", "");
 	stargemm__arena_destroy(&a);
 	stargemm__arena_init(&a, 100, 256);
-	ok(a.capacity == 0 && stargemm__arena_alloc(&a, 1, &o1) == -ENOMEM,
+	tap_ok_detail(a.capacity == 0 && stargemm__arena_alloc(&a, 1, &o1) == -ENOMEM,
 	   "an arena smaller than the alignment holds nothing", "");
 	stargemm__arena_destroy(&a);
 }
@@ -115,10 +107,10 @@ static void fragmentation(void)
 	stargemm__arena_free(&a, off[0], 1024);
 	stargemm__arena_free(&a, off[2], 1024);
 	describe(&a, buf, sizeof(buf));
-	ok(a.capacity - a.used == 2048 && stargemm__arena_largest(&a) == 1024 &&
+	tap_ok_detail(a.capacity - a.used == 2048 && stargemm__arena_largest(&a) == 1024 &&
 	   stargemm__arena_alloc(&a, 2048, &big) == -ENOMEM && consistent(&a),
 	   "2048 bytes free in two ranges of 1024: a block of 2048 is refused", buf);
-	ok(stargemm__arena_alloc(&a, 1024, &small) == 0 && small == off[0] &&
+	tap_ok_detail(stargemm__arena_alloc(&a, 1024, &small) == 0 && small == off[0] &&
 	   stargemm__arena_alloc(&a, 1024, &small) == 0 && small == off[2] && a.nfree == 0,
 	   "blocks of 1024 fill the two holes", buf);
 	stargemm__arena_destroy(&a);
@@ -148,11 +140,11 @@ static void coalescing(void)
 			 outside_in[5] = { 0, 4, 1, 3, 2 }, middle_out[5] = { 2, 1, 3, 0, 4 },
 			 alternate[5] = { 1, 3, 0, 2, 4 };
 
-	ok(coalesces(forward, 5), "frees in address order merge into one range", "");
-	ok(coalesces(backward, 5), "frees in reverse order merge into one range", "");
-	ok(coalesces(outside_in, 5), "frees from both ends inwards merge into one range", "");
-	ok(coalesces(middle_out, 5), "frees from the middle outwards merge into one range", "");
-	ok(coalesces(alternate, 5), "a block freed between two free ranges joins them", "");
+	tap_ok_detail(coalesces(forward, 5), "frees in address order merge into one range", "");
+	tap_ok_detail(coalesces(backward, 5), "frees in reverse order merge into one range", "");
+	tap_ok_detail(coalesces(outside_in, 5), "frees from both ends inwards merge into one range", "");
+	tap_ok_detail(coalesces(middle_out, 5), "frees from the middle outwards merge into one range", "");
+	tap_ok_detail(coalesces(alternate, 5), "a block freed between two free ranges joins them", "");
 }
 
 static void best_fit(void)
@@ -170,9 +162,9 @@ static void best_fit(void)
 	stargemm__arena_free(&a, off[0], 3 * 256);
 	stargemm__arena_free(&a, off[4], 256);
 	describe(&a, buf, sizeof(buf));
-	ok(stargemm__arena_alloc(&a, 200, &got) == 0 && got == off[4],
+	tap_ok_detail(stargemm__arena_alloc(&a, 200, &got) == 0 && got == off[4],
 	   "a small block goes to the smallest hole that holds it", buf);
-	ok(stargemm__arena_alloc(&a, 3 * 256, &got) == 0 && got == off[0] && a.nfree == 0,
+	tap_ok_detail(stargemm__arena_alloc(&a, 3 * 256, &got) == 0 && got == off[0] && a.nfree == 0,
 	   "the large hole stays whole for a large block", buf);
 	stargemm__arena_destroy(&a);
 }
@@ -190,19 +182,19 @@ static void refusals(void)
 	stargemm__arena_free(&a, off[1], 1024);
 	before = a;
 	describe(&a, buf, sizeof(buf));
-	ok(stargemm__arena_free(&a, off[1], 1024) == -EINVAL, "a block freed twice is refused",
+	tap_ok_detail(stargemm__arena_free(&a, off[1], 1024) == -EINVAL, "a block freed twice is refused",
 	   buf);
-	ok(stargemm__arena_free(&a, off[0], 2048) == -EINVAL,
+	tap_ok_detail(stargemm__arena_free(&a, off[0], 2048) == -EINVAL,
 	   "a free that runs into a free range is refused", buf);
-	ok(stargemm__arena_free(&a, off[0] + 8, 256) == -EINVAL &&
+	tap_ok_detail(stargemm__arena_free(&a, off[0] + 8, 256) == -EINVAL &&
 	   stargemm__arena_free(&a, 3 * 1024, 256) == -EINVAL &&
 	   stargemm__arena_free(&a, off[2], 4096) == -EINVAL,
 	   "misaligned and out-of-range frees are refused", buf);
-	ok(stargemm__arena_alloc(&a, 2048, &got) == -ENOMEM, "a block larger than any hole "
+	tap_ok_detail(stargemm__arena_alloc(&a, 2048, &got) == -ENOMEM, "a block larger than any hole "
 	   "is refused", buf);
 	same = a.used == before.used && a.nblocks == before.nblocks && a.nfree == 1 &&
 	       a.free[0].off == off[1] && a.free[0].len == 1024;
-	ok(same && consistent(&a), "refusals leave the arena unchanged", buf);
+	tap_ok_detail(same && consistent(&a), "refusals leave the arena unchanged", buf);
 	stargemm__arena_destroy(&a);
 }
 
@@ -302,11 +294,11 @@ static void random_operations(void)
 	}
 	snprintf(buf, sizeof(buf), "%d steps, %d allocations refused (%d of them for fragmentation), "
 		 "%lld blocks live at the end", steps, refused, fragmented, (long long)m.a.nblocks);
-	ok(good, "20000 random allocations and frees agree with a model of the bytes", buf);
+	tap_ok_detail(good, "20000 random allocations and frees agree with a model of the bytes", buf);
 	for (int s = 0; s < SLOTS && good; s++)
 		if (m.size[s])
 			good = random_free(&m, s);
-	ok(good && m.a.nfree == 1 && m.a.free[0].len == m.a.capacity && m.a.used == 0,
+	tap_ok_detail(good && m.a.nfree == 1 && m.a.free[0].len == m.a.capacity && m.a.used == 0,
 	   "freeing every live block leaves one range of the whole arena", "");
 	stargemm__arena_destroy(&m.a);
 }
@@ -320,6 +312,5 @@ int main(void)
 	best_fit();
 	refusals();
 	random_operations();
-	printf("1..%d\n", ntests);
-	return 0;
+	return tap_done();
 }

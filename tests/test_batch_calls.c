@@ -20,17 +20,9 @@
 #include <stdlib.h>
 
 #include "internal.h"
+#include "tap.h"
 
-static int ntests, nfailed;
 
-static void ok(int cond, const char *name, const char *detail)
-{
-	ntests++;
-	nfailed += !cond;
-	printf("%s %d - %s\n", cond ? "ok" : "not ok", ntests, name);
-	if (!cond && detail && *detail)
-		printf("#   %s\n", detail);
-}
 
 struct result {
 	int64_t ncalls;
@@ -126,11 +118,11 @@ static void check(const char *name, const struct stargemm__batch_item *items, in
 	int ran = run(items, n, &r) == 0;
 
 	snprintf(label, sizeof(label), "%s: valid order", name);
-	ok(ran && valid(items, n, &r, why, sizeof(why)), label, ran ? why : "returned an error");
+	tap_ok_detail(ran && valid(items, n, &r, why, sizeof(why)), label, ran ? why : "returned an error");
 	if (want_calls >= 0) {
 		snprintf(label, sizeof(label), "%s: %lld calls", name, (long long)want_calls);
 		snprintf(why, sizeof(why), "got %lld", (long long)r.ncalls);
-		ok(ran && r.ncalls == want_calls, label, why);
+		tap_ok_detail(ran && r.ncalls == want_calls, label, why);
 	}
 	release(&r);
 }
@@ -200,6 +192,5 @@ int main(void)
 	for (unsigned seed = 1; seed <= 20; seed++)
 		random_batch(seed, 1 + (int64_t)(seed * 37 % 400), 1 + (int)(seed * 13 % 60));
 	random_batch(99, 5000, 7);   /* long chains on few tiles */
-	printf("1..%d\n", ntests);
-	return nfailed ? 1 : 0;
+	return tap_done();
 }

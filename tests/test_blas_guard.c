@@ -15,14 +15,9 @@
 
 #include "../codelets/codelets.h"
 #include "../src/process.h"
+#include "tap.h"
 
-static int ntests, failures;
 
-static void ok(int cond, const char *what)
-{
-	printf("%s %d - %s\n", cond ? "ok" : "not ok", ++ntests, what);
-	failures += !cond;
-}
 
 /* A matrix interface of @p nx x @p ny (StarPU's rows x columns) with leading
  * dimension @p ld, holding no data. */
@@ -69,30 +64,29 @@ int main(void)
 	struct starpu_matrix_interface huge = tile(300, 200, 3000000000u);
 	double x[4] = { 1, 2, 3, 4 }, y[4] = { 0 };
 
-	ok(guard(&a, &b, &c, 'N', 'N', 300, 100, 200, NULL),
+	tap_ok(guard(&a, &b, &c, 'N', 'N', 300, 100, 200, NULL),
 	   "a product BLAS takes (ld above the rows) passes and fails no task");
-	ok(guard(&at, &bt, &c, 'T', 'T', 300, 100, 200, NULL),
+	tap_ok(guard(&at, &bt, &c, 'T', 'T', 300, 100, 200, NULL),
 	   "the same with both operands transposed passes");
-	ok(guard(&low, &b, &c, 'N', 'N', 300, 100, 200,
+	tap_ok(guard(&low, &b, &c, 'N', 'N', 300, 100, 200,
 		 "tile A of 300 x 200 with leading dimension 299 is not a BLAS operand"),
 	   "a leading dimension below the rows fails the task, naming the tile");
-	ok(guard(&a, &b, &huge, 'N', 'N', 300, 100, 200,
+	tap_ok(guard(&a, &b, &huge, 'N', 'N', 300, 100, 200,
 		 "tile C of 300 x 200 with leading dimension 3000000000"),
 	   "a leading dimension beyond BLAS's int fails the task");
-	ok(guard(&a, &wide, &c, 'N', 'N', 300, 100, 200, "tile B of 300 x 3000000000"),
+	tap_ok(guard(&a, &wide, &c, 'N', 'N', 300, 100, 200, "tile B of 300 x 3000000000"),
 	   "a side beyond BLAS's int fails the task");
-	ok(guard(&a, &b, &c, 'N', 'N', 300, 100, 199, "do not make a product (op NN)"),
+	tap_ok(guard(&a, &b, &c, 'N', 'N', 300, 100, 199, "do not make a product (op NN)"),
 	   "an inner size that is not the tiles' fails the task");
-	ok(guard(&a, &b, &c, 'T', 'N', 300, 100, 200, "do not make a product (op TN)"),
+	tap_ok(guard(&a, &b, &c, 'T', 'N', 300, 100, 200, "do not make a product (op TN)"),
 	   "a transposition the tiles do not fit fails the task");
-	ok(guard(&a, &b, &c, 'N', 'N', 300, 100, 200, NULL),
+	tap_ok(guard(&a, &b, &c, 'N', 'N', 300, 100, 200, NULL),
 	   "the guard records nothing again after a refusal (the failures were taken)");
 	/* lda = 0: OpenBLAS calls xerbla_, which is stargemm's; on this thread (no
 	 * StarPU worker) it hands the call to the BLAS's, which prints and returns. */
 	cblas_dgemm(CblasColMajor, CblasNoTrans, CblasNoTrans, 2, 2, 2, 1.0, x, 0, x, 2, 0.0,
 		    y, 2);
-	ok(!stargemm__task_failures() && y[0] == 0.0,
+	tap_ok(!stargemm__task_failures() && y[0] == 0.0,
 	   "a program's own refused BLAS call fails no task and computes nothing");
-	printf("1..%d\n", ntests);
-	return failures != 0;
+	return tap_done();
 }

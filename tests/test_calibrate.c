@@ -35,15 +35,9 @@
 #include "config.h"
 #include "internal.h"
 #include "../codelets/calibrate.h"
+#include "tap.h"
 
-static int ntests, nfailed;
 
-static void ok(int cond, const char *name)
-{
-	ntests++;
-	nfailed += !cond;
-	printf("%s %d - %s\n", cond ? "ok" : "not ok", ntests, name);
-}
 
 static uint64_t rng = 0xca11b;
 
@@ -73,12 +67,12 @@ static void test_pick(void)
 			if ((can >> i & 1u) && rate[i] > rate[k])
 				good = 0;
 	}
-	ok(good, "pick: the kernel picked takes the product, none that takes it is faster");
+	tap_ok(good, "pick: the kernel picked takes the product, none that takes it is faster");
 }
 
 static void test_classes(void)
 {
-	ok(stargemm__cal_class(1, 1, 1) == 0 && stargemm__cal_class(4, 4, 4) == 0 &&
+	tap_ok(stargemm__cal_class(1, 1, 1) == 0 && stargemm__cal_class(4, 4, 4) == 0 &&
 	   stargemm__cal_class(8, 8, 8) == 1 && stargemm__cal_class(11, 11, 11) == 1 &&
 	   stargemm__cal_class(12, 12, 12) == 2 && stargemm__cal_class(256, 256, 256) == 6 &&
 	   stargemm__cal_class(4096, 4096, 4096) == 6 && stargemm__cal_class(64, 1, 1) == 0 &&
@@ -145,7 +139,7 @@ static void test_choice(void)
 					good = 0;
 		}
 	}
-	ok(good, "choice: every shape, type, alpha and tiling takes a kernel that takes it "
+	tap_ok(good, "choice: every shape, type, alpha and tiling takes a kernel that takes it "
 	   "and none measured faster in its class");
 	stargemm__calibration_set(NULL);
 	/* nothing measured: the built-in order */
@@ -160,7 +154,7 @@ static void test_choice(void)
 #endif
 	order = order && stargemm__small_choice(stargemm__element('d'), 'N', 300, 20, 20, 1.0,
 						0) == STARGEMM__SMALL_BLAS;
-	ok(order, "choice without measurements: the built-in order");
+	tap_ok(order, "choice without measurements: the built-in order");
 }
 
 /* A valid file's text for identity @p id into @p buf. */
@@ -214,7 +208,7 @@ static void test_parse(void)
 	};
 
 	valid_text(text, sizeof(text), id);
-	ok(stargemm__calibration_parse(text, id, &cal, why, sizeof(why)) == 0 && cal.measured &&
+	tap_ok(stargemm__calibration_parse(text, id, &cal, why, sizeof(why)) == 0 && cal.measured &&
 	   cal.small[1][2][STARGEMM__SMALL_XSMM] == 2.25 && cal.big[3][0] == 41 &&
 	   cal.big[3][2] == 43 &&
 	   cal.small[3][0][STARGEMM__SMALL_XSMM] == 0,
@@ -222,12 +216,12 @@ static void test_parse(void)
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
 		edited(bad, sizeof(bad), text, cases[i].from, cases[i].to);
 		why[0] = '\0';
-		ok(strcmp(bad, text) != 0 &&
+		tap_ok(strcmp(bad, text) != 0 &&
 		   stargemm__calibration_parse(bad, id, &cal, why, sizeof(why)) != 0 &&
 		   why[0] != '\0' && !cal.measured, cases[i].what);
 		printf("# %s: %s\n", cases[i].what, why);
 	}
-	ok(stargemm__calibration_parse("", id, &cal, why, sizeof(why)) != 0 &&
+	tap_ok(stargemm__calibration_parse("", id, &cal, why, sizeof(why)) != 0 &&
 	   stargemm__calibration_parse(NULL, id, &cal, why, sizeof(why)) != 0,
 	   "parse: an empty file is refused");
 }
@@ -308,12 +302,12 @@ static void test_file(void)
 	int blas_positive = 1;
 
 	if (!mkdtemp(dir)) {
-		ok(0, "file: a temporary directory");
+		tap_ok(0, "file: a temporary directory");
 		return;
 	}
 	setenv("STARPU_PERF_MODEL_DIR", dir, 1);
 	unsetenv("STARGEMM_CALIBRATE");
-	ok(stargemm__calibration_path(path, sizeof(path)) == 0 &&
+	tap_ok(stargemm__calibration_path(path, sizeof(path)) == 0 &&
 	   strncmp(path, dir, strlen(dir)) == 0 && strstr(path, "/stargemm/kernels."),
 	   "file: under STARPU_PERF_MODEL_DIR/stargemm/");
 	printf("# %s\n# identity %s\n", path, stargemm__calibration_identity());
@@ -326,7 +320,7 @@ static void test_file(void)
 			blas_positive = blas_positive &&
 					first.small[ti][si][STARGEMM__SMALL_BLAS] > 0;
 	}
-	ok(first.measured && blas_positive && file_valid(path) &&
+	tap_ok(first.measured && blas_positive && file_valid(path) &&
 	   strstr(msg, "measuring") && strstr(msg, "no file yet"),
 	   "file: a missing file is measured, with a message, and written");
 	for (int si = 0; si < STARGEMM__CAL_SIDES; si++)
@@ -337,32 +331,32 @@ static void test_file(void)
 		       first.big[1][bi]);
 
 	calibrate_capturing(dir, msg, sizeof(msg));
-	ok(msg[0] == '\0' && same_rates(stargemm__calibration(), &first),
+	tap_ok(msg[0] == '\0' && same_rates(stargemm__calibration(), &first),
 	   "file: a second call reads it, silently, the same rates (to the file's 0.001)");
 
 	write_text(path, "identity x\nsmall d 4 garbage\n");
 	calibrate_capturing(dir, msg, sizeof(msg));
-	ok(stargemm__calibration()->measured && file_valid(path) && strstr(msg, "measuring") &&
+	tap_ok(stargemm__calibration()->measured && file_valid(path) && strstr(msg, "measuring") &&
 	   strstr(msg, "made for another machine"),
 	   "file: another identity is measured again, with a message, and rewritten");
 
 	write_text(path, "\x01\x02 not a calibration\n");
 	calibrate_capturing(dir, msg, sizeof(msg));
-	ok(stargemm__calibration()->measured && file_valid(path) && strstr(msg, "measuring") &&
+	tap_ok(stargemm__calibration()->measured && file_valid(path) && strstr(msg, "measuring") &&
 	   strstr(msg, "does not parse"),
 	   "file: a corrupt file is measured again, with a message, and rewritten");
 
 	setenv("STARGEMM_CALIBRATE", "1", 1);
 	calibrate_capturing(dir, msg, sizeof(msg));
-	ok(stargemm__calibration()->measured && strstr(msg, "STARGEMM_CALIBRATE=1"),
+	tap_ok(stargemm__calibration()->measured && strstr(msg, "STARGEMM_CALIBRATE=1"),
 	   "file: STARGEMM_CALIBRATE=1 measures again");
 	setenv("STARGEMM_CALIBRATE", "0", 1);
 	calibrate_capturing(dir, msg, sizeof(msg));
-	ok(!stargemm__calibration()->measured && msg[0] == '\0',
+	tap_ok(!stargemm__calibration()->measured && msg[0] == '\0',
 	   "file: STARGEMM_CALIBRATE=0 measures nothing");
 	setenv("STARGEMM_CALIBRATE", "7", 1);
 	calibrate_capturing(dir, msg, sizeof(msg));
-	ok(stargemm__calibration()->measured && strstr(msg, "STARGEMM_CALIBRATE"),
+	tap_ok(stargemm__calibration()->measured && strstr(msg, "STARGEMM_CALIBRATE"),
 	   "file: STARGEMM_CALIBRATE=7 is refused with a message, the file read");
 	unsetenv("STARGEMM_CALIBRATE");
 
@@ -384,19 +378,19 @@ static void test_isa_limit(void)
 	setenv("STARGEMM_CALIBRATE", "0", 1);
 	setenv("STARGEMM_KERNEL_ISA", "none", 1);
 	stargemm__small_init();
-	ok(stargemm__small_isa() == STARGEMM__ISA_NONE && !stargemm__dgemm_any_usable(),
+	tap_ok(stargemm__small_isa() == STARGEMM__ISA_NONE && !stargemm__dgemm_any_usable(),
 	   "STARGEMM_KERNEL_ISA=none: no small kernel");
 	setenv("STARGEMM_KERNEL_ISA", "avx2", 1);
 	stargemm__small_init();
-	ok(stargemm__small_isa() == (widest < STARGEMM__ISA_AVX2 ? widest : STARGEMM__ISA_AVX2),
+	tap_ok(stargemm__small_isa() == (widest < STARGEMM__ISA_AVX2 ? widest : STARGEMM__ISA_AVX2),
 	   "STARGEMM_KERNEL_ISA=avx2: AVX2 + FMA where the CPU has it");
 	setenv("STARGEMM_KERNEL_ISA", "sse", 1);
 	stargemm__small_init();
-	ok(stargemm__small_isa() == widest, "STARGEMM_KERNEL_ISA=sse: refused, the widest");
+	tap_ok(stargemm__small_isa() == widest, "STARGEMM_KERNEL_ISA=sse: refused, the widest");
 	unsetenv("STARGEMM_KERNEL_ISA");
 	stargemm__small_init();
 	unsetenv("STARGEMM_CALIBRATE");
-	ok(stargemm__small_isa() == widest, "STARGEMM_KERNEL_ISA unset: the CPU's widest");
+	tap_ok(stargemm__small_isa() == widest, "STARGEMM_KERNEL_ISA unset: the CPU's widest");
 }
 
 /* The BLAS rate by tile side: the small table's up to 256, the large sides' measured
@@ -413,17 +407,17 @@ static void test_blas_rate(void)
 	cal.big[d][0] = 40;
 	cal.big[d][1] = 60;
 	cal.big[d][2] = 80;
-	ok(stargemm__cal_blas_rate(&cal, d, 128) == 6 && stargemm__cal_blas_rate(&cal, d, 256) == 7,
+	tap_ok(stargemm__cal_blas_rate(&cal, d, 128) == 6 && stargemm__cal_blas_rate(&cal, d, 256) == 7,
 	   "blas rate: the small table's up to 256");
-	ok(stargemm__cal_blas_rate(&cal, d, 512) == 40 &&
+	tap_ok(stargemm__cal_blas_rate(&cal, d, 512) == 40 &&
 	   stargemm__cal_blas_rate(&cal, d, 1024) == 60 &&
 	   stargemm__cal_blas_rate(&cal, d, 2048) == 80, "blas rate: the measured large sides");
-	ok(fabs(stargemm__cal_blas_rate(&cal, d, 1024 * sqrt(2.0)) - 70) < 1e-9 &&
+	tap_ok(fabs(stargemm__cal_blas_rate(&cal, d, 1024 * sqrt(2.0)) - 70) < 1e-9 &&
 	   fabs(stargemm__cal_blas_rate(&cal, d, 256 * sqrt(2.0)) - 23.5) < 1e-9,
 	   "blas rate: halfway in log(side) between measured sides, halfway in rate");
-	ok(stargemm__cal_blas_rate(&cal, d, 8192) == 80, "blas rate: flat beyond 2048");
+	tap_ok(stargemm__cal_blas_rate(&cal, d, 8192) == 80, "blas rate: flat beyond 2048");
 	cal.big[d][2] = 0;
-	ok(stargemm__cal_blas_rate(&cal, d, 2048) == 60 && stargemm__cal_blas_rate(&cal, d, 4096) == 60,
+	tap_ok(stargemm__cal_blas_rate(&cal, d, 2048) == 60 && stargemm__cal_blas_rate(&cal, d, 4096) == 60,
 	   "blas rate: a side not measured (0) takes the largest measured side's");
 }
 
@@ -436,6 +430,5 @@ int main(void)
 	test_parse();
 	test_file();
 	test_isa_limit();
-	printf("1..%d\n", ntests);
-	return nfailed != 0;
+	return tap_done();
 }

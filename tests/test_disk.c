@@ -20,15 +20,9 @@
 #include <unistd.h>
 
 #include "internal.h"
+#include "tap.h"
 
-static int ntests, nfailed;
 
-static void ok(int cond, const char *name)
-{
-	ntests++;
-	nfailed += !cond;
-	printf("%s %d - %s\n", cond ? "ok" : "not ok", ntests, name);
-}
 
 /* Entries of @p dir other than . and .. */
 static int entries(const char *dir)
@@ -63,15 +57,15 @@ int main(void)
 		printf("1..0 # SKIP no temporary directory\n");
 		return 0;
 	}
-	ok(ops->plug("/nonexistent/stargemm", NODE) == NULL,
+	tap_ok(ops->plug("/nonexistent/stargemm", NODE) == NULL,
 	   "plugging in a directory that does not exist fails");
 	base = ops->plug(dir, NODE);
-	ok(base != NULL && entries(dir) == 0, "plugged: one file, already unlinked");
+	tap_ok(base != NULL && entries(dir) == 0, "plugged: one file, already unlinked");
 	if (!base)
 		return 1;
 	for (int i = 0; i < NOBJ; i++)
 		all &= (obj[i] = ops->alloc(base, OBJ)) != NULL;
-	ok(all, "10 objects of 100,000 bytes in 1 MiB");
+	tap_ok(all, "10 objects of 100,000 bytes in 1 MiB");
 	for (int i = 0; i < NOBJ && all; i++) {
 		fill(buf, OBJ, (unsigned)i);
 		ops->write(base, obj[i], buf, 0, OBJ);
@@ -82,33 +76,32 @@ int main(void)
 		same &= ops->read(base, obj[i], back, 1234, 5000) == 5000 &&
 			!memcmp(buf + 1234, back, 5000);
 	}
-	ok(all && same, "each object reads back what was written to it, whole and in part");
+	tap_ok(all && same, "each object reads back what was written to it, whole and in part");
 	extra = ops->alloc(base, OBJ);
-	ok(extra == NULL, "an 11th object is refused: the node is full");
+	tap_ok(extra == NULL, "an 11th object is refused: the node is full");
 	if (extra)
 		(ops->free)(base, extra, OBJ);
 	(ops->free)(base, obj[3], OBJ);
 	obj[3] = ops->alloc(base, OBJ);
-	ok(obj[3] != NULL, "a freed range is given out again");
+	tap_ok(obj[3] != NULL, "a freed range is given out again");
 	fill(buf, 2000, 99);
-	ok(ops->full_write(base, obj[3], buf, 2000) == 0 &&
+	tap_ok(ops->full_write(base, obj[3], buf, 2000) == 0 &&
 	   ops->read(base, obj[3], back, 0, 2000) == 2000 && !memcmp(buf, back, 2000),
 	   "a full write of another size moves the object");
 	fill(buf, OBJ, 5);
-	ok(ops->read(base, obj[5], back, 0, OBJ) == OBJ && !memcmp(buf, back, OBJ),
+	tap_ok(ops->read(base, obj[5], back, 0, OBJ) == OBJ && !memcmp(buf, back, OBJ),
 	   "the other objects are untouched");
 	(ops->free)(base, obj[3], 2000);
 	for (int i = 0; i < NOBJ; i++)
 		if (i != 3 && obj[i])
 			(ops->free)(base, obj[i], OBJ);
 	extra = ops->alloc(base, NODE);
-	ok(extra != NULL, "everything freed: one object of the whole node fits");
+	tap_ok(extra != NULL, "everything freed: one object of the whole node fits");
 	if (extra)
 		(ops->free)(base, extra, NODE);
 	ops->unplug(base);
-	ok(entries(dir) == 0 && rmdir(dir) == 0, "unplugged: nothing left in the directory");
+	tap_ok(entries(dir) == 0 && rmdir(dir) == 0, "unplugged: nothing left in the directory");
 	free(buf);
 	free(back);
-	printf("1..%d\n", ntests);
-	return nfailed ? 1 : 0;
+	return tap_done();
 }

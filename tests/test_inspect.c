@@ -55,17 +55,9 @@
 
 #include "error.h"
 #include "worklist.h"
+#include "tap.h"
 
-static int ntests, nfailed;
 
-static void ok(int cond, const char *name, const char *detail)
-{
-	ntests++;
-	nfailed += !cond;
-	printf("%s %d - %s\n", cond ? "ok" : "not ok", ntests, name);
-	if (!cond && detail && *detail)
-		printf("#   %s\n", detail);
-}
 
 /* A dense problem: tilings and grid, and the plan for one rank. */
 struct problem {
@@ -369,7 +361,7 @@ static void decisions(const char *label, const struct stargemm__worklist *wl,
 		 ? "prefetches" : "idle copies", early ? "with" : "no", reserve ? "a" : "no");
 	snprintf(why, sizeof(why), "list: write_back %d, early_release %d, reserve %d",
 		 (int)wl->write_back, wl->early_release, wl->reserve_unplanned);
-	ok(wl->write_back == back && wl->early_release == early &&
+	tap_ok_detail(wl->write_back == back && wl->early_release == early &&
 	   wl->reserve_unplanned == reserve, name, why);
 }
 
@@ -449,26 +441,26 @@ static void dense_case(const char *label, struct problem *p, int me, int ta, int
 	ret = stargemm__inspect(&r, &wl);
 	snprintf(name, sizeof(name), "%s rank %d: inspected (%lld products, %lld chunks)", label,
 		 me, (long long)wl.nproducts, (long long)wl.nchunks);
-	ok(ret == 0 && wl.nproducts == p->mt * p->nt * p->kt, name, "");
+	tap_ok_detail(ret == 0 && wl.nproducts == p->mt * p->nt * p->kt, name, "");
 	if (ret)
 		return;
 	snprintf(name, sizeof(name), "%s rank %d: chains whole, on one device of the owner",
 		 label, me);
-	ok(check_chains(p, &r, &wl, why, sizeof(why)), name, why);
+	tap_ok_detail(check_chains(p, &r, &wl, why, sizeof(why)), name, why);
 	snprintf(name, sizeof(name), "%s rank %d: chunks of one block, <= d k steps", label, me);
-	ok(check_chunks(p, &wl, why, sizeof(why)), name, why);
+	tap_ok_detail(check_chunks(p, &wl, why, sizeof(why)), name, why);
 	snprintf(name, sizeof(name), "%s rank %d: footprint within the plan's %lld tiles", label,
 		 me, (long long)p->plan.tiles_needed);
-	ok(check_footprint(p, &wl, why, sizeof(why)), name, why);
+	tap_ok_detail(check_footprint(p, &wl, why, sizeof(why)), name, why);
 	snprintf(name, sizeof(name), "%s rank %d: release lists complete, keep = reread", label,
 		 me);
-	ok(check_releases(p, &wl, why, sizeof(why)), name, why);
+	tap_ok_detail(check_releases(p, &wl, why, sizeof(why)), name, why);
 	snprintf(name, sizeof(name), "%s rank %d (dense, GPUs)", label, me);
 	decisions(name, &wl, STARGEMM__BACK_IDLE, 0, wl.nblocks == 1);
 	if (p->P * p->Q > 1) {
 		snprintf(name, sizeof(name), "%s rank %d: every tile received from another rank "
 			 "is listed for its chunk as received, none held", label, me);
-		ok(check_received(&r, &wl, why, sizeof(why)), name, why);
+		tap_ok_detail(check_received(&r, &wl, why, sizeof(why)), name, why);
 		r.prefetch_received = 0;
 		if (stargemm__inspect(&r, &w0) == 0) {
 			int64_t received = 0;
@@ -477,7 +469,7 @@ static void dense_case(const char *label, struct problem *p, int me, int ta, int
 				received += w0.refs[e].received;
 			snprintf(name, sizeof(name), "%s rank %d: without prefetch_received, no "
 				 "tile listed received, the same products", label, me);
-			ok(received == 0 && same_sequence(&wl, &w0), name, "");
+			tap_ok_detail(received == 0 && same_sequence(&wl, &w0), name, "");
 			stargemm__worklist_free(&w0);
 		}
 	}
@@ -489,13 +481,13 @@ static void dense_case(const char *label, struct problem *p, int me, int ta, int
 			mean += loads[g] / p->G;
 		snprintf(name, sizeof(name), "%s rank %d: list loads %.2f = Eq. (1) %.2f per device",
 			 label, me, mean, p->plan.loads_total);
-		ok(fabs(mean - p->plan.loads_total) < 1e-9 * (1 + p->plan.loads_total), name, "");
+		tap_ok_detail(fabs(mean - p->plan.loads_total) < 1e-9 * (1 + p->plan.loads_total), name, "");
 	}
 	request(p, 0, 1, ta, tb, 1, &r);
 	if (me != 0 && stargemm__inspect(&r, &w0) == 0) {
 		snprintf(name, sizeof(name), "%s: rank %d lists rank 0's products in its order",
 			 label, me);
-		ok(same_sequence(&wl, &w0), name, "");
+		tap_ok_detail(same_sequence(&wl, &w0), name, "");
 		stargemm__worklist_free(&w0);
 	}
 	stargemm__worklist_free(&wl);
@@ -522,7 +514,7 @@ static void regular_cases(void)
 		p.k_off = regular(cases[c].n, cases[c].t, &p.kt);
 		if (make_plan(&p, cases[c].mem ? cases[c].mem : 1000, cases[c].b, cases[c].c,
 			      cases[c].d)) {
-			ok(0, "plan", stargemm_last_error());
+			tap_ok_detail(0, "plan", stargemm_last_error());
 			free_problem(&p);
 			continue;
 		}
@@ -559,7 +551,7 @@ static void grid_map(void)
 	p.row_off = regular(24576, 1024, &p.mt);
 	p.col_off = regular(24576, 1024, &p.nt);
 	p.k_off = regular(24576, 1024, &p.kt);
-	ok(make_plan(&p, 80, 0, 0, 0) == 0 && stargemm__grid_init(&g, 2, 3, map, "test") == 0 &&
+	tap_ok_detail(make_plan(&p, 80, 0, 0, 0) == 0 && stargemm__grid_init(&g, 2, 3, map, "test") == 0 &&
 	   g.rank && g.coord[map[4]] == 4, "column-major 2x3 grid: kept, with its inverse",
 	   stargemm_last_error());
 	for (int ooc = 0; ooc < 2 && g.rank; ooc++)
@@ -576,7 +568,7 @@ static void grid_map(void)
 			ret = ret ? ret : stargemm__inspect(&r1, &w1);
 			snprintf(name, sizeof(name), "column-major 2x3 grid %s: rank %d lists row-major "
 				 "rank %d's products and devices", ooc ? "ooc" : "in core", map[x], x);
-			ok(ret == 0 && same_devices(&w0, &w1) && w0.nproducts > 0, name, "");
+			tap_ok_detail(ret == 0 && same_devices(&w0, &w1) && w0.nproducts > 0, name, "");
 			stargemm__worklist_free(&w0);
 			stargemm__worklist_free(&w1);
 		}
@@ -592,13 +584,13 @@ static void grid_map_refused(void)
 			 row_major[4] = { 0, 1, 2, 3 };
 	struct stargemm__grid g;
 
-	ok(stargemm__grid_init(&g, 2, 2, twice, "f") == -EINVAL && !g.rank &&
+	tap_ok_detail(stargemm__grid_init(&g, 2, 2, twice, "f") == -EINVAL && !g.rank &&
 	   strstr(stargemm_last_error(), "grid[3] = 2 is a rank listed twice (grid[1] too)"),
 	   "grid map: a rank listed twice is refused", stargemm_last_error());
-	ok(stargemm__grid_init(&g, 2, 2, outside, "f") == -EINVAL && !g.rank &&
+	tap_ok_detail(stargemm__grid_init(&g, 2, 2, outside, "f") == -EINVAL && !g.rank &&
 	   strstr(stargemm_last_error(), "grid[2] = 4 is out of range"),
 	   "grid map: a rank out of range is refused", stargemm_last_error());
-	ok(stargemm__grid_init(&g, 2, 2, row_major, "f") == 0 && !g.rank && !g.coord &&
+	tap_ok_detail(stargemm__grid_init(&g, 2, 2, row_major, "f") == 0 && !g.rank && !g.coord &&
 	   stargemm__grid_rank(&g, 1, 0) == 2, "grid map: row-major order is kept as none", "");
 }
 
@@ -616,7 +608,7 @@ static void ragged_cases(void)
 		for (int me = 0; me < 4; me++)
 			dense_case("ragged 2x2 G=3", &p, me, me & 1, me >> 1 & 1, 0);
 	else
-		ok(0, "ragged plan", stargemm_last_error());
+		tap_ok_detail(0, "ragged plan", stargemm_last_error());
 	free_problem(&p);
 }
 
@@ -635,7 +627,7 @@ static void held_k(void)
 	make_plan(&p, 60, 0, 0, 0);
 	request(&p, 0, 1, 0, 0, 1, &r);
 	if (stargemm__inspect(&r, &wl)) {
-		ok(0, "held K: inspected", stargemm_last_error());
+		tap_ok_detail(0, "held K: inspected", stargemm_last_error());
 		free_problem(&p);
 		return;
 	}
@@ -652,10 +644,10 @@ static void held_k(void)
 		}
 	for (int64_t b = 0; b < wl.nblocks; b++)
 		holds += wl.blocks[b].hold_count;
-	ok(wl.holds && held_ok, "held K: exactly the last k's products are class HELD", "");
-	ok(prefetch_ok, "held K: the last k's tiles are never prefetched", "");
+	tap_ok_detail(wl.holds && held_ok, "held K: exactly the last k's products are class HELD", "");
+	tap_ok_detail(prefetch_ok, "held K: the last k's tiles are never prefetched", "");
 	/* each block: its rows' A tiles and its columns' B tiles, on each device using them */
-	ok(holds >= p.mt * p.plan.Y + p.nt * p.plan.X, "held K: every block holds its tiles", "");
+	tap_ok_detail(holds >= p.mt * p.plan.Y + p.nt * p.plan.X, "held K: every block holds its tiles", "");
 	stargemm__worklist_free(&wl);
 	free_problem(&p);
 }
@@ -671,16 +663,16 @@ static void in_core(void)
 	p.col_off = regular(900, 200, &p.nt);
 	p.k_off = regular(700, 250, &p.kt);
 	request(&p, 1, 0, 0, 0, 0, &r);
-	ok(stargemm__inspect(&r, &wl) == 0 && !wl.throttled && wl.nchunks == 1 &&
+	tap_ok_detail(stargemm__inspect(&r, &wl) == 0 && !wl.throttled && wl.nchunks == 1 &&
 		   wl.chunks[0].count == p.mt * p.nt * p.kt && wl.nrefs == 0,
 	   "in core: one unthrottled chunk of every product, nothing prefetched", "");
 	for (int64_t q = 1; q < wl.nproducts; q++)
 		order &= wl.products[q].k >= wl.products[q - 1].k;
-	ok(order, "in core: k outer", "");
+	tap_ok_detail(order, "in core: k outer", "");
 	stargemm__worklist_free(&wl);
 	/* More devices than the transfer counters track: refused, the limit named. */
 	r.ndevices = STARGEMM_MAX_DEVICES + 1;
-	ok(stargemm__inspect(&r, &wl) == -EINVAL &&
+	tap_ok_detail(stargemm__inspect(&r, &wl) == -EINVAL &&
 		   strstr(stargemm_last_error(), "between 1 and 16 are supported"),
 	   "refused: more devices per rank than STARGEMM_MAX_DEVICES", stargemm_last_error());
 	free_problem(&p);
@@ -716,7 +708,7 @@ static void balance(void)
 	}
 	/* Whole columns are dealt by count (one each here), the split ones by area: the
 	 * devices differ by at most the widest column plus one tile (1000 x 1000). */
-	ok(hi - lo <= (double)p.row_off[p.mt] * 1000 + 1e6,
+	tap_ok_detail(hi - lo <= (double)p.row_off[p.mt] * 1000 + 1e6,
 	   "7 irregular columns on 4 devices: areas within a column and a tile", "");
 	stargemm__worklist_free(&wl);
 	free_problem(&p);
@@ -827,7 +819,7 @@ static void sparse_case(int ooc, int ta, int tb, double density, unsigned seed, 
 	r.c.ld = p.mt;
 	started = calloc((size_t)(p.mt * p.nt), 1);
 	if ((dist && skewed(&p, &r, &rows, &cols)) || stargemm__inspect(&r, &wl)) {
-		ok(0, "sparse: inspected", stargemm_last_error());
+		tap_ok_detail(0, "sparse: inspected", stargemm_last_error());
 		return;
 	}
 	for (int64_t k = 0; k < p.kt; k++)
@@ -852,18 +844,18 @@ static void sparse_case(int ooc, int ta, int tb, double density, unsigned seed, 
 		 "whose three tiles exist", ooc ? "out of core" : "in core", ta ? 'T' : 'N',
 		 tb ? 'T' : 'N', density, dist ? ", skewed C distribution on 2x3" : "",
 		 (long long)wl.nproducts);
-	ok(good && wl.nproducts == expect, name, "");
-	ok(first_ok, "  the first product of each chain applies beta, no other", "");
-	ok(wl.scale_count == scaled, "  C tiles without a product are scaled, alone", "");
+	tap_ok_detail(good && wl.nproducts == expect, name, "");
+	tap_ok_detail(first_ok, "  the first product of each chain applies beta, no other", "");
+	tap_ok_detail(wl.scale_count == scaled, "  C tiles without a product are scaled, alone", "");
 	if (wl.nbatches == 0)
 		decisions("  sparse on GPUs", &wl, STARGEMM__BACK_PREFETCH, 1,
 			  ooc && wl.nblocks == 1);
 	else
 		decisions("  sparse on GPUs, batched", &wl, STARGEMM__BACK_FETCH, 0,
 			  ooc && wl.nblocks == 1);
-	ok(refs_ok, "  no prefetch, hold, release or write-back names an absent tile", "");
+	tap_ok_detail(refs_ok, "  no prefetch, hold, release or write-back names an absent tile", "");
 	if (ooc)
-		ok(loads_read(&wl), "  every tile prefetched or held is read in its block, on "
+		tap_ok_detail(loads_read(&wl), "  every tile prefetched or held is read in its block, on "
 		   "its device", "");
 	free(pa);
 	free(pb);
@@ -909,7 +901,7 @@ static int64_t *inspect_batched(struct stargemm__request *r, struct stargemm__wo
 	r->batch_flops = 2e6;
 	r->workers = r->ndevices > 1 ? r->ndevices * r->c.grid.P * r->c.grid.Q : 2;
 	if (stargemm__inspect(r, wl)) {
-		ok(0, what, stargemm_last_error());
+		tap_ok_detail(0, what, stargemm_last_error());
 		return NULL;
 	}
 	chain = malloc((size_t)ntiles * sizeof(*chain));
@@ -972,7 +964,7 @@ static void thin_batched_case(void)
 	r.batch_flops = 1e12;
 	r.workers = 4;
 	if (stargemm__inspect(&r, &wl)) {
-		ok(0, "thin C batched: inspected", stargemm_last_error());
+		tap_ok_detail(0, "thin C batched: inspected", stargemm_last_error());
 		free_problem(&p);
 		return;
 	}
@@ -990,9 +982,9 @@ static void thin_batched_case(void)
 	snprintf(detail, sizeof(detail), "%lld products in %lld batches, %lld chains",
 		 (long long)wl.nproducts, (long long)wl.nbatches, (long long)chains);
 	printf("# %s\n", detail);
-	ok(wl.nbatches > 0 && wl.nproducts >= 200 * wl.nbatches,
+	tap_ok_detail(wl.nbatches > 0 && wl.nproducts >= 200 * wl.nbatches,
 	   "thin C batched: at least 200 products a batch (s rows x 1 column x s k)", detail);
-	ok(chains >= 3 * 4, "thin C batched: at least 3 chains per worker", detail);
+	tap_ok_detail(chains >= 3 * 4, "thin C batched: at least 3 chains per worker", detail);
 	free(first);
 	stargemm__worklist_free(&wl);
 	free_problem(&p);
@@ -1025,7 +1017,7 @@ static void batched_case(int P, int Q, double density, unsigned seed, int dist, 
 	r.b.present = pb;
 	r.b.ld = p.kt;
 	if ((dist && skewed(&p, &r, &rows, &cols)) || stargemm__inspect(&r, &plain)) {
-		ok(0, "batched: inspected", stargemm_last_error());
+		tap_ok_detail(0, "batched: inspected", stargemm_last_error());
 		return;
 	}
 	if (!(chain = inspect_batched(&r, &wl, p.mt * p.nt, "batched: inspected")))
@@ -1056,21 +1048,21 @@ static void batched_case(int P, int Q, double density, unsigned seed, int dist, 
 		 "batches, as many as unbatched (%lld)", P, Q, dist ? " skewed" : "", density,
 		 (long long)wl.nproducts,
 		 (long long)wl.nbatches, (long long)plain.nproducts);
-	ok(wl.nbatches > 1 && wl.nproducts == plain.nproducts && covered == wl.nproducts &&
+	tap_ok_detail(wl.nbatches > 1 && wl.nproducts == plain.nproducts && covered == wl.nproducts &&
 	   cover_ok && wl.flops == plain.flops, name, "");
-	ok(owners_ok, "  each batch writes C tiles of one rank", "");
-	ok(slots_ok && distinct_ok, "  slots name each product's tiles, among distinct buffers",
+	tap_ok_detail(owners_ok, "  each batch writes C tiles of one rank", "");
+	tap_ok_detail(slots_ok && distinct_ok, "  slots name each product's tiles, among distinct buffers",
 	   "");
-	ok(order_ok, "  each chain in increasing k, beta on its first product", "");
+	tap_ok_detail(order_ok, "  each chain in increasing k, beta on its first product", "");
 	snprintf(name, sizeof(name), "  on %d device(s): each batch and C tile on one device "
 		 "of its rank, prefetch class ALL", G);
-	ok(batch_devices_ok(&r, &wl, per_device), name, "");
+	tap_ok_detail(batch_devices_ok(&r, &wl, per_device), name, "");
 	fewest = per_device[0];
 	for (int g = 1; g < G; g++)
 		fewest = per_device[g] < fewest ? per_device[g] : fewest;
 	snprintf(name, sizeof(name), "  every device of rank 0 has batches (fewest: %lld)",
 		 (long long)fewest);
-	ok(fewest > 0, name, "");
+	tap_ok_detail(fewest > 0, name, "");
 	free(chain);
 	free(pa);
 	free(pb);
@@ -1265,7 +1257,7 @@ static void ooc_batched_case(int P, int Q, int G, int ta, int tb, double density
 		r.c.rows = dist ? &rows : NULL;
 		r.c.cols = dist ? &cols : NULL;
 		if (stargemm__inspect(&r, &plain)) {
-			ok(0, "ooc batched: inspected", stargemm_last_error());
+			tap_ok_detail(0, "ooc batched: inspected", stargemm_last_error());
 			good = 0;
 			break;
 		}
@@ -1273,7 +1265,7 @@ static void ooc_batched_case(int P, int Q, int G, int ta, int tb, double density
 		r.batch_flops = 1e5;
 		r.workers = G * P * Q;
 		if (stargemm__inspect(&r, &wl)) {
-			ok(0, "ooc batched: inspected", stargemm_last_error());
+			tap_ok_detail(0, "ooc batched: inspected", stargemm_last_error());
 			stargemm__worklist_free(&plain);
 			good = 0;
 			break;
@@ -1291,11 +1283,11 @@ static void ooc_batched_case(int P, int Q, int G, int ta, int tb, double density
 		}
 		stargemm__worklist_free(&plain);
 	}
-	ok(good && first.nbatches > first.nchunks && first.nbatches * 2 < first.nproducts, name,
+	tap_ok_detail(good && first.nbatches > first.nchunks && first.nbatches * 2 < first.nproducts, name,
 	   why);
-	ok(good, "  each chunk's products as batches: one rank's device each, chains in k "
+	tap_ok_detail(good, "  each chunk's products as batches: one rank's device each, chains in k "
 	   "order, distinct C tiles, the unbatched devices and loads", why);
-	ok(same && good, "  every rank lists the same batches", "");
+	tap_ok_detail(same && good, "  every rank lists the same batches", "");
 	stargemm__worklist_free(&first);
 	free(chain);
 	free(seen);
@@ -1357,15 +1349,15 @@ static void packs_of_one_tile(void)
 	struct stargemm__pack_request q = { 3, 1, rows, one, present, NULL, NULL, 64, 60 };
 	struct stargemm__packing *pk = NULL;
 
-	ok(stargemm__pack_layout(&q, &pk) == 0 && pk == NULL,
+	tap_ok_detail(stargemm__pack_layout(&q, &pk) == 0 && pk == NULL,
 	   "packs: one tile column of 32, rows of 500: not packed", "");
 	q.nt = 2;
 	q.col_off = two;
 	q.col_proc = procs;
-	ok(stargemm__pack_layout(&q, &pk) == 0 && pk == NULL,
+	tap_ok_detail(stargemm__pack_layout(&q, &pk) == 0 && pk == NULL,
 	   "packs: two columns of 16 on two processes: not packed", "");
 	q.col_proc = same;
-	ok(stargemm__pack_layout(&q, &pk) == 0 && pk && pk->gnt == 1 && pk->gmt == 3,
+	tap_ok_detail(stargemm__pack_layout(&q, &pk) == 0 && pk && pk->gnt == 1 && pk->gmt == 3,
 	   "packs: two columns of 16 on one process: one column group", "");
 	stargemm__pack_free(pk);
 }
@@ -1456,7 +1448,7 @@ static void packed_case(int P, int Q, int G, int ta, int tb, double density, uns
 	rp = malloc((size_t)p.mt * sizeof(int));
 	cp = malloc((size_t)p.nt * sizeof(int));
 	if (!pa || !pb || !pc || !rp || !cp || stargemm__inspect(&r, &plain)) {
-		ok(0, "packed: inspected", stargemm_last_error());
+		tap_ok_detail(0, "packed: inspected", stargemm_last_error());
 		return;
 	}
 	lay_ok = layout_ok(pc, p.mt, p.row_off, p.col_off, sc) &&
@@ -1474,7 +1466,7 @@ static void packed_case(int P, int Q, int G, int ta, int tb, double density, uns
 	if (!(chain = inspect_batched(&r, &wl, p.mt * p.nt, "packed: inspected")))
 		return;
 	if (!(idle = idle_packs(&wl, pc, sc, p.mt, p.nt, &nscales))) {
-		ok(0, "packed: out of memory", "");
+		tap_ok_detail(0, "packed: out of memory", "");
 		return;
 	}
 	for (int64_t e = 0; e < wl.nbatches; e++) {
@@ -1515,23 +1507,23 @@ static void packed_case(int P, int Q, int G, int ta, int tb, double density, uns
 		 ta ? 'T' : 'N', tb ? 'T' : 'N', density, (long long)wl.nproducts,
 		 (long long)wl.nbatches, (long long)pc->gmt, (long long)pc->gnt,
 		 (long long)plain.nproducts);
-	ok(pc->gmt > 1 && pc->gmt < p.mt && wl.nproducts == plain.nproducts &&
+	tap_ok_detail(pc->gmt > 1 && pc->gmt < p.mt && wl.nproducts == plain.nproducts &&
 	   wl.flops == plain.flops, name, "");
-	ok(lay_ok, "  layouts: present tiles back to back, groups of >= 60 elements", "");
-	ok(batch_ok && order_ok, "  each batch writes one C pack; beta at each tile's first "
+	tap_ok_detail(lay_ok, "  layouts: present tiles back to back, groups of >= 60 elements", "");
+	tap_ok_detail(batch_ok && order_ok, "  each batch writes one C pack; beta at each tile's first "
 	   "update outside the scaled packs; chains in increasing k", "");
-	ok(slots_ok && distinct_ok, "  slots name the packs of each product's tiles, distinct",
+	tap_ok_detail(slots_ok && distinct_ok, "  slots name the packs of each product's tiles, distinct",
 	   "");
 	snprintf(name, sizeof(name), "  a scale for each of the %lld C packs with a present tile "
 		 "no product updates", (long long)nscales);
-	ok(wl.scale_count == nscales, name, "");
-	ok(opens_ok && stargemm__worklist_opens_write(&wl), "  each C pack's batch opens it "
+	tap_ok_detail(wl.scale_count == nscales, name, "");
+	tap_ok_detail(opens_ok && stargemm__worklist_opens_write(&wl), "  each C pack's batch opens it "
 	   "(written only with beta = 0), but in a scaled pack", "");
 	for (int g = 0; g < G; g++)
 		devices_ok &= per_device[g] > 0;
 	snprintf(name, sizeof(name), "  rank 0's batches on its %d device(s), each with some, "
 		 "the other ranks' on none", G);
-	ok(devices_ok, name, "");
+	tap_ok_detail(devices_ok, name, "");
 	free(chain);
 	free(idle);
 	free(sa);
@@ -1798,7 +1790,7 @@ static void packed_ooc_case(int P, int Q, int G, int ta, int tb, double density,
 	r.c = (struct stargemm__operand){ .grid = { .P = P, .Q = Q }, .present = sc, .ld = p.mt,
 					  .rows = &axes[2][0], .cols = &axes[2][1], .pack = pc };
 	if (stargemm__inspect(&r, &plain) || stargemm__pack_units(&r, &u) != 1) {
-		ok(0, "packed out of core: the problem over packs", stargemm_last_error());
+		tap_ok_detail(0, "packed out of core: the problem over packs", stargemm_last_error());
 		return;
 	}
 	/* every unit of C owned as its pack's tiles, present when one of them is */
@@ -1814,18 +1806,18 @@ static void packed_ooc_case(int P, int Q, int G, int ta, int tb, double density,
 	pu.nt = u.r.nt;
 	pu.kt = u.r.kt;
 	if (make_plan(&pu, 40, 2, 2, 2)) {
-		ok(0, "packed out of core: a plan over packs", stargemm_last_error());
+		tap_ok_detail(0, "packed out of core: a plan over packs", stargemm_last_error());
 		return;
 	}
 	u.r.plan = &pu.plan;
 	u.r.tile_bytes = 8;
 	if (stargemm__inspect(&u.r, &units) || stargemm__worklist_loads(&units, 1, want)) {
-		ok(0, "packed out of core: listed", stargemm_last_error());
+		tap_ok_detail(0, "packed out of core: listed", stargemm_last_error());
 		return;
 	}
 	footprint_ok = pack_footprint_ok(&units, &u, &p, pk, trans);
 	if (stargemm__pack_expand(&r, &u, &units, &wl) || stargemm__worklist_loads(&wl, 1, got)) {
-		ok(0, "packed out of core: expanded", stargemm_last_error());
+		tap_ok_detail(0, "packed out of core: expanded", stargemm_last_error());
 		return;
 	}
 	for (int64_t b = 0; b < wl.nbatches; b++)
@@ -1837,21 +1829,21 @@ static void packed_ooc_case(int P, int Q, int G, int ta, int tb, double density,
 		 "%lld packs", P, Q, G, ta ? 'T' : 'N', tb ? 'T' : 'N', density, me,
 		 (long long)wl.nproducts, (long long)plain.nproducts, (long long)wl.nbatches,
 		 (long long)wl.nchunks, (long long)u.r.mt, (long long)u.r.nt, (long long)u.r.kt);
-	ok(wl.nproducts == plain.nproducts && wl.flops == plain.flops && wl.nchunks > 2 &&
+	tap_ok_detail(wl.nproducts == plain.nproducts && wl.flops == plain.flops && wl.nchunks > 2 &&
 	   wl.throttled && wl.units && u.r.mt == pc->gmt && u.r.nt == pc->gnt, name, "");
-	ok(owners_ok, "  C's packs are the units, with their tiles' owner", "");
-	ok(batches_ok, "  every batch a chunk's pack products over one C pack: their info, "
+	tap_ok_detail(owners_ok, "  C's packs are the units, with their tiles' owner", "");
+	tap_ok_detail(batches_ok, "  every batch a chunk's pack products over one C pack: their info, "
 	   "their A and B packs, the C pack", "");
-	ok(pack_chunk_batches_ok(&wl, pc), "  one batch per C pack and chunk", "");
-	ok(pack_chunks_ok(&wl), "  chunks of consecutive batches", "");
-	ok(pack_chains_ok(&wl, pc, sc, p.mt, p.nt), "  chains in one k order, beta on the "
+	tap_ok_detail(pack_chunk_batches_ok(&wl, pc), "  one batch per C pack and chunk", "");
+	tap_ok_detail(pack_chunks_ok(&wl), "  chunks of consecutive batches", "");
+	tap_ok_detail(pack_chains_ok(&wl, pc, sc, p.mt, p.nt), "  chains in one k order, beta on the "
 	   "first update outside the scaled packs, which lack updates; the first batch over "
 	   "each other pack opens it", "");
 	snprintf(name, sizeof(name), "  the opening batch %s its C pack (%s)",
 		 G > 1 ? "reads and writes" : "only writes", G > 1 ? "GPUs" : "CPU");
-	ok(stargemm__worklist_opens_write(&wl) == (G == 1), name, "");
-	ok(loads_ok, "  the load model counts packs (the list over packs')", "");
-	ok(footprint_ok, "  the footprint counts each pack's present tiles, not its rectangle", "");
+	tap_ok_detail(stargemm__worklist_opens_write(&wl) == (G == 1), name, "");
+	tap_ok_detail(loads_ok, "  the load model counts packs (the list over packs')", "");
+	tap_ok_detail(footprint_ok, "  the footprint counts each pack's present tiles, not its rectangle", "");
 	/* A's k groups cut apart from B's: no problem over packs */
 	odd = ta ? layout(p.kt, p.mt, p.k_off, p.row_off, sa) : layout(p.mt, p.kt, p.row_off,
 								        p.k_off, sa);
@@ -1862,7 +1854,7 @@ static void packed_ooc_case(int P, int Q, int G, int ta, int tb, double density,
 	r.a.pack = odd;
 	if ((aligned = stargemm__pack_units(&r, &v)) == 1)
 		stargemm__pack_units_free(&v);
-	ok(aligned == 0, "  A's k groups unlike B's: not lined up", "");
+	tap_ok_detail(aligned == 0, "  A's k groups unlike B's: not lined up", "");
 	stargemm__pack_free(odd);
 	stargemm__pack_units_free(&u);
 	stargemm__worklist_free(&wl);
@@ -1928,7 +1920,7 @@ static void balanced_columns(void)
 			}
 	for (int t = 0; t < NT; t++)
 		want[order[t]] = t / Q % 2 ? Q - 1 - t % Q : t % Q;
-	ok(stargemm_balanced_columns(&A, &B, Q, proc) == 0, "balanced columns: computed",
+	tap_ok_detail(stargemm_balanced_columns(&A, &B, Q, proc) == 0, "balanced columns: computed",
 	   stargemm_last_error());
 	for (int j = 0; j < NT; j++) {
 		good &= proc[j] == want[j];
@@ -1939,21 +1931,21 @@ static void balanced_columns(void)
 		max = load[q] > max ? load[q] : max;
 		cmax = cyc[q] > cmax ? cyc[q] : cmax;
 	}
-	ok(good, "  sorted by flops, dealt in mirrored cyclic order", "");
+	tap_ok_detail(good, "  sorted by flops, dealt in mirrored cyclic order", "");
 	printf("# balanced columns: heaviest process column %.0f flops, cyclic %.0f\n", max,
 	       cmax);
-	ok(max <= cmax, "  the heaviest process column is no heavier than cyclic's", "");
+	tap_ok_detail(max <= cmax, "  the heaviest process column is no heavier than cyclic's", "");
 	B.row_sizes = rs;
-	ok(stargemm_balanced_columns(&A, &B, Q, proc) == -EINVAL &&
+	tap_ok_detail(stargemm_balanced_columns(&A, &B, Q, proc) == -EINVAL &&
 	   strstr(stargemm_last_error(), "the tilings must match"), "  refused: tilings differ",
 	   stargemm_last_error());
 	B.row_sizes = ks;
 	lb[0] = KT;
-	ok(stargemm_balanced_columns(&A, &B, Q, proc) == -EINVAL &&
+	tap_ok_detail(stargemm_balanced_columns(&A, &B, Q, proc) == -EINVAL &&
 	   strstr(stargemm_last_error(), "lies outside"), "  refused: a tile out of range",
 	   stargemm_last_error());
 	lb[0] = 0;
-	ok(stargemm_balanced_columns(&A, &B, 0, proc) == -EINVAL &&
+	tap_ok_detail(stargemm_balanced_columns(&A, &B, 0, proc) == -EINVAL &&
 	   strstr(stargemm_last_error(), "Q = 0"), "  refused: Q < 1", stargemm_last_error());
 }
 
@@ -1999,7 +1991,7 @@ static void footprint_equal(const char *label, struct problem *p, int64_t area)
 
 	request(p, 0, 1, 0, 0, 1, &r);
 	if (stargemm__inspect(&r, &wl)) {
-		ok(0, "footprint: inspected", stargemm_last_error());
+		tap_ok_detail(0, "footprint: inspected", stargemm_last_error());
 		free(seen);
 		return;
 	}
@@ -2014,13 +2006,13 @@ static void footprint_equal(const char *label, struct problem *p, int64_t area)
 				t += distinct_tiles(p, &wl, g, c, 0, seen);
 			want[g] = t * area * 8 > want[g] ? t * area * 8 : want[g];
 		}
-	ok(stargemm__worklist_footprint(&wl, p->row_off, p->col_off, p->k_off, 8, peak) == 0,
+	tap_ok_detail(stargemm__worklist_footprint(&wl, p->row_off, p->col_off, p->k_off, 8, peak) == 0,
 	   "footprint: measured", "");
 	for (int g = 0; g < p->G; g++) {
 		snprintf(name, sizeof(name), "%s device %d: footprint %lld bytes = the window's "
 			 "tiles %lld x %lld bytes", label, g, (long long)peak[g],
 			 (long long)(want[g] / (area * 8)), (long long)(area * 8));
-		ok(peak[g] == want[g], name, "");
+		tap_ok_detail(peak[g] == want[g], name, "");
 	}
 	stargemm__worklist_free(&wl);
 	free(seen);
@@ -2043,7 +2035,7 @@ static void footprints(void)
 		if (make_plan(&p, cases[c].mem, 0, 0, 0) == 0)
 			footprint_equal(label, &p, cases[c].t * cases[c].t);
 		else
-			ok(0, "footprint plan", stargemm_last_error());
+			tap_ok_detail(0, "footprint plan", stargemm_last_error());
 		free_problem(&p);
 	}
 }
@@ -2105,14 +2097,14 @@ static void footprint_holds(void)
 	uint8_t *a = holds_problem(&p, 250, 0, &r);
 
 	if (!a)
-		ok(0, "footprint of holds: the problem", "out of memory");
+		tap_ok_detail(0, "footprint of holds: the problem", "out of memory");
 	for (int present = 0; a && present < 2; present++) {
 		int64_t peak[1], held = 0, want = 0;
 
 		for (int64_t i = 0; i < p.mt; i++)
 			a[i + (p.kt - 1) * p.mt] = (uint8_t)present;
 		if (stargemm__inspect(&r, &wl)) {
-			ok(0, "footprint of holds: inspected", stargemm_last_error());
+			tap_ok_detail(0, "footprint of holds: inspected", stargemm_last_error());
 			break;
 		}
 		for (int64_t b = 0; b < wl.nblocks; b++) {
@@ -2121,7 +2113,7 @@ static void footprint_holds(void)
 			held += wl.blocks[b].hold_count;
 			want = sum > want ? sum : want;
 		}
-		ok(wl.holds && (present ? wl.nproducts > 0 && held > 0 : wl.nproducts == 0 &&
+		tap_ok_detail(wl.holds && (present ? wl.nproducts > 0 && held > 0 : wl.nproducts == 0 &&
 				held == 0) &&
 		   stargemm__worklist_footprint(&wl, p.row_off, p.col_off, p.k_off, 8, peak) == 0 &&
 		   peak[0] == want, present ? "footprint: A at the ragged K only, its C tiles and "
@@ -2148,7 +2140,7 @@ static void footprint_window(void)
 	for (int64_t i = 0; a && i < p.mt; i++)
 		a[i] = a[i + (p.kt - 1) * p.mt] = 1;
 	if (!a || stargemm__inspect(&r, &wl)) {
-		ok(0, "footprint of holds over chunks: inspected", stargemm_last_error());
+		tap_ok_detail(0, "footprint of holds over chunks: inspected", stargemm_last_error());
 		free(a);
 		free_problem(&p);
 		return;
@@ -2159,7 +2151,7 @@ static void footprint_window(void)
 		want = w > want ? w : want;
 		held += wl.blocks[b].hold_count;
 	}
-	ok(wl.holds && held > 0 && wl.nchunks == 6 * wl.nblocks && wl.lookahead + 1 < 5 &&
+	tap_ok_detail(wl.holds && held > 0 && wl.nchunks == 6 * wl.nblocks && wl.lookahead + 1 < 5 &&
 	   want > 0 &&
 	   stargemm__worklist_footprint(&wl, p.row_off, p.col_off, p.k_off, 8, peak) == 0 &&
 	   peak[0] == want, "footprint: held tiles counted in every chunk of their block", "");
@@ -2215,12 +2207,12 @@ static void fit_dense(void)
 	p.plan = dense;
 	request(&p, 0, 1, 0, 0, 1, &r);
 	stargemm__inspect(&r, &w0);
-	ok(fit(&pr, &r, NULL, &f, &plan, &wl) == 0 && !f.fitted && f.tries == 1 &&
+	tap_ok_detail(fit(&pr, &r, NULL, &f, &plan, &wl) == 0 && !f.fitted && f.tries == 1 &&
 	   plan.b == dense.b && plan.c == dense.c && plan.d == dense.d && same_sequence(&wl, &w0),
 	   "fit: dense equal tiles keep the dense plan and list, one inspection", "");
-	ok(plan.footprint_bytes == f.footprint && f.footprint <= pr.device_bytes,
+	tap_ok_detail(plan.footprint_bytes == f.footprint && f.footprint <= pr.device_bytes,
 	   "fit: the plan reports its list's footprint, within the device", "");
-	ok(!w0.mixed_shapes, "  equal tiles: one shape per axis (the loads are prefetched)", "");
+	tap_ok_detail(!w0.mixed_shapes, "  equal tiles: one shape per axis (the loads are prefetched)", "");
 	stargemm__worklist_free(&wl);
 	stargemm__worklist_free(&w0);
 	free_problem(&p);
@@ -2240,7 +2232,7 @@ static void ragged_shapes(void)
 	pr = plan_request(&p, 1024, 100LL * 1024 * 1024 * 8);
 	stargemm_plan_compute(&pr, &p.plan);
 	request(&p, 0, 1, 0, 0, 1, &r);
-	ok(stargemm__inspect(&r, &wl) == 0 && !wl.mixed_shapes,
+	tap_ok_detail(stargemm__inspect(&r, &wl) == 0 && !wl.mixed_shapes,
 	   "ragged last tiles: one shape per axis", stargemm_last_error());
 	stargemm__worklist_free(&wl);
 	free_problem(&p);
@@ -2272,7 +2264,7 @@ static void fit_same_loads(void)
 	r.a.ld = p.mt;
 	r.b.present = pb;
 	r.b.ld = p.kt;
-	ok(fit(&pr, &r, NULL, &f, &plan, &wl) == 0 && dense.X * dense.Y == 1 && !f.fitted &&
+	tap_ok_detail(fit(&pr, &r, NULL, &f, &plan, &wl) == 0 && dense.X * dense.Y == 1 && !f.fitted &&
 	   f.tries > 1 && plan.b == dense.b && plan.c == dense.c && plan.d == dense.d &&
 	   plan.tile_bytes == pr.tile_bytes,
 	   "fit: one C block, deeper chunks load no fewer tiles: the dense plan stays", "");
@@ -2299,7 +2291,7 @@ static void given_plans(struct stargemm_plan_request *pr, struct stargemm__reque
 	given.d = fitted->d;
 	given.lookahead = fitted->lookahead;
 	refused = stargemm_plan_compute(&given, &plan) == -EINVAL;
-	ok(refused && fit(&given, r, NULL, &f, &plan, &wl) == 0 && !f.fitted &&
+	tap_ok_detail(refused && fit(&given, r, NULL, &f, &plan, &wl) == 0 && !f.fitted &&
 	   plan.b == fitted->b && plan.c == fitted->c && plan.d == fitted->d &&
 	   f.footprint == fitted->footprint_bytes && f.footprint <= pr->device_bytes,
 	   "  the fitted plan given whole, refused by the count of largest tiles: taken, "
@@ -2308,14 +2300,14 @@ static void given_plans(struct stargemm_plan_request *pr, struct stargemm__reque
 	given.b = fitted->b * 2 < r->mt ? fitted->b * 2 : r->mt;
 	given.c = fitted->c * 2 < r->nt ? fitted->c * 2 : r->nt;
 	given.d = r->kt;
-	ok(fit(&given, r, NULL, &f, &plan, &wl) == -EINVAL &&
+	tap_ok_detail(fit(&given, r, NULL, &f, &plan, &wl) == -EINVAL &&
 	   strstr(stargemm_last_error(), "for its work list") &&
 	   strstr(stargemm_last_error(), "but a device has"),
 	   "  a plan given whole whose list exceeds the device: refused, naming both",
 	   stargemm_last_error());
 	stargemm__worklist_free(&wl);
 	given.b = r->mt + 1;
-	ok(fit(&given, r, NULL, &f, &plan, &wl) == -EINVAL &&
+	tap_ok_detail(fit(&given, r, NULL, &f, &plan, &wl) == -EINVAL &&
 	   strstr(stargemm_last_error(), "override"),
 	   "  a plan given whole beyond the matrix: the planner's error",
 	   stargemm_last_error());
@@ -2384,10 +2376,10 @@ static void longer_lookahead(struct stargemm_plan_request *pr, struct stargemm__
 	snprintf(name, sizeof(name), "  one GPU: the longest lookahead that fits, up to 4 (%d; "
 		 "one more %s)", fitted->lookahead, fitted->lookahead == 4 ? "not tried" :
 		 longer_fits ? "fits" : "does not fit");
-	ok(fitted->lookahead > 1 && !longer_fits, name, "");
+	tap_ok_detail(fitted->lookahead > 1 && !longer_fits, name, "");
 	/* A list whose units run as batches once expanded (packs) keeps its lookahead. */
 	f = (struct stargemm__fit){ .pr = pr, .r = r, .elem = 8, .batched = 1 };
-	ok(stargemm__fit_plan(&f, &plan, &wl) == 0 && plan.lookahead <= 2,
+	tap_ok_detail(stargemm__fit_plan(&f, &plan, &wl) == 0 && plan.lookahead <= 2,
 	   "  batched (packs): no longer lookahead than the planner's", "");
 	stargemm__worklist_free(&wl);
 	r->plan = NULL;
@@ -2413,7 +2405,7 @@ static void fit_sparse(int G, double density, unsigned seed)
 	for (int g = 0; g < G; g++)
 		fp0 = peak[g] > fp0 ? peak[g] : fp0;
 	if (fit(&pr, &r, NULL, &f, &plan, &wl)) {
-		ok(0, "fit: sparse", stargemm_last_error());
+		tap_ok_detail(0, "fit: sparse", stargemm_last_error());
 		return;
 	}
 	fitted = plan;
@@ -2426,35 +2418,35 @@ static void fit_sparse(int G, double density, unsigned seed)
 		 (long long)dense.c, (long long)dense.d,
 		 100.0 * (double)f.footprint / (double)pr.device_bytes,
 		 100.0 * (double)fp0 / (double)pr.device_bytes);
-	ok(w0.mixed_shapes && wl.mixed_shapes, "  irregular tiles: several shapes (the loads are "
+	tap_ok_detail(w0.mixed_shapes && wl.mixed_shapes, "  irregular tiles: several shapes (the loads are "
 	   "fetched)", "");
-	ok(f.fitted && f.footprint <= pr.device_bytes && f.footprint > fp0 &&
+	tap_ok_detail(f.fitted && f.footprint <= pr.device_bytes && f.footprint > fp0 &&
 	   f.tries <= 14 && plan.footprint_bytes == f.footprint && wl.need_bytes >= f.footprint,
 	   name, "");
-	ok(stargemm__worklist_fetches_ahead(&wl) == (G == 1) &&
+	tap_ok_detail(stargemm__worklist_fetches_ahead(&wl) == (G == 1) &&
 	   (G > 1 ? plan.d > 1 : plan.d == 1), G == 1 ? "  one GPU, loads as fetches: the "
 	   "fitted blocks, with chunks one k deep (src/fit.c, try_shallow_chunks())" :
 	   "  several GPUs: the fitted chunks stay deeper", "");
 	snprintf(name, sizeof(name), "  loads %.1f per device, dense plan's %.1f", m1, m0);
-	ok(m1 < m0, name, "");
-	ok(wl.nproducts == w0.nproducts && r.plan == &plan,
+	tap_ok_detail(m1 < m0, name, "");
+	tap_ok_detail(wl.nproducts == w0.nproducts && r.plan == &plan,
 	   "  the same products; the request points at the fitted plan", "");
 	stargemm__worklist_free(&wl);
 	if (G == 1)
 		longer_lookahead(&pr, &r, &fitted);
 	/* Another rank needing more: the plan fits that rank's footprint. */
-	ok(fit(&pr, &r, other_rank_more, &f, &plan, &wl) == 0 && f.footprint <= pr.device_bytes,
+	tap_ok_detail(fit(&pr, &r, other_rank_more, &f, &plan, &wl) == 0 && f.footprint <= pr.device_bytes,
 	   "  a rank needing a third more: the plan fits its footprint", "");
 	stargemm__worklist_free(&wl);
 	/* Overrides are the user's. */
 	pr.b = 2;
-	ok(fit(&pr, &r, NULL, &f, &plan, &wl) == 0 && !f.fitted && plan.b == 2 &&
+	tap_ok_detail(fit(&pr, &r, NULL, &f, &plan, &wl) == 0 && !f.fitted && plan.b == 2 &&
 	   f.tries == 1, "  an overridden b is not refitted", "");
 	stargemm__worklist_free(&wl);
 	given_plans(&pr, &r, &fitted);
 	pr.b = 0;
 	pr.device_bytes = 2048LL * 2048 * 8;
-	ok(fit(&pr, &r, NULL, &f, &plan, &wl) == -EINVAL && f.tries == 0,
+	tap_ok_detail(fit(&pr, &r, NULL, &f, &plan, &wl) == -EINVAL && f.tries == 0,
 	   "  a device below any plan: the planner's error, nothing inspected",
 	   stargemm_last_error());
 	stargemm__worklist_free(&w0);
@@ -2490,7 +2482,7 @@ static void fit_lookahead(double density, unsigned seed, int one_expected)
 	pr.lookahead = 2;
 	fail = fail || fit(&pr, &r, NULL, &f, &two, &w2);
 	if (fail) {
-		ok(0, "fit: lookahead", stargemm_last_error());
+		tap_ok_detail(0, "fit: lookahead", stargemm_last_error());
 		return;
 	}
 	l0 = total_loads(&wl);
@@ -2502,17 +2494,17 @@ static void fit_lookahead(double density, unsigned seed, int one_expected)
 		 "%.0f loads; 2: b=%lld c=%lld d=%lld, %.0f loads; kept lookahead=%d, %.0f loads",
 		 density, (long long)one.b, (long long)one.c, (long long)one.d, l1,
 		 (long long)two.b, (long long)two.c, (long long)two.d, l2, plan.lookahead, l0);
-	ok(plan.lookahead == kept->lookahead && plan.b == kept->b && plan.c == kept->c &&
+	tap_ok_detail(plan.lookahead == kept->lookahead && plan.b == kept->b && plan.c == kept->c &&
 	   plan.d == kept->d && l0 == (choose_one ? l1 : l2) &&
 	   f.footprint <= pr.device_bytes, name, "");
-	ok(choose_one == one_expected, one_expected ?
+	tap_ok_detail(choose_one == one_expected, one_expected ?
 	   "  half of the tiles present: the larger blocks of lookahead 1 load fewer tiles" :
 	   "  every tile present: lookahead 1 fits smaller blocks, 2 is kept", "");
 	stargemm__worklist_free(&wl);
 	/* Under a RAM budget (no GPU) the planner's lookahead stays. */
 	r.gpus = 0;
 	pr.lookahead = 0;
-	ok(fit(&pr, &r, NULL, &f, &plan, &wl) == 0 && plan.lookahead == 2,
+	tap_ok_detail(fit(&pr, &r, NULL, &f, &plan, &wl) == 0 && plan.lookahead == 2,
 	   "  the same lists under a RAM budget: the planner's lookahead of 2 stays", "");
 	stargemm__worklist_free(&wl);
 	stargemm__worklist_free(&w1);
@@ -2598,7 +2590,7 @@ static void serpentine_walk(unsigned seed)
 
 	sparse_problem(&p, 28, 2800, 0.5, &seed, &pr, &r, &pa, &pb);
 	if (stargemm__inspect(&r, &wl)) {
-		ok(0, "serpentine walk", stargemm_last_error());
+		tap_ok_detail(0, "serpentine walk", stargemm_last_error());
 		return;
 	}
 	for (int64_t b = 0; b < wl.nblocks; b++) {
@@ -2622,10 +2614,10 @@ static void serpentine_walk(unsigned seed)
 	snprintf(name, sizeof(name), "serpentine walk: %lld blocks of %lld chunks, d=%lld, "
 		 "lookahead %d", (long long)wl.nblocks, (long long)wl.blocks[0].nchunks,
 		 (long long)p.plan.d, wl.lookahead);
-	ok(wl.nblocks >= 4 && shared_ok, name, "");
-	ok(dir_ok, "  k increasing in even blocks, decreasing in odd ones", "");
-	ok(kept_ok, "  each block's last chunk keeps tiles its successor reads first", "");
-	ok(chain_ends_ok(&wl, p.mt, p.nt), "  each chain: one first and one last product, "
+	tap_ok_detail(wl.nblocks >= 4 && shared_ok, name, "");
+	tap_ok_detail(dir_ok, "  k increasing in even blocks, decreasing in odd ones", "");
+	tap_ok_detail(kept_ok, "  each block's last chunk keeps tiles its successor reads first", "");
+	tap_ok_detail(chain_ends_ok(&wl, p.mt, p.nt), "  each chain: one first and one last product, "
 	   "at its ends", "");
 	stargemm__worklist_free(&wl);
 	r.a.present = r.b.present = NULL;
@@ -2637,7 +2629,7 @@ static void serpentine_walk(unsigned seed)
 	} else {
 		plain_ok = 0;
 	}
-	ok(plain_ok, "  dense operands: k increasing in every block, chain ends flagged", "");
+	tap_ok_detail(plain_ok, "  dense operands: k increasing in every block, chain ends flagged", "");
 	r.a.present = pa;
 	r.b.present = pb;
 	r.gpus = 0;
@@ -2646,7 +2638,7 @@ static void serpentine_walk(unsigned seed)
 			plain_ok &= block_k_direction(&wl, b, 1);
 		stargemm__worklist_free(&wl);
 	}
-	ok(plain_ok, "  the same under a RAM budget: k increasing in every block", "");
+	tap_ok_detail(plain_ok, "  the same under a RAM budget: k increasing in every block", "");
 	free(pa);
 	free(pb);
 	free_problem(&p);
@@ -2720,7 +2712,7 @@ static void fit_failure_elsewhere(void)
 	snprintf(name, sizeof(name), "fit: the first inspection failing on another rank: no "
 		 "collective call after it (first fit: %d, the fit with lookahead 1 after %d "
 		 "tries: %d)", first, two_tries, second);
-	ok(plan.lookahead == 1 && f.tries > two_tries && first == 0 && second == 0, name, "");
+	tap_ok_detail(plan.lookahead == 1 && f.tries > two_tries && first == 0 && second == 0, name, "");
 	free(pa);
 	free(pb);
 	free_problem(&p);
@@ -2741,7 +2733,7 @@ static void cost(void)
 	make_plan(&p, 3000, 0, 0, 0);
 	request(&p, 0, 1, 0, 0, 1, &r);
 	clock_gettime(CLOCK_MONOTONIC, &t0);
-	ok(stargemm__inspect(&r, &wl) == 0, "10^6 products inspected", "");
+	tap_ok_detail(stargemm__inspect(&r, &wl) == 0, "10^6 products inspected", "");
 	clock_gettime(CLOCK_MONOTONIC, &t1);
 	s = (double)(t1.tv_sec - t0.tv_sec) + 1e-9 * (double)(t1.tv_nsec - t0.tv_nsec);
 	printf("# inspector: %lld products, %lld chunks, %lld tile refs in %.3f s "
@@ -2780,33 +2772,33 @@ static void kernel_choice(void)
 	r.any_kernel = any;
 	r.one_kernel = -1;
 	ret = stargemm__kernel_choice(&r);
-	ok(ret == 0 && r.one_kernel == 0, "kernel choice: tiles of 7, ragged (8 shapes): "
+	tap_ok_detail(ret == 0 && r.one_kernel == 0, "kernel choice: tiles of 7, ragged (8 shapes): "
 	   "libxsmm's kernel per shape", "");
 	request(&odd, 0, 0, 0, 0, 0, &r);
 	ret = stargemm__kernel_choice(&r);
-	ok(ret == 0 && r.one_kernel == 0, "kernel choice: tiles of 20-60 (68,921 shapes) on "
+	tap_ok_detail(ret == 0 && r.one_kernel == 0, "kernel choice: tiles of 20-60 (68,921 shapes) on "
 	   "a CPU without the one kernel: libxsmm's", "");
 	r.any_kernel = any;
 	ret = stargemm__kernel_choice(&r);
 	snprintf(name, sizeof(name), "kernel choice: tiles of 20-60 (68,921 shapes): the one "
 		 "kernel");
-	ok(ret == 0 && r.one_kernel == 1, name, "");
+	tap_ok_detail(ret == 0 && r.one_kernel == 1, name, "");
 	setenv("STARGEMM_XSMM_SHAPES", "1e9", 1);
 	ret = stargemm__kernel_choice(&r);
-	ok(ret == 0 && r.one_kernel == 0, "kernel choice: STARGEMM_XSMM_SHAPES=1e9 keeps "
+	tap_ok_detail(ret == 0 && r.one_kernel == 0, "kernel choice: STARGEMM_XSMM_SHAPES=1e9 keeps "
 	   "libxsmm's for tiles of 20-60", "");
 	setenv("STARGEMM_XSMM_SHAPES", "0", 1);
 	request(&ragged, 0, 0, 0, 0, 0, &r);
 	r.any_kernel = any;
 	ret = stargemm__kernel_choice(&r);
-	ok(ret == 0 && r.one_kernel == any, "kernel choice: STARGEMM_XSMM_SHAPES=0 takes the "
+	tap_ok_detail(ret == 0 && r.one_kernel == any, "kernel choice: STARGEMM_XSMM_SHAPES=0 takes the "
 	   "one kernel (where usable) for tiles of 7", "");
 	for (int e = 0; e < 3; e++) {
 		setenv("STARGEMM_XSMM_SHAPES", bad[e], 1);
 		ret = stargemm__kernel_choice(&r);
 		refused &= ret == -EINVAL && strstr(stargemm_last_error(), "STARGEMM_XSMM_SHAPES");
 	}
-	ok(refused, "kernel choice: STARGEMM_XSMM_SHAPES='abc', '-1', '5x' refused, named", "");
+	tap_ok_detail(refused, "kernel choice: STARGEMM_XSMM_SHAPES='abc', '-1', '5x' refused, named", "");
 	unsetenv("STARGEMM_XSMM_SHAPES");
 	free_problem(&ragged);
 	free_problem(&odd);
@@ -2866,6 +2858,5 @@ int main(void)
 	fit_failure_elsewhere();
 	kernel_choice();
 	cost();
-	printf("1..%d\n", ntests);
-	return nfailed ? 1 : 0;
+	return tap_done();
 }

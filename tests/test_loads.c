@@ -23,19 +23,13 @@
 #include <starpu.h>
 
 #include "loads.h"
+#include "tap.h"
 
 #define NTILES 80
 #define TILE 256   /* doubles */
 #define BIG (4 << 20)   /* doubles: 32 MiB, the meter's window (src/loads.c) */
 
-static int ntests, nfailed;
 
-static void ok(int cond, const char *name)
-{
-	ntests++;
-	nfailed += !cond;
-	printf("%s %d - %s\n", cond ? "ok" : "not ok", ntests, name);
-}
 
 static double now(void)
 {
@@ -100,37 +94,37 @@ int main(void)
 					    sizeof(double));
 	starpu_vector_data_register(&hbig, STARPU_MAIN_RAM, (uintptr_t)big, BIG, sizeof(double));
 
-	ok(stargemm__loads_new(60, &l) == 0, "a meter with room for 60 waiting loads");
+	tap_ok(stargemm__loads_new(60, &l) == 0, "a meter with room for 60 waiting loads");
 	push(l, h, 0, 40, 0);
-	ok(stargemm__loads_asked(l) == 40, "40 loads of tiles already there: all asked for");
+	tap_ok(stargemm__loads_asked(l) == 40, "40 loads of tiles already there: all asked for");
 	stargemm__loads_chunk_done(l, 1);
 	push(l, h, 40, 10, 1);
-	ok(stargemm__loads_asked(l) == 40, "the loads of a chunk already done are dropped");
+	tap_ok(stargemm__loads_asked(l) == 40, "the loads of a chunk already done are dropped");
 	push(l, h, 50, 30, 2);
-	ok(stargemm__loads_asked(l) == 70, "the next chunk's loads are asked for");
+	tap_ok(stargemm__loads_asked(l) == 70, "the next chunk's loads are asked for");
 	stargemm__loads_free(l);
 
 	/* A load that waits: tile 0 is written by a running task. */
-	ok(stargemm__loads_new(NTILES, &l) == 0, "a second meter");
+	tap_ok(stargemm__loads_new(NTILES, &l) == 0, "a second meter");
 	hold_with_task(h[0]);
 	t0 = now();
 	push(l, h, 0, 1, 0);
 	push(l, h, 1, 30, 1);
-	ok(stargemm__loads_asked(l) == 31, "a waiting load holds its place, the others go on");
+	tap_ok(stargemm__loads_asked(l) == 31, "a waiting load holds its place, the others go on");
 	stargemm__loads_free(l);
 	waited = now() - t0;
-	ok(waited > 0.1, "freeing the meter waits for the load under way");
+	tap_ok(waited > 0.1, "freeing the meter waits for the load under way");
 	printf("#   waited %.3f s for a task of 0.2 s\n", waited);
 
 	/* A tile of the window's size under way: the next loads wait their turn; beyond
 	 * the ring's room they are not metered; freeing the meter drops those waiting. */
-	ok(stargemm__loads_new(3, &l) == 0, "a meter with room for 3 waiting loads");
+	tap_ok(stargemm__loads_new(3, &l) == 0, "a meter with room for 3 waiting loads");
 	hold_with_task(hbig);
 	stargemm__loads_push(l, hbig, STARPU_MAIN_RAM, 0);
 	push(l, h, 1, 3, 0);
-	ok(stargemm__loads_asked(l) == 1, "behind a load of the window's size, the others wait");
+	tap_ok(stargemm__loads_asked(l) == 1, "behind a load of the window's size, the others wait");
 	push(l, h, 4, 1, 0);
-	ok(stargemm__loads_asked(l) == 1, "a load beyond the ring's room is not metered");
+	tap_ok(stargemm__loads_asked(l) == 1, "a load beyond the ring's room is not metered");
 	stargemm__loads_free(l);
 	starpu_task_wait_for_all();
 
@@ -138,8 +132,7 @@ int main(void)
 		starpu_data_unregister(h[t]);
 	starpu_data_unregister(hbig);
 	free(big);
-	ok(1, "every tile could be unregistered: each load was let go");
+	tap_ok(1, "every tile could be unregistered: each load was let go");
 	starpu_shutdown();
-	printf("1..%d\n", ntests);
-	return nfailed ? 1 : 0;
+	return tap_done();
 }

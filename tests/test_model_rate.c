@@ -22,16 +22,9 @@
 
 #include "config.h"
 #include "internal.h"
+#include "tap.h"
 
-static int ntests, nfailed;
 
-static void ok(int cond, const char *what)
-{
-	ntests++;
-	if (!cond)
-		nfailed++;
-	printf("%s %d - %s\n", cond ? "ok" : "not ok", ntests, what);
-}
 
 static char dir[256];
 
@@ -88,45 +81,44 @@ int main(void)
 	setenv("STARGEMM_CALIBRATE", "0", 1);
 	setenv("STARPU_NCPU", "1", 1);
 	setenv("STARPU_SILENT", "1", 1);
-	printf("1..9\n");
 	if ((ret = stargemm_init(NULL, NULL, NULL)) != 0) {
 		printf("Bail out! stargemm_init: %s\n", stargemm_last_error());
 		return 1;
 	}
 
-	ok(stargemm__gemm_model_rate(d, -1, 128, 128, 128) == 0.0, "no stored model: 0");
+	tap_ok(stargemm__gemm_model_rate(d, -1, 128, 128, 128) == 0.0, "no stored model: 0");
 
 	write_model(0, 8e-5, 1.0, 0.0, 10);   /* 25 GFLOP/s in double, no fixed cost */
 	rate = stargemm__gemm_model_rate(d, -1, 128, 128, 128);
-	ok(near(rate, 25e9), "d, a = 8e-5 us per multiply-add: 25 GFLOP/s");
+	tap_ok(near(rate, 25e9), "d, a = 8e-5 us per multiply-add: 25 GFLOP/s");
 	rate = stargemm__gemm_model_rate(z, -1, 128, 128, 128);
-	ok(near(rate, 8.0 * mnk / (8e-5 * 4.0 * mnk * 1e-6)),
+	tap_ok(near(rate, 8.0 * mnk / (8e-5 * 4.0 * mnk * 1e-6)),
 	   "z: 8 flops a multiply-add over the duration of the weighed work");
 
 	write_model(0, 8e-5, 1.0, 100.0, 10);
 	rate = stargemm__gemm_model_rate(d, -1, 64, 64, 64);
-	ok(near(rate, 2.0 * 262144 / ((8e-5 * 262144 + 100.0) * 1e-6)),
+	tap_ok(near(rate, 2.0 * 262144 / ((8e-5 * 262144 + 100.0) * 1e-6)),
 	   "a fixed cost of 100 us counts in the duration");
 
 	write_model(0, 2e-4, 0.9, 0.0, 10);
 	rate = stargemm__gemm_model_rate(d, -1, 128, 128, 128);
-	ok(near(rate, 2.0 * mnk / (2e-4 * pow(mnk, 0.9) * 1e-6)), "an exponent b = 0.9");
+	tap_ok(near(rate, 2.0 * mnk / (2e-4 * pow(mnk, 0.9) * 1e-6)), "an exponent b = 0.9");
 
 	write_model(0, 8e-5, 1.0, 0.0, 5);
-	ok(stargemm__gemm_model_rate(d, -1, 128, 128, 128) == 0.0,
+	tap_ok(stargemm__gemm_model_rate(d, -1, 128, 128, 128) == 0.0,
 	   "5 samples (StarPU trusts 10): 0");
 
 	write_model(1, 8e-5, 1.0, 0.0, 10);
-	ok(stargemm__gemm_model_rate(d, -1, 128, 128, 128) == 0.0,
+	tap_ok(stargemm__gemm_model_rate(d, -1, 128, 128, 128) == 0.0,
 	   "a CUDA model only: no CPU rate, 0");
 	rate = stargemm__gemm_model_rate(d, 0, 128, 128, 128);
-	ok(near(rate, 25e9), "the same model: CUDA device 0 at 25 GFLOP/s");
-	ok(stargemm__gemm_model_rate(d, 1, 128, 128, 128) == 0.0,
+	tap_ok(near(rate, 25e9), "the same model: CUDA device 0 at 25 GFLOP/s");
+	tap_ok(stargemm__gemm_model_rate(d, 1, 128, 128, 128) == 0.0,
 	   "CUDA device 1, not in the model: 0");
 
 	stargemm_finalize();
 	snprintf(path, sizeof(path), "rm -rf '%s'", dir);
 	if (system(path) != 0)
 		fprintf(stderr, "could not remove %s\n", dir);
-	return nfailed != 0;
+	return tap_done();
 }

@@ -10,17 +10,9 @@
 #include <string.h>
 
 #include "stargemm.h"
+#include "tap.h"
 
-static int ntests, nfailed;
 
-static void ok(int cond, const char *fmt, const char *detail)
-{
-	ntests++;
-	nfailed += !cond;
-	printf("%s %d - %s\n", cond ? "ok" : "not ok", ntests, fmt);
-	if (detail && *detail)
-		printf("#   %s\n", detail);
-}
 
 static struct stargemm_plan_request summit(int G)
 {
@@ -59,10 +51,10 @@ static void paper_configurations(void)
 		describe(&p, buf, sizeof(buf));
 		snprintf(name, sizeof(name), "Summit node, N=70000 t=1024, G=%d: case %s", G,
 			 stargemm_plan_case_name(expected[G]));
-		ok(ret == 0 && p.regime == expected[G], name, buf);
+		tap_ok_detail(ret == 0 && p.regime == expected[G], name, buf);
 		snprintf(name, sizeof(name), "G=%d: C block within 75%% of the GPU, plan within "
 			 "memory, ell = %d", G, expected[G] == STARGEMM_CASE_C2 ? 2 : 1);
-		ok(ret == 0 && p.b * ((p.c + G - 1) / G) <= 0.75 * p.capacity &&
+		tap_ok_detail(ret == 0 && p.b * ((p.c + G - 1) / G) <= 0.75 * p.capacity &&
 		   p.tiles_needed <= p.capacity &&
 		   p.lookahead == (expected[G] == STARGEMM_CASE_C2 ? 2 : 1), name, buf);
 	}
@@ -77,7 +69,7 @@ static void small_problem_fits(void)
 	r.mt = r.nt = r.kt = 10;
 	int ret = stargemm_plan_compute(&r, &p);
 	describe(&p, buf, sizeof(buf));
-	ok(ret == 0 && p.regime == STARGEMM_CASE_A && p.X == 1 && p.Y == 1 &&
+	tap_ok_detail(ret == 0 && p.regime == STARGEMM_CASE_A && p.X == 1 && p.Y == 1 &&
 	   p.loads_total == 300.0 && p.d == 10, "10x10x10 tiles fit: case a, 300 loads, one chunk",
 	   buf);
 }
@@ -94,13 +86,13 @@ static void model_numbers(void)
 	int ret = stargemm_plan_compute(&r, &p);
 
 	describe(&p, buf, sizeof(buf));
-	ok(ret == 0 && p.regime == STARGEMM_CASE_C2 && p.X == 3 && p.Y == 2 && p.Z == 30,
+	tap_ok_detail(ret == 0 && p.regime == STARGEMM_CASE_C2 && p.X == 3 && p.Y == 2 && p.Z == 30,
 	   "forced 10x10 block on a 2x3 grid: X=3 Y=2 Z=30, case c2", buf);
-	ok(ret == 0 && p.loads_a == 3600 && p.loads_b == 1800 && p.loads_c == 300,
+	tap_ok_detail(ret == 0 && p.loads_a == 3600 && p.loads_b == 1800 && p.loads_c == 300,
 	   "Eq. (1) case c: A=Y*Mt*Kt/p, B=X*Kt*Nt/(qG), C=Mt*Nt/(pqG)", buf);
-	ok(ret == 0 && fabs(p.mpi_tiles - 4200) < 1e-9,
+	tap_ok_detail(ret == 0 && fabs(p.mpi_tiles - 4200) < 1e-9,
 	   "inter-node: (b(1-1/q) + c(1-1/p)) Kt X Y tiles received per rank", buf);
-	ok(ret == 0 && p.tiles_needed == 10 * 5 + 3 * (10 + 5) * 2,
+	tap_ok_detail(ret == 0 && p.tiles_needed == 10 * 5 + 3 * (10 + 5) * 2,
 	   "memory: b*c/G + (ell+1)(b+c/G)d tiles", buf);
 }
 
@@ -118,7 +110,7 @@ static void uneven_grid_receives(void)
 	int ret = stargemm_plan_compute(&r, &p);
 
 	describe(&p, buf, sizeof(buf));
-	ok(ret == 0 && fabs(p.mpi_tiles - 176) < 1e-9,
+	tap_ok_detail(ret == 0 && fabs(p.mpi_tiles - 176) < 1e-9,
 	   "uneven 1x3 grid: the busiest rank's tiles received (176)", buf);
 }
 
@@ -131,7 +123,7 @@ static void ragged_even_blocks(void)
 	int ret = stargemm_plan_compute(&r, &p);
 
 	describe(&p, buf, sizeof(buf));
-	ok(ret == 0 && p.b * p.X >= 23 && (p.X - 1) * p.b < 23 && p.c * p.Y >= 23 &&
+	tap_ok_detail(ret == 0 && p.b * p.X >= 23 && (p.X - 1) * p.b < 23 && p.c * p.Y >= 23 &&
 	   p.b * p.c <= 300, "ragged 23 tiles: even blocks covering C within 75%", buf);
 }
 
@@ -143,7 +135,7 @@ static void expect_error(struct stargemm_plan_request r, const char *needle, con
 
 	snprintf(buf, sizeof(buf), "returned %d, message \"%s\" (must mention \"%s\")", ret,
 		 stargemm_last_error(), needle);
-	ok(ret == -EINVAL && strstr(stargemm_last_error(), needle) != NULL, what, buf);
+	tap_ok_detail(ret == -EINVAL && strstr(stargemm_last_error(), needle) != NULL, what, buf);
 }
 
 static void errors(void)
@@ -197,7 +189,7 @@ static void split_columns(void)
 	r.kt = 10;
 	ret = stargemm_plan_compute(&r, &p);
 	describe(&p, buf, sizeof(buf));
-	ok(ret == 0 && p.d == 10 && fabs(p.loads_a - 80.0 / 3) < 1e-9 &&
+	tap_ok_detail(ret == 0 && p.d == 10 && fabs(p.loads_a - 80.0 / 3) < 1e-9 &&
 	   fabs(p.loads_b - 40.0 / 3) < 1e-9 && fabs(p.loads_c - 8.0 / 3) < 1e-9 &&
 	   p.tiles_needed == 103, "2 columns on 3 devices: split in row ranges, loads and "
 	   "memory per device from the deal", buf);
@@ -206,7 +198,7 @@ static void split_columns(void)
 	r = summit(6);
 	ret = stargemm_plan_compute(&r, &p);
 	describe(&p, buf, sizeof(buf));
-	ok(ret == 0 && fabs(p.loads_b - 12.0 * 69) < 1e-9 && fabs(p.loads_c - 69.0 * 69 / 6) < 1e-9,
+	tap_ok_detail(ret == 0 && fabs(p.loads_b - 12.0 * 69) < 1e-9 && fabs(p.loads_c - 69.0 * 69 / 6) < 1e-9,
 	   "Summit G=6: the 3 split columns' B tiles counted once per device holding some", buf);
 }
 
@@ -222,7 +214,7 @@ static void overrides_are_kept(void)
 	r.lookahead = 3;
 	int ret = stargemm_plan_compute(&r, &p);
 	describe(&p, buf, sizeof(buf));
-	ok(ret == 0 && p.b == 20 && p.c == 20 && p.d == 5 && p.lookahead == 3,
+	tap_ok_detail(ret == 0 && p.b == 20 && p.c == 20 && p.d == 5 && p.lookahead == 3,
 	   "valid overrides are used as given", buf);
 }
 
@@ -239,14 +231,13 @@ static void square_per_device(void)
 	r.b = r.c = 35;
 	r.d = p.d;
 	describe(&p, buf, sizeof(buf));
-	ok(ret == 0 && p.c == 69 && p.b == 35 && stargemm_plan_compute(&r, &q) == 0 &&
+	tap_ok_detail(ret == 0 && p.c == 69 && p.b == 35 && stargemm_plan_compute(&r, &q) == 0 &&
 	   p.loads_total < 0.8 * q.loads_total,
 	   "G=3: block square per device (b=35, c=69), loads < 80% of b=c=35's", buf);
 }
 
 int main(void)
 {
-	printf("1..32\n");
 	paper_configurations();
 	small_problem_fits();
 	model_numbers();
@@ -256,5 +247,5 @@ int main(void)
 	overrides_are_kept();
 	split_columns();
 	square_per_device();
-	return 0;
+	return tap_done();
 }

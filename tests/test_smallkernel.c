@@ -40,15 +40,9 @@
 
 #include "config.h"
 #include "internal.h"
+#include "tap.h"
 
-static int ntests, nfailed;
 
-static void ok(int cond, const char *name)
-{
-	ntests++;
-	nfailed += !cond;
-	printf("%s %d - %s\n", cond ? "ok" : "not ok", ntests, name);
-}
 
 static uint64_t rng = 0x5eed;
 
@@ -229,7 +223,7 @@ static void sweep_line(const struct sweep *w, const struct isa_kernels *kern, in
 	snprintf(name, sizeof(name), "%s %s tb=%c, %s: %d cases%s%s",
 		 stargemm__small_isa_name(kern->isa), single ? "single" : "double", tb, what,
 		 w->count, w->bad ? ", first failure " : "", w->bad ? w->first : "");
-	ok(!w->bad, name);
+	tap_ok(!w->bad, name);
 }
 
 /* The sweeps of one instruction set's kernel of one precision and op(B), a TAP line
@@ -292,7 +286,7 @@ static void widest(void)
 	snprintf(name, sizeof(name), "stargemm__small_isa() is %s (want %s), named %s",
 		 stargemm__small_isa_name(isa), stargemm__small_isa_name(want),
 		 stargemm__small_isa_name(isa));
-	ok(isa == want && isa == stargemm__small_isa() && stargemm__dgemm_any_usable() &&
+	tap_ok(isa == want && isa == stargemm__small_isa() && stargemm__dgemm_any_usable() &&
 	   !stargemm__small_isa_usable(STARGEMM__ISA_NONE) &&
 	   strcmp(stargemm__small_isa_name(STARGEMM__ISA_AVX2), "avx2") == 0 &&
 	   strcmp(stargemm__small_isa_name(STARGEMM__ISA_AVX512), "avx512") == 0 &&
@@ -318,7 +312,7 @@ static void widest(void)
 			   sizeof(c2) / sizeof(c2[0]));
 		snprintf(name, sizeof(name), "stargemm__%cgemm_any() gives what the %s kernel "
 			 "gives, to the bit", single ? 's' : 'd', stargemm__small_isa_name(isa));
-		ok(kern && memcmp(c1, c2, sizeof(c1)) == 0, name);
+		tap_ok(kern && memcmp(c1, c2, sizeof(c1)) == 0, name);
 	}
 }
 
@@ -335,7 +329,7 @@ static void choice(char letter, char ta, int side, double alpha, int one_kernel,
 	snprintf(name, sizeof(name), "kernel of a %c product, op(A)=%c, %d^3, alpha=%g, %s "
 		 "tiling: %s (want %s)", letter, ta, side, alpha, one_kernel ? "irregular" :
 		 "regular", names[got], names[want]);
-	ok(got == want, name);
+	tap_ok(got == want, name);
 }
 
 static void choices(void)
@@ -450,7 +444,7 @@ static void dispatch(char letter, char ta, char tb)
 		snprintf(line, sizeof(line), "%s products through the dispatch, op(A)=%c "
 			 "op(B)=%c, against BLAS%s%s", t->name, ta, tb, bad ? ": " : "",
 			 bad ? name : "");
-		ok(!bad, line);
+		tap_ok(!bad, line);
 	}
 }
 
@@ -485,6 +479,5 @@ int main(void)
 			for (int t = 0; t < 2; t++)
 				sweeps(&isas[i], single, tbs[t]);
 	}
-	printf("1..%d\n", ntests);
-	return nfailed ? 1 : 0;
+	return tap_done();
 }

@@ -30,15 +30,9 @@
 #include <string.h>
 
 #include "internal.h"
+#include "tap.h"
 
-static int ntests, nfailed;
 
-static void ok(int cond, const char *name)
-{
-	ntests++;
-	nfailed += !cond;
-	printf("%s %d - %s\n", cond ? "ok" : "not ok", ntests, name);
-}
 
 static uint64_t rng = 0xc0ffee;
 
@@ -245,7 +239,7 @@ static void sweep_line(const struct sweep *w, const struct isa_kernels *kern, in
 	snprintf(name, sizeof(name), "%s %s tb=%c, %s: %d cases%s%s",
 		 stargemm__small_isa_name(kern->isa), single ? "single complex" : "double complex",
 		 tb, what, w->count, w->bad ? ", first failure " : "", w->bad ? w->first : "");
-	ok(!w->bad, name);
+	tap_ok(!w->bad, name);
 }
 
 static int side(void)
@@ -330,7 +324,7 @@ static void widest(void)
 				   sizeof(c2) / sizeof(c2[0]));
 		snprintf(name, sizeof(name), "stargemm__%cgemm_any() gives what the %s kernel "
 			 "gives, to the bit", single ? 'c' : 'z', stargemm__small_isa_name(isa));
-		ok(kern && memcmp(c1, c2, sizeof(c1)) == 0, name);
+		tap_ok(kern && memcmp(c1, c2, sizeof(c1)) == 0, name);
 	}
 }
 
@@ -354,6 +348,5 @@ int main(void)
 			for (int t = 0; t < 3; t++)
 				sweeps(&isas[i], single, tbs[t]);
 	}
-	printf("1..%d\n", ntests);
-	return nfailed ? 1 : 0;
+	return tap_done();
 }

@@ -20,15 +20,9 @@
 #include <stdlib.h>
 
 #include "stationary.h"
+#include "tap.h"
 
-static int ntests, nfailed;
 
-static void ok(int cond, const char *name)
-{
-	ntests++;
-	nfailed += !cond;
-	printf("%s %d - %s\n", cond ? "ok" : "not ok", ntests, name);
-}
 
 struct dense {
 	int64_t mt, nt, kt, t;
@@ -80,22 +74,22 @@ static void dense_case(int P, int Q, int64_t mt, int64_t nt, int64_t kt)
 	char name[128];
 
 	request(&d, &r);
-	ok(stargemm__stationary_traffic(&r, P * Q, 8, NULL, t) == 0, "traffic computed");
+	tap_ok(stargemm__stationary_traffic(&r, P * Q, 8, NULL, t) == 0, "traffic computed");
 	/* A-stationary: op(B)(k, j) to grid column k mod Q's P ranks but its owner. */
 	for (int64_t k = 0; k < kt; k++)
 		for (int64_t j = 0; j < nt; j++)
 			b_a += P - (j % Q == k % Q);
 	snprintf(name, sizeof(name), "%dx%d %lldx%lldx%lld: C moves A (Q-1) and B (P-1) "
 		 "times", P, Q, (long long)mt, (long long)nt, (long long)kt);
-	ok(t[STARGEMM__STAT_C].tiles == mt * kt * (Q - 1) + kt * nt * (P - 1) &&
+	tap_ok(t[STARGEMM__STAT_C].tiles == mt * kt * (Q - 1) + kt * nt * (P - 1) &&
 	   t[STARGEMM__STAT_C].bytes == tile * (double)t[STARGEMM__STAT_C].tiles &&
 	   t[STARGEMM__STAT_C].partials == 0, name);
-	ok(t[STARGEMM__STAT_A].partials == mt * nt * Q &&
+	tap_ok(t[STARGEMM__STAT_A].partials == mt * nt * Q &&
 	   t[STARGEMM__STAT_A].tiles == b_a + mt * nt * (Q - 1),
 	   "A-stationary: B to A's grid column, Q partials per C tile, Q-1 sent");
-	ok(t[STARGEMM__STAT_B].partials == mt * nt * P, "B-stationary: P partials per C tile");
+	tap_ok(t[STARGEMM__STAT_B].partials == mt * nt * P, "B-stationary: P partials per C tile");
 	for (int s = 0; s < STARGEMM__NSTAT; s++)
-		ok(fabs(t[s].flops - total) < 1e-9 * total && t[s].products == mt * nt * kt &&
+		tap_ok(fabs(t[s].flops - total) < 1e-9 * total && t[s].products == mt * nt * kt &&
 		   fabs(t[s].flops_max - total / (P * Q)) < 1e-9 * total,
 		   "every choice: all the flops, evenly spread");
 	done(&d);
@@ -124,26 +118,26 @@ static void tall_skinny(void)
 
 	request(&d, &r);
 	stargemm__stationary_traffic(&r, 4, 8, NULL, t);
-	ok(fabs(t[STARGEMM__STAT_C].flops_max - t[0].flops) < 1e-6 &&
+	tap_ok(fabs(t[STARGEMM__STAT_C].flops_max - t[0].flops) < 1e-6 &&
 	   fabs(t[STARGEMM__STAT_A].flops_max - t[0].flops / 4) < 1e-6 &&
 	   fabs(t[STARGEMM__STAT_B].flops_max - t[0].flops) < 1e-6,
 	   "tall-skinny on 1x4: C and B compute on 1 rank, A on 4");
-	ok(pick(t, all, &free_net) == STARGEMM__STAT_A,
+	tap_ok(pick(t, all, &free_net) == STARGEMM__STAT_A,
 	   "free network: A-stationary");
-	ok(pick(t, all & ~2u, &free_net) == STARGEMM__STAT_C,
+	tap_ok(pick(t, all & ~2u, &free_net) == STARGEMM__STAT_C,
 	   "A not allowed: C (B is no faster)");
-	ok(pick(t, all & ~4u, &free_flops) ==
+	tap_ok(pick(t, all & ~4u, &free_flops) ==
 	   (t[STARGEMM__STAT_A].bytes_max + t[STARGEMM__STAT_A].partial_bytes_max <
 			    0.58 * t[STARGEMM__STAT_C].bytes_max
 		    ? STARGEMM__STAT_A : STARGEMM__STAT_C),
 	   "free flops: the fewest bytes of the busiest rank, partials included");
-	ok(t[STARGEMM__STAT_C].partial_bytes_max == 0.0 &&
+	tap_ok(t[STARGEMM__STAT_C].partial_bytes_max == 0.0 &&
 	   t[STARGEMM__STAT_A].partial_bytes_max > 0.0, "partials counted apart, C has none");
-	ok(fabs(stargemm__stationary_time(&t[STARGEMM__STAT_A], &unit) -
+	tap_ok(fabs(stargemm__stationary_time(&t[STARGEMM__STAT_A], &unit) -
 		(fmax(t[STARGEMM__STAT_A].flops_max, t[STARGEMM__STAT_A].bytes_max / 2.0) +
 		 t[STARGEMM__STAT_A].partial_bytes_max / 2.0)) < 1e-6,
 	   "time: flops or tiles, whichever longer, then partials");
-	ok(stargemm__stationary_letter(STARGEMM__STAT_B) == 'B' &&
+	tap_ok(stargemm__stationary_letter(STARGEMM__STAT_B) == 'B' &&
 	   stargemm__stationary_letter(STARGEMM__STAT_C) == 'C', "letters");
 	done(&d);
 }
@@ -165,12 +159,12 @@ static void sparse_and_filtered(void)
 	}
 	r.a.present = present;
 	stargemm__stationary_traffic(&r, 2, 8, NULL, t);
-	ok(t[STARGEMM__STAT_C].products == 10 * 4, "absent A tiles: 4 products each fewer");
+	tap_ok(t[STARGEMM__STAT_C].products == 10 * 4, "absent A tiles: 4 products each fewer");
 	r.a.norm = na;
 	r.b.norm = nb;
 	r.eps = 1e-3;
 	stargemm__stationary_traffic(&r, 2, 8, NULL, t);
-	ok(t[STARGEMM__STAT_A].products == 10 * 3, "filtered: op(B)'s column 0 counts nothing");
+	tap_ok(t[STARGEMM__STAT_A].products == 10 * 3, "filtered: op(B)'s column 0 counts nothing");
 	done(&d);
 }
 
@@ -208,31 +202,31 @@ static void tile_state(void)
 	request(&d, &r);
 	stargemm__stationary_traffic(&r, 4, 8, NULL, cold);
 	stargemm__stationary_traffic(&r, 4, 8, &st, t);
-	ok(t[STARGEMM__STAT_C].bytes == cold[STARGEMM__STAT_C].bytes &&
+	tap_ok(t[STARGEMM__STAT_C].bytes == cold[STARGEMM__STAT_C].bytes &&
 	   t[STARGEMM__STAT_A].device_bytes_max == 0.0,
 	   "nothing cached, no GPU: the counts without a state, no device bytes");
 	/* rank 0 owns C's tile column: C-stationary receives op(A)'s 9 tiles of the other
 	 * grid columns per tile row (12 x 9), A-stationary its partials from 3 ranks */
-	ok(st.bytes[STARGEMM__STAT_C] == 12.0 * 9 * tile &&
+	tap_ok(st.bytes[STARGEMM__STAT_C] == 12.0 * 9 * tile &&
 	   st.partial_bytes[STARGEMM__STAT_A] == 12.0 * 3 * tile,
 	   "rank 0's row: C receives A's remote tiles, A its partials");
-	ok(st.received[STARGEMM__STAT_C] == 12.0 * 9 * tile &&
+	tap_ok(st.received[STARGEMM__STAT_C] == 12.0 * 9 * tile &&
 	   st.received[STARGEMM__STAT_A] == 12.0 * 3 * tile &&
 	   st.received[STARGEMM__STAT_B] == st.received[STARGEMM__STAT_C],
 	   "rank 0 receives: C and B op(A)'s tiles (it owns B and C), A the partials");
 	st.cached = all_cached;
 	stargemm__stationary_traffic(&r, 4, 8, &st, t);
-	ok(st.bytes[STARGEMM__STAT_C] == 0.0 && st.partial_bytes[STARGEMM__STAT_A] > 0.0,
+	tap_ok(st.bytes[STARGEMM__STAT_C] == 0.0 && st.partial_bytes[STARGEMM__STAT_A] > 0.0,
 	   "every tile cached: rank 0 receives no op(A) tile, partials still move");
 	st.on_device = nothing_on_device;
 	stargemm__stationary_traffic(&r, 4, 8, &st, t);
-	ok(st.device_bytes[STARGEMM__STAT_C] == (12.0 * 12 + 12) * tile,
+	tap_ok(st.device_bytes[STARGEMM__STAT_C] == (12.0 * 12 + 12) * tile,
 	   "with GPUs, C-stationary loads every op(A) and op(B) tile rank 0 reads once");
-	ok(st.device_bytes[STARGEMM__STAT_A] == (12.0 * 3 + 3) * tile,
+	tap_ok(st.device_bytes[STARGEMM__STAT_A] == (12.0 * 3 + 3) * tile,
 	   "A-stationary: its own 36 op(A) tiles, 3 op(B) tiles, no partial back (it owns C)");
 	st.on_device = op_a_on_device;
 	stargemm__stationary_traffic(&r, 4, 8, &st, t);
-	ok(st.device_bytes[STARGEMM__STAT_C] == 12.0 * tile,
+	tap_ok(st.device_bytes[STARGEMM__STAT_C] == 12.0 * tile,
 	   "op(A) already on the GPUs: only op(B)'s 12 tiles load");
 	/* the rows shared: rank 2 the busiest for A-stationary's device bytes */
 	for (int q = 0; q < 4; q++)
@@ -243,7 +237,7 @@ static void tile_state(void)
 			rows[q * STARGEMM__STAT_ROW + 4 * s + 3] = q == 1 ? 0.25 : 0.0;
 		}
 	stargemm__stationary_ranks(t, rows, 4);
-	ok(t[STARGEMM__STAT_A].bytes_max == 40.0 && t[STARGEMM__STAT_A].partial_bytes_max == 2.0 &&
+	tap_ok(t[STARGEMM__STAT_A].bytes_max == 40.0 && t[STARGEMM__STAT_A].partial_bytes_max == 2.0 &&
 	   t[STARGEMM__STAT_A].device_bytes_max == 500.0 &&
 	   t[STARGEMM__STAT_A].pin_seconds_max == 0.25 &&
 	   t[STARGEMM__STAT_A].bytes == 0.5 * (100.0 + 8.0),
@@ -251,10 +245,10 @@ static void tile_state(void)
 	st.received[STARGEMM__STAT_B] = 7.0;   /* the walk's */
 	st.pin_seconds[STARGEMM__STAT_B] = 0.5;
 	stargemm__stationary_row(&st, rows);
-	ok(rows[4 * STARGEMM__STAT_B] == st.bytes[STARGEMM__STAT_B] &&
+	tap_ok(rows[4 * STARGEMM__STAT_B] == st.bytes[STARGEMM__STAT_B] &&
 	   rows[4 * STARGEMM__STAT_B + 2] == st.device_bytes[STARGEMM__STAT_B] &&
 	   rows[4 * STARGEMM__STAT_B + 3] == 0.5, "a rank's row from its state");
-	ok(t[STARGEMM__STAT_A].pin_seconds_max == 0.25 &&
+	tap_ok(t[STARGEMM__STAT_A].pin_seconds_max == 0.25 &&
 	   fabs(stargemm__stationary_time(&t[STARGEMM__STAT_A], &rates) -
 		(fmax(t[STARGEMM__STAT_A].flops_max / 1e9, 40.0 / 1e9 + 0.25) + 2.0 / 1e9)) <
 		   1e-12,
@@ -263,14 +257,14 @@ static void tile_state(void)
 	t[STARGEMM__STAT_C].bytes_max = t[STARGEMM__STAT_C].partial_bytes_max = 0.0;
 	t[STARGEMM__STAT_C].pin_seconds_max = 0.0;
 	t[STARGEMM__STAT_C].device_bytes_max = 3e9;
-	ok(fabs(stargemm__stationary_time(&t[STARGEMM__STAT_C], &rates) - 3.0) < 1e-12,
+	tap_ok(fabs(stargemm__stationary_time(&t[STARGEMM__STAT_C], &rates) - 3.0) < 1e-12,
 	   "time: the device bytes when they take longest");
 	rates.device = 0.0;
-	ok(fabs(stargemm__stationary_time(&t[STARGEMM__STAT_C], &rates) - 1e-9) < 1e-18,
+	tap_ok(fabs(stargemm__stationary_time(&t[STARGEMM__STAT_C], &rates) - 1e-9) < 1e-18,
 	   "a device rate of 0: no device term");
 	t[STARGEMM__STAT_C].tasks_max = 100.0;
 	rates.task = 1e-5;
-	ok(fabs(stargemm__stationary_time(&t[STARGEMM__STAT_C], &rates) - (1e-9 + 1e-3)) < 1e-15,
+	tap_ok(fabs(stargemm__stationary_time(&t[STARGEMM__STAT_C], &rates) - (1e-9 + 1e-3)) < 1e-15,
 	   "time: each task's cost adds to the flops' time");
 	done(&d);
 }
@@ -288,26 +282,26 @@ static void sequences(void)
 	double tile = 8.0 * 16.0, time[STARGEMM__NSTAT];
 	int n;
 
-	ok(stargemm__stationary_phases(0, 1, ph) == 1 && ph[0].in_place == 0 &&
+	tap_ok(stargemm__stationary_phases(0, 1, ph) == 1 && ph[0].in_place == 0 &&
 	   ph[0].count == 1, "no reuse: this product only, as things are");
 	n = stargemm__stationary_phases(5, 5, ph);
-	ok(n == 2 && ph[1].in_place == 3 && ph[1].count == 4,
+	tap_ok(n == 2 && ph[1].in_place == 3 && ph[1].count == 4,
 	   "A and B for 5: 4 more products with both in place");
 	n = stargemm__stationary_phases(10, 3, ph);
-	ok(n == 3 && ph[1].in_place == 3 && ph[1].count == 2 && ph[2].in_place == 1 &&
+	tap_ok(n == 3 && ph[1].in_place == 3 && ph[1].count == 2 && ph[2].in_place == 1 &&
 	   ph[2].count == 7, "A for 10, B for 3: 2 with both, then 7 with A alone");
 	n = stargemm__stationary_phases(-2, 4, ph);
-	ok(n == 2 && ph[1].in_place == 2 && ph[1].count == 3, "B for 4 alone: 3 with B");
+	tap_ok(n == 2 && ph[1].in_place == 2 && ph[1].count == 3, "B for 4 alone: 3 with B");
 	request(&d, &r);
 	st.in_place = 1;
 	stargemm__stationary_traffic(&r, 4, 8, &st, t[0]);
 	/* rank 0 owns B and C: C-stationary receives only op(A), A-stationary sends op(B) */
-	ok(st.bytes[STARGEMM__STAT_C] == 0.0 && st.device_bytes[STARGEMM__STAT_C] == 12.0 * tile &&
+	tap_ok(st.bytes[STARGEMM__STAT_C] == 0.0 && st.device_bytes[STARGEMM__STAT_C] == 12.0 * tile &&
 	   st.bytes[STARGEMM__STAT_A] == 9.0 * tile,
 	   "op(A) in place: C moves and loads no op(A) tile, A still sends op(B)'s");
 	st.in_place = 2;
 	stargemm__stationary_traffic(&r, 4, 8, &st, t[0]);
-	ok(st.bytes[STARGEMM__STAT_A] == 0.0 && st.partial_bytes[STARGEMM__STAT_A] == 36.0 * tile &&
+	tap_ok(st.bytes[STARGEMM__STAT_A] == 0.0 && st.partial_bytes[STARGEMM__STAT_A] == 36.0 * tile &&
 	   st.bytes[STARGEMM__STAT_C] == 12.0 * 9 * tile,
 	   "op(B) in place: A sends no op(B) tile, its partials still move; C receives op(A)");
 	/* one product: C 10 s, A 4 s (A wins); then C 1 s, A 3 s for 9 more */
@@ -323,9 +317,9 @@ static void sequences(void)
 		time[s] = stargemm__stationary_mean_time((const struct stargemm__traffic (*)[
 								 STARGEMM__NSTAT])t, ph, n,
 							 (enum stargemm__stationary)s, &unit);
-	ok(fabs(time[STARGEMM__STAT_C] - 1.9) < 1e-12 && fabs(time[STARGEMM__STAT_A] - 3.1) < 1e-12,
+	tap_ok(fabs(time[STARGEMM__STAT_C] - 1.9) < 1e-12 && fabs(time[STARGEMM__STAT_A] - 3.1) < 1e-12,
 	   "mean time over 10 products: (10 + 9 x 1) / 10 for C, (4 + 9 x 3) / 10 for A");
-	ok(stargemm__stationary_pick(time, 7u) == STARGEMM__STAT_C &&
+	tap_ok(stargemm__stationary_pick(time, 7u) == STARGEMM__STAT_C &&
 	   stargemm__stationary_mean_time((const struct stargemm__traffic (*)[STARGEMM__NSTAT])t,
 					  ph, 1, STARGEMM__STAT_A, &unit) == 4.0,
 	   "over the sequence C, over the first product alone A's 4 s");
@@ -342,6 +336,5 @@ int main(void)
 	sparse_and_filtered();
 	tile_state();
 	sequences();
-	printf("1..%d\n", ntests);
-	return nfailed ? 1 : 0;
+	return tap_done();
 }

@@ -8,34 +8,28 @@
 #include <stdio.h>
 
 #include "../src/process.h"
+#include "tap.h"
 
-static int ntests, failures;
 
-static void ok(int cond, const char *what)
-{
-	printf("%s %d - %s\n", cond ? "ok" : "not ok", ++ntests, what);
-	failures += !cond;
-}
 
 int main(void)
 {
 	int64_t a = stargemm__reserve_tags(10), b = stargemm__reserve_tags(5);
 	int64_t c = stargemm__reserve_tags(20), d, e, f;
 
-	ok(b == a + 10 && c == b + 5, "fresh ranges follow each other");
+	tap_ok(b == a + 10 && c == b + 5, "fresh ranges follow each other");
 	stargemm__release_tags(b, 5);
 	d = stargemm__reserve_tags(3);
-	ok(d == b, "a released range is taken again by a reservation it holds (first fit)");
+	tap_ok(d == b, "a released range is taken again by a reservation it holds (first fit)");
 	e = stargemm__reserve_tags(4);
-	ok(e == c + 20, "a reservation larger than what is left of it takes fresh tags");
+	tap_ok(e == c + 20, "a reservation larger than what is left of it takes fresh tags");
 	stargemm__release_tags(a, 10);
 	stargemm__release_tags(d, 3);   /* joins a's range and the 2 tags left of b's */
 	f = stargemm__reserve_tags(15);
-	ok(f == a, "neighbouring released ranges join into one");
+	tap_ok(f == a, "neighbouring released ranges join into one");
 	stargemm__release_tags(e, 4);   /* the last range: back to the fresh tags */
-	ok(stargemm__reserve_tags(1) == e, "the last released range returns to the fresh tags");
+	tap_ok(stargemm__reserve_tags(1) == e, "the last released range returns to the fresh tags");
 	stargemm__release_tags(e + 100, 5);   /* never reserved */
-	ok(stargemm__reserve_tags(1) == e + 1, "a range beyond the reserved tags is ignored");
-	printf("1..%d\n", ntests);
-	return failures != 0;
+	tap_ok(stargemm__reserve_tags(1) == e + 1, "a range beyond the reserved tags is ignored");
+	return tap_done();
 }
