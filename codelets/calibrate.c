@@ -8,7 +8,7 @@
  * it here (stargemm's one kernel for every shape, libxsmm's JIT kernel, one BLAS call),
  * the way a batch calls it (alpha = 1, beta = 1; from 64 a side A and B from memory, C
  * in cache); and one BLAS product of side 512, 1024 and 2048 per type, the tile
- * products of a dense product (whose tile is chosen from them, src/host.c). Each rate
+ * products of a dense product (whose tile is chosen from them, src/tile.c). Each rate
  * is the best of three trials of at least a millisecond after an untimed call; a large
  * side stops its trials after a quarter of a second, and a side whose one product would
  * take more than half a second at the rate of the side below is not measured (rate 0
@@ -216,8 +216,8 @@ const char *stargemm__blas_core_note(void)
 	cpuinfo(&cpu);
 	snprintf(note, sizeof(note), "OpenBLAS runs its %s kernels on this CPU (%s, family %s "
 		 "model %s), which has %s: this OpenBLAS does not know the CPU. Export "
-		 "OPENBLAS_CORETYPE=%s before the program starts for its %s kernels (on one "
-		 "such machine, 6 times the rate: doc/performance.md, \"The BLAS's kernels\")",
+		 "OPENBLAS_CORETYPE=%s before the program starts for its %s kernels "
+		 "(doc/performance.md, \"The BLAS's kernels\")",
 		 core, cpu.model_name, cpu.family, cpu.model, avx512 ? "AVX-512" : "AVX2",
 		 want, avx512 && strcmp(want, "SkylakeX") == 0 ? "AVX-512" : "AVX2");
 	return note;

@@ -1,7 +1,7 @@
 /*
  * calibrate.h — the rates of the CPU kernels measured on the machine that runs the
  * program (codelets/calibrate.c), from which the small products' kernel
- * (codelets/smallgemm.c) and the host call's default tile (src/host.c) are chosen.
+ * (codelets/smallgemm.c) and the recommended tile (src/tile.c) are chosen.
  *
  * Why measured: which of libxsmm's kernels, stargemm's own and the BLAS is fastest for
  * a tile product depends on the CPU and on the libraries' versions (libxsmm beat
@@ -35,7 +35,7 @@ struct stargemm__calibration {
 	double small[STARGEMM__CAL_TYPES][STARGEMM__CAL_SIDES][STARGEMM__CAL_KERNELS];
 	/* GFLOP/s of one core on one BLAS product of side STARGEMM__CAL_BIG_SIDE(i), per
 	 * type: the tile products of a dense product, whose rate still grows with the side
-	 * there on some CPUs (doc/performance.md, "Tile side"). 0 beyond 512: not measured
+	 * there on some CPUs (doc/performance.md, "At the recommended tile"). 0 beyond 512: not measured
 	 * (one product would have taken too long), nor any larger side. */
 	double big[STARGEMM__CAL_TYPES][STARGEMM__CAL_BIG];
 };
@@ -57,7 +57,7 @@ const struct stargemm__calibration *stargemm__calibration(void);
 /* Puts @p cal in use (the tests' synthetic tables); NULL: back to nothing measured. */
 void stargemm__calibration_set(const struct stargemm__calibration *cal);
 
-/* Reads the machine's calibration file, or measures (about a second on one core) and
+/* Reads the machine's calibration file, or measures (a few seconds on one core) and
  * writes it when it is missing, does not parse, is another machine's or library's, or
  * STARGEMM_CALIBRATE=1; STARGEMM_CALIBRATE=0 measures nothing. Says on stderr why it
  * measures. Processes of one machine measure one at a time (a lock file), and the

@@ -9,9 +9,9 @@
  * up to 256 the small products' choice, beyond it one BLAS call, measured at 512, 1024
  * and 2048), times the share of the workers that C's tiles keep busy (each C tile's
  * chain of updates runs on one worker). The rate by side is measured because it is not
- * flat: on one AVX-512 machine OpenBLAS ran a product of side 512 at 0.86 of one of side
- * 2048 (doc/performance.md, "Tile side"). Without measurements (STARGEMM_CALIBRATE=0,
- * SimGrid builds): 256, whose products go to the small kernels in batches.
+ * flat on every CPU (doc/performance.md, "At the recommended tile"). Without
+ * measurements (STARGEMM_CALIBRATE=0, SimGrid builds): 256, whose products go to the
+ * small kernels in batches.
  *
  * With GPUs: 2048, the side of the out-of-core runs of doc/performance.md; the GPUs'
  * kernels and links are not measured yet.
