@@ -28,6 +28,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <starpu.h>
+#include <starpu_mpi.h>
 
 #include "../tests/check.h"
 #include "bench.h"
@@ -535,6 +536,49 @@ static double flops_imbalance(const struct bs_opts *o, const struct stargemm_mat
 	return sum > 0 ? most / (sum / nr) : 1.0;
 }
 
+/* The element-wise sum (@p max: the maximum) of @p v[0..n) over the ranks, into @p v
+ * on every rank. In SimGrid builds the application's thread may not call MPI (SMPI
+ * refuses, "MPI_Init was not called"): the values go through StarPU-MPI, every rank's
+ * to rank 0, which reduces them and sends the result back, on tags far above the
+ * library's (which count up from 1). */
+static void reduce_over_ranks(double *v, int n, int max)
+{
+#ifdef STARPU_SIMGRID
+	const starpu_mpi_tag_t tag = (starpu_mpi_tag_t)1 << 60;
+	int me = stargemm_rank(), nr = stargemm_nranks();
+	double *got = malloc((size_t)n * sizeof(*got));
+	starpu_data_handle_t h;
+
+	for (int r = 1; got && r < nr; r++) {
+		if (me != 0 && me != r)
+			continue;
+		starpu_vector_data_register(&h, STARPU_MAIN_RAM, (uintptr_t)(me == 0 ? got : v),
+					    (uint32_t)n, sizeof(*v));
+		if (me == 0)
+			starpu_mpi_recv(h, r, tag + r, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+		else
+			starpu_mpi_send(h, 0, tag + r, MPI_COMM_WORLD);
+		starpu_data_unregister(h);
+		for (int i = 0; me == 0 && i < n; i++)
+			v[i] = max ? fmax(v[i], got[i]) : v[i] + got[i];
+	}
+	for (int r = 1; got && r < nr; r++) {
+		if (me != 0 && me != r)
+			continue;
+		starpu_vector_data_register(&h, STARPU_MAIN_RAM, (uintptr_t)v, (uint32_t)n,
+					    sizeof(*v));
+		if (me == 0)
+			starpu_mpi_send(h, r, tag + nr + r, MPI_COMM_WORLD);
+		else
+			starpu_mpi_recv(h, 0, tag + nr + r, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+		starpu_data_unregister(h);
+	}
+	free(got);
+#else
+	MPI_Allreduce(MPI_IN_PLACE, v, n, MPI_DOUBLE, max ? MPI_MAX : MPI_SUM, MPI_COMM_WORLD);
+#endif
+}
+
 /* Tiles loaded into the devices during the product (counted since the reset). */
 static int measure_loads(struct result *r)
 {
@@ -547,16 +591,17 @@ static int measure_loads(struct result *r)
 		r->unprefetched = st.unprefetched_tasks;
 		r->late = st.late_tasks;
 		r->ram_peak_mib = (double)st.ram_peak_bytes / (1024.0 * 1024.0);
-		r->mpi_mib = (double)st.mpi_recv_bytes / (1024.0 * 1024.0);
-		MPI_Allreduce(MPI_IN_PLACE, &r->mpi_mib, 1, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
-		r->generated = r->info.generated_tiles;
-		MPI_Allreduce(MPI_IN_PLACE, &r->generated, 1, MPI_INT64_T, MPI_SUM,
-			      MPI_COMM_WORLD);
-		r->generated_on_gpus = r->info.generated_on_gpus;
-		MPI_Allreduce(MPI_IN_PLACE, &r->generated_on_gpus, 1, MPI_INT64_T, MPI_SUM,
-			      MPI_COMM_WORLD);
-		r->rss_mib = bench_peak_rss_mib();
-		MPI_Allreduce(MPI_IN_PLACE, &r->rss_mib, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
+		double sums[3] = { (double)st.mpi_recv_bytes / (1024.0 * 1024.0),
+				   (double)r->info.generated_tiles,
+				   (double)r->info.generated_on_gpus };
+		double most = bench_peak_rss_mib();
+
+		reduce_over_ranks(sums, 3, 0);
+		reduce_over_ranks(&most, 1, 1);
+		r->mpi_mib = sums[0];
+		r->generated = (int64_t)sums[1];
+		r->generated_on_gpus = (int64_t)sums[2];
+		r->rss_mib = most;
 	}
 	return ret;
 }
