@@ -200,6 +200,13 @@ static int core_has_avx2(const char *core)
 	return 0;
 }
 
+const char *stargemm__blas_core_advice(const char *core, int avx2_fma, int avx512, int amd)
+{
+	if (!core || !avx2_fma || core_has_avx2(core))
+		return NULL;
+	return amd ? "Zen" : avx512 ? "SkylakeX" : "Haswell";
+}
+
 const char *stargemm__blas_core_note(void)
 {
 	static char note[1024];
@@ -209,21 +216,21 @@ const char *stargemm__blas_core_note(void)
 	int avx512 = __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512vl") &&
 		     __builtin_cpu_supports("avx512bw") && __builtin_cpu_supports("avx512dq");
 
-	if (!core || !__builtin_cpu_supports("avx2") || !__builtin_cpu_supports("fma") ||
-	    core_has_avx2(core))
+	want = stargemm__blas_core_advice(core, __builtin_cpu_supports("avx2") &&
+						__builtin_cpu_supports("fma"),
+					  avx512, __builtin_cpu_is("amd"));
+	if (!want)
 		return NULL;
-	want = __builtin_cpu_is("amd") ? "Zen" : avx512 ? "SkylakeX" : "Haswell";
 	cpuinfo(&cpu);
 	snprintf(note, sizeof(note), "OpenBLAS runs its %s kernels on this CPU (%s, family %s "
 		 "model %s), which has %s: this OpenBLAS does not know the CPU. Export "
 		 "OPENBLAS_CORETYPE=%s before the program starts for its %s kernels "
 		 "(doc/performance.md, \"The BLAS's kernels\")",
 		 core, cpu.model_name, cpu.family, cpu.model, avx512 ? "AVX-512" : "AVX2",
-		 want, avx512 && strcmp(want, "SkylakeX") == 0 ? "AVX-512" : "AVX2");
+		 want, strcmp(want, "SkylakeX") == 0 ? "AVX-512" : "AVX2");
 	return note;
 #else
 	(void)note;
-	(void)core_has_avx2;
 	return NULL;
 #endif
 }

@@ -87,6 +87,10 @@ int stargemm__calibration_parse(const char *text, const char *identity,
  * OPENBLAS_CORETYPE to export; NULL when there is nothing to say. Said when the
  * kernels are measured, and kept in their file. */
 const char *stargemm__blas_core_note(void);
+/* The rule of that note: the OPENBLAS_CORETYPE to suggest for OpenBLAS core @p core on a
+ * CPU with AVX2 and FMA (@p avx2_fma), AVX-512 F/VL/BW/DQ (@p avx512), made by AMD
+ * (@p amd): NULL when the core already has AVX2 kernels or the CPU has no AVX2. */
+const char *stargemm__blas_core_advice(const char *core, int avx2_fma, int avx512, int amd);
 /* The identity line of this process: stargemm's, libxsmm's and the BLAS's versions,
  * the small kernels' instruction set, the CPU's name. */
 const char *stargemm__calibration_identity(void);

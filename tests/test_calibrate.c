@@ -421,12 +421,32 @@ static void test_blas_rate(void)
 	   "blas rate: a side not measured (0) takes the largest measured side's");
 }
 
+/* The OPENBLAS_CORETYPE the BLAS core note suggests: only for a core without AVX2 on
+ * a CPU with it; SkylakeX for AVX-512 on Intel, Haswell for AVX2 alone, Zen on AMD. */
+static void test_core_advice(void)
+{
+	const char *a = stargemm__blas_core_advice("Prescott", 1, 1, 0);
+	const char *b = stargemm__blas_core_advice("Prescott", 1, 0, 0);
+	const char *c = stargemm__blas_core_advice("Core2", 1, 1, 1);
+
+	tap_ok(a && strcmp(a, "SkylakeX") == 0 && b && strcmp(b, "Haswell") == 0 && c &&
+		       strcmp(c, "Zen") == 0,
+	       "core advice: Prescott on AVX-512 -> SkylakeX, on AVX2 -> Haswell, on AMD -> Zen");
+	tap_ok(!stargemm__blas_core_advice("Haswell", 1, 1, 0) &&
+		       !stargemm__blas_core_advice("SKYLAKEX", 1, 1, 0) &&
+		       !stargemm__blas_core_advice("Zen", 1, 1, 1) &&
+		       !stargemm__blas_core_advice("Prescott", 0, 0, 0) &&
+		       !stargemm__blas_core_advice(NULL, 1, 1, 0),
+	       "core advice: none for an AVX2 core (any case), a CPU without AVX2, no core");
+}
+
 int main(void)
 {
 	test_pick();
 	test_classes();
 	test_choice();
 	test_blas_rate();
+	test_core_advice();
 	test_parse();
 	test_file();
 	test_isa_limit();
